@@ -1,0 +1,145 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// APIKeyCreate asks for a new key. Scope defaults to authOnly, as on the hosted service.
+type APIKeyCreate struct {
+	Name  string
+	Scope Scope
+}
+
+// APIKeyFilter filters a key list.
+type APIKeyFilter struct {
+	Scope     Scope
+	SearchKey string
+	Page      Page
+}
+
+func (f fieldErrors) scope(field string, s Scope) {
+	if s != ScopeAuthOnly && s != ScopeFullAccess {
+		f.add(field, "The "+field+" must be one of authOnly, fullAccess.")
+	}
+}
+
+// CreateAPIKey creates a key for the caller's app, at most MaxAPIKeysPerApp per app.
+func (s *Service) CreateAPIKey(ctx context.Context, p Principal, in APIKeyCreate) (NewKey, error) {
+	if in.Scope == "" {
+		in.Scope = ScopeAuthOnly
+	}
+	fe := fieldErrors{}
+	fe.text("name", in.Name, MaxAPIKeyNameLen, true)
+	fe.scope("scope", in.Scope)
+	if err := fe.err(); err != nil {
+		return NewKey{}, err
+	}
+	k, v := newAPIKey(p.App.ID, in.Name, in.Scope, s.now())
+	err := s.store.CreateAPIKey(ctx, k, MaxAPIKeysPerApp)
+	if errors.Is(err, ErrLimitReached) {
+		return NewKey{}, InvalidField("apiKey", "An app may have at most 25 API keys; delete one first.")
+	}
+	if err != nil {
+		return NewKey{}, internal("create api key", err)
+	}
+	return NewKey{k, v}, nil
+}
+
+// APIKey returns the key named by its value.
+func (s *Service) APIKey(ctx context.Context, p Principal, value string) (APIKey, error) {
+	k, err := s.store.APIKey(ctx, p.App.ID, HashKey(value))
+	if errors.Is(err, ErrNotFound) {
+		return APIKey{}, errAPIKeyNotFound()
+	}
+	if err != nil {
+		return APIKey{}, internal("get api key", err)
+	}
+	return k, nil
+}
+
+func errAPIKeyNotFound() error {
+	return Errorf(CodeAPIKeyPathNotFound, "The API key does not exist.")
+}
+
+// ListAPIKeys lists the app's keys.
+func (s *Service) ListAPIKeys(ctx context.Context, p Principal, f APIKeyFilter) ([]APIKey, int, error) {
+	fe := fieldErrors{}
+	if f.Scope != "" {
+		fe.scope("scope", f.Scope)
+	}
+	fe.text("searchKey", f.SearchKey, MaxSearchKeyLen, false)
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	keys, total, err := s.store.ListAPIKeys(ctx, p.App.ID, APIKeyQuery(f))
+	if err != nil {
+		return nil, 0, internal("list api keys", err)
+	}
+	return keys, total, nil
+}
+
+// APIKeyChange is a partial update of a key.
+type APIKeyChange struct {
+	Name  *string
+	Scope *Scope
+}
+
+// UpdateAPIKey renames or re-scopes a key other than the caller's own.
+func (s *Service) UpdateAPIKey(ctx context.Context, p Principal, value string, in APIKeyChange) (APIKey, error) {
+	hash := HashKey(value)
+	if hash == p.KeyHash {
+		return APIKey{}, errNoSelfAction("update")
+	}
+	fe := fieldErrors{}
+	if in.Name != nil {
+		fe.text("name", *in.Name, MaxAPIKeyNameLen, true)
+	}
+	if in.Scope != nil {
+		fe.scope("scope", *in.Scope)
+	}
+	if err := fe.err(); err != nil {
+		return APIKey{}, err
+	}
+	k, err := s.store.UpdateAPIKey(ctx, p.App.ID, hash, APIKeyUpdate{Name: in.Name, Scope: in.Scope, UpdatedAt: s.now()})
+	if errors.Is(err, ErrNotFound) {
+		return APIKey{}, errAPIKeyNotFound()
+	}
+	if err != nil {
+		return APIKey{}, internal("update api key", err)
+	}
+	s.keys.evictKey(hash)
+	return k, nil
+}
+
+// DeleteAPIKey deletes a key other than the caller's own. It stops working on this node at
+// once and on other nodes within the key cache's TTL.
+func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, value string) (APIKey, error) {
+	hash := HashKey(value)
+	if hash == p.KeyHash {
+		return APIKey{}, errNoSelfAction("delete")
+	}
+	k, err := s.store.APIKey(ctx, p.App.ID, hash)
+	if err == nil {
+		err = s.store.DeleteAPIKey(ctx, p.App.ID, hash)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return APIKey{}, errAPIKeyNotFound()
+	}
+	if err != nil {
+		return APIKey{}, internal("delete api key", err)
+	}
+	s.keys.evictKey(hash)
+	return k, nil
+}
+
+func errNoSelfAction(verb string) error {
+	return Errorf(CodeAPIKeyNoSelfAction, "An API key cannot %s itself; use another fullAccess key.", verb)
+}
+
+// SearchKeyPattern escapes s for a LIKE prefix match with '\' as the escape character.
+func SearchKeyPattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return strings.ToLower(r.Replace(s)) + "%"
+}

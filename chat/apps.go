@@ -1,0 +1,70 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// NewKey is a key as returned once at creation: the record and the secret value.
+type NewKey struct {
+	APIKey
+	Value string
+}
+
+// AppCreate asks for a new app. FullAccessKey, when set, is used as the app's fullAccess key
+// instead of a random one (NATTER_API_KEY on first start).
+type AppCreate struct {
+	ID            string
+	Region        Region
+	Name          string
+	FullAccessKey string
+}
+
+// CreateApp creates an app with one fullAccess and one authOnly key.
+func (s *Service) CreateApp(ctx context.Context, in AppCreate) (App, []NewKey, error) {
+	in.ID = strings.ToLower(in.ID)
+	in.Region = Region(strings.ToLower(string(in.Region)))
+	fe := fieldErrors{}
+	if !ValidAppID(in.ID) {
+		fe.add("appId", "The appId must be 1 to 63 lowercase letters, digits or hyphens, starting with a letter or digit.")
+	}
+	if !ValidRegion(in.Region) {
+		fe.add("region", "The region must be one of us, eu, in.")
+	}
+	if in.Name == "" {
+		in.Name = in.ID
+	}
+	fe.text("name", in.Name, MaxNameLen, true)
+	if in.FullAccessKey != "" && (len(in.FullAccessKey) < 16 || len(in.FullAccessKey) > 256) {
+		fe.add("apiKey", "A chosen API key must be 16 to 256 characters long.")
+	}
+	if err := fe.err(); err != nil {
+		return App{}, nil, err
+	}
+	now := s.now()
+	app := App{ID: in.ID, Region: in.Region, Name: in.Name, CreatedAt: now}
+	full, fullValue := newAPIKey(app.ID, "Default REST API Key", ScopeFullAccess, now)
+	if in.FullAccessKey != "" {
+		fullValue = in.FullAccessKey
+		full.Hash, full.Prefix, full.Suffix = HashKey(fullValue), fullValue[:4], fullValue[len(fullValue)-4:]
+	}
+	auth, authValue := newAPIKey(app.ID, "Default Auth Key", ScopeAuthOnly, now)
+	err := s.store.CreateApp(ctx, app, []APIKey{full, auth})
+	if errors.Is(err, ErrAlreadyExists) {
+		return App{}, nil, Errorf(CodeBadRequest, "The app %q, or one of its keys, already exists.", app.ID)
+	}
+	if err != nil {
+		return App{}, nil, internal("create app", err)
+	}
+	return app, []NewKey{{full, fullValue}, {auth, authValue}}, nil
+}
+
+// CountApps reports how many apps exist; serve creates the first one on an empty database.
+func (s *Service) CountApps(ctx context.Context) (int, error) {
+	n, err := s.store.CountApps(ctx)
+	if err != nil {
+		return 0, internal("count apps", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,100 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a v3 API error code, as the hosted service spells it.
+type Code string
+
+// Error codes natter emits. The HTTP status for each lives in httpapi, in one table.
+const (
+	CodeBadRequest            Code = "ERR_BAD_REQUEST"
+	CodeAPINotFound           Code = "ERR_API_NOT_FOUND"
+	CodeNotImplemented        Code = "ERR_NOT_IMPLEMENTED"
+	CodeException             Code = "ERR_EXCEPTION"
+	CodeServiceUnavailable    Code = "ERR_SERVICE_UNAVAILABLE"
+	CodeTooManyRequests       Code = "ERR_TOO_MANY_REQUESTS"
+	CodeEmptyAPIKey           Code = "AUTH_ERR_EMPTY_APIKEY"
+	CodeAPIKeyNotFound        Code = "AUTH_ERR_APIKEY_NOT_FOUND"
+	CodeInvalidAppID          Code = "AUTH_ERR_INVALID_APPID"
+	CodeNoAccess              Code = "AUTH_ERR_NO_ACCESS"
+	CodeAPIKeyPathNotFound    Code = "ERR_APIKEY_NOT_FOUND"
+	CodeAPIKeyNoSelfAction    Code = "ERR_APIKEY_NO_SELF_ACTION"
+	CodeUIDNotFound           Code = "ERR_UID_NOT_FOUND"
+	CodeUIDAlreadyExists      Code = "ERR_UID_ALREADY_EXISTS"
+	CodeMessageNotFound       Code = "ERR_MESSAGE_ID_NOT_FOUND"
+	CodeMessageNoAccess       Code = "ERR_MESSAGE_NO_ACCESS"
+	CodeMessageNotASender     Code = "ERR_MESSAGE_NOT_A_SENDER"
+	CodeMessageActionDenied   Code = "ERR_MESSAGE_ACTION_NOT_ALLOWED"
+	CodeReactionLimitExceeded Code = "ERR_REACTION_LIMIT_EXCEEDED"
+	CodeEmptyReceiver         Code = "ERR_EMPTY_RECEIVER"
+	CodeInvalidReceiverType   Code = "ERR_INVALID_RECEIVER_TYPE"
+	CodeEmptyCategory         Code = "ERR_EMPTY_MESSAGE_CATEGORY"
+	CodeInvalidCategory       Code = "ERR_INVALID_MESSAGE_CATEGORY"
+	CodeEmptyType             Code = "ERR_EMPTY_MESSAGE_TYPE"
+	CodeInvalidType           Code = "ERR_INVALID_MESSAGE_TYPE"
+	CodeInvalidMessageData    Code = "ERR_INVALID_MESSAGE_DATA"
+	CodeEmptyText             Code = "ERR_EMPTY_MESSAGE_TEXT"
+	CodeInvalidText           Code = "ERR_INVALID_MESSAGE_TEXT"
+	CodeEmptyFile             Code = "ERR_EMPTY_MESSAGE_FILE"
+	CodeEmptyCustomData       Code = "ERR_EMPTY_CUSTOM_DATA"
+	CodeInvalidCustomData     Code = "ERR_INVALID_CUSTOM_DATA"
+	CodeInvalidMetadata       Code = "ERR_INVALID_METADATA"
+)
+
+// Error is the one error type that crosses from the service to a client. Message is safe to
+// show an end user; Err is the internal cause, which is logged and never sent.
+type Error struct {
+	Code       Code
+	Message    string
+	DevMessage string
+	Details    map[string][]string
+	Err        error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an Error whose message and dev message are the same text.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ValidationMessage is the hosted service's message for every validation failure.
+const ValidationMessage = "Failed to validate the data sent with the request."
+
+// Invalid is a validation error with per-field details.
+func Invalid(details map[string][]string) *Error {
+	return &Error{Code: CodeBadRequest, Message: ValidationMessage, Details: details}
+}
+
+// InvalidField is a validation error about one field.
+func InvalidField(field, msg string) *Error {
+	return Invalid(map[string][]string{field: {msg}})
+}
+
+// Storage sentinels: sqlstore translates driver errors into these and nothing above storage
+// looks at a driver error.
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrAlreadyExists = errors.New("already exists")
+	ErrLimitReached  = errors.New("limit reached")
+	ErrUnavailable   = errors.New("database unavailable")
+)
+
+// ErrorCode reports the Code of err, or "" when err is not an *Error.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

@@ -1,0 +1,64 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults for Config.
+const (
+	DefaultMaxReactions = 50
+	DefaultKeyCacheTTL  = 3 * time.Second
+	MaxAPIKeysPerApp    = 25
+)
+
+// Config holds the service's tunables.
+type Config struct {
+	// MaxReactions caps distinct reactions per message; 0 lifts the cap.
+	MaxReactions int
+	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
+	KeyCacheTTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Service holds every business rule: tenancy, access, validation and the reaction rules.
+// It imports no HTTP and no SQL driver.
+type Service struct {
+	store Store
+	cfg   Config
+	keys  *keyCache
+}
+
+// New returns a Service over store.
+func New(store Store, cfg Config) *Service {
+	if cfg.KeyCacheTTL <= 0 {
+		cfg.KeyCacheTTL = DefaultKeyCacheTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxReactions < 0 {
+		cfg.MaxReactions = 0
+	}
+	return &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, cfg.Now)}
+}
+
+// Config returns the configuration in force.
+func (s *Service) Config() Config { return s.cfg }
+
+// Ready reports whether the database answers.
+func (s *Service) Ready(ctx context.Context) error { return s.store.Ping(ctx) }
+
+func (s *Service) now() int64 { return s.cfg.Now().Unix() }
+
+// internal wraps an unexpected storage error. An unavailable database keeps its own code so
+// clients can retry; anything else is a bug-shaped 500 whose cause is only logged.
+func internal(op string, err error) error {
+	if errors.Is(err, ErrUnavailable) {
+		return &Error{Code: CodeServiceUnavailable, Message: "The service is temporarily unavailable. Please retry.", Err: fmt.Errorf("%s: %w", op, err)}
+	}
+	return &Error{Code: CodeException, Message: "Something went wrong. Please try again later.", Err: fmt.Errorf("%s: %w", op, err)}
+}

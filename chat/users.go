@@ -1,0 +1,247 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// DefaultRole is the role of a user created without one.
+const DefaultRole = "default"
+
+// UserCreate is a create-user request. Optional strings are empty when absent.
+type UserCreate struct {
+	UID           string
+	Name          string
+	Avatar        string
+	Link          string
+	Role          string
+	StatusMessage string
+	Metadata      json.RawMessage
+	Tags          []string
+}
+
+// CreateUser validates and stores a new user; the uid is lower-cased.
+func (s *Service) CreateUser(ctx context.Context, p Principal, in UserCreate) (User, error) {
+	fe := fieldErrors{}
+	u := User{AppID: p.App.ID, Status: "offline"}
+	u.UID = fe.id("uid", in.UID, true)
+	fe.text("name", in.Name, MaxNameLen, true)
+	u.Name = in.Name
+	fe.text("avatar", in.Avatar, MaxURLLen, false)
+	fe.text("link", in.Link, MaxURLLen, false)
+	u.Avatar, u.Link = in.Avatar, in.Link
+	u.Role = DefaultRole
+	if in.Role != "" {
+		u.Role = fe.id("role", in.Role, false)
+	}
+	fe.text("statusMessage", in.StatusMessage, MaxStatusMessageLen, false)
+	u.StatusMessage = in.StatusMessage
+	if in.Metadata != nil && string(in.Metadata) != "null" {
+		u.Metadata = fe.metadata("metadata", in.Metadata)
+	}
+	u.Tags = fe.tags("tags", in.Tags)
+	if err := fe.err(); err != nil {
+		return User{}, err
+	}
+	u.CreatedAt = s.now()
+	err := s.store.CreateUser(ctx, u)
+	if errors.Is(err, ErrAlreadyExists) {
+		return User{}, Errorf(CodeUIDAlreadyExists, "The UID %s already exists, please use another UID.", u.UID)
+	}
+	if err != nil {
+		return User{}, internal("create user", err)
+	}
+	return u, nil
+}
+
+func errUIDNotFound(uid string) error {
+	return &Error{Code: CodeUIDNotFound,
+		Message:    "The UID " + uid + " does not exist, please make sure you have created a user with UID " + uid + ".",
+		DevMessage: "The UID " + uid + " does not exist, so please make sure you have created a user with UID " + uid + "."}
+}
+
+// User returns an active user; deactivated and deleted users are not found.
+func (s *Service) User(ctx context.Context, p Principal, uid string) (User, error) {
+	uid, ok := NormalizeID(uid)
+	if !ok {
+		return User{}, errUIDNotFound(uid)
+	}
+	u, err := s.store.User(ctx, p.App.ID, uid)
+	if errors.Is(err, ErrNotFound) || err == nil && !u.Active() {
+		return User{}, errUIDNotFound(uid)
+	}
+	if err != nil {
+		return User{}, internal("get user", err)
+	}
+	return u, nil
+}
+
+// UserChange is a partial update; nil fields are left alone.
+type UserChange struct {
+	Name          *string
+	Avatar        *string
+	Link          *string
+	Role          *string
+	StatusMessage *string
+	Metadata      json.RawMessage
+	Tags          *[]string
+	Unset         []string
+}
+
+var unsettable = map[string]bool{"avatar": true, "link": true, "metadata": true}
+
+// UpdateUser changes an active user.
+func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in UserChange) (User, error) {
+	fe := fieldErrors{}
+	up := UserUpdate{Name: in.Name, Avatar: in.Avatar, Link: in.Link, StatusMessage: in.StatusMessage, UpdatedAt: s.now()}
+	if in.Name != nil {
+		fe.text("name", *in.Name, MaxNameLen, true)
+	}
+	if in.Avatar != nil {
+		fe.text("avatar", *in.Avatar, MaxURLLen, false)
+	}
+	if in.Link != nil {
+		fe.text("link", *in.Link, MaxURLLen, false)
+	}
+	if in.Role != nil {
+		r := fe.id("role", *in.Role, true)
+		up.Role = &r
+	}
+	if in.StatusMessage != nil {
+		fe.text("statusMessage", *in.StatusMessage, MaxStatusMessageLen, false)
+	}
+	if in.Metadata != nil && string(in.Metadata) != "null" {
+		m := fe.metadata("metadata", in.Metadata)
+		up.Metadata = &m
+	}
+	if in.Tags != nil {
+		t := fe.tags("tags", *in.Tags)
+		up.Tags = &t
+	}
+	for _, f := range in.Unset {
+		if !unsettable[f] {
+			fe.add("unset", "The unset field may only name avatar, link and metadata.")
+			break
+		}
+	}
+	up.Unset = in.Unset
+	if err := fe.err(); err != nil {
+		return User{}, err
+	}
+	if _, err := s.User(ctx, p, uid); err != nil {
+		return User{}, err
+	}
+	uid, _ = NormalizeID(uid)
+	u, err := s.store.UpdateUser(ctx, p.App.ID, uid, up)
+	if errors.Is(err, ErrNotFound) {
+		return User{}, errUIDNotFound(uid)
+	}
+	if err != nil {
+		return User{}, internal("update user", err)
+	}
+	return u, nil
+}
+
+// DeleteUser soft-deletes an active user (the uid stays taken), or with permanent removes
+// the user, its messages and its reactions; permanent also purges a deactivated or
+// soft-deleted user, which is how such a uid is freed.
+func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, permanent bool) error {
+	uid, ok := NormalizeID(uid)
+	if !ok {
+		return errUIDNotFound(uid)
+	}
+	var err error
+	if permanent {
+		err = s.store.PurgeUser(ctx, p.App.ID, uid)
+	} else {
+		if _, err := s.User(ctx, p, uid); err != nil {
+			return err
+		}
+		err = s.store.SoftDeleteUser(ctx, p.App.ID, uid, s.now())
+	}
+	if errors.Is(err, ErrNotFound) {
+		return errUIDNotFound(uid)
+	}
+	if err != nil {
+		return internal("delete user", err)
+	}
+	return nil
+}
+
+// UserFilter is a user-list request.
+type UserFilter = UserQuery
+
+// ListUsers lists the app's users, a page at a time.
+func (s *Service) ListUsers(ctx context.Context, p Principal, q UserFilter) ([]User, int, error) {
+	fe := fieldErrors{}
+	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
+	for _, in := range q.SearchIn {
+		if in != "uid" && in != "name" {
+			fe.add("searchIn", "The searchIn field may only name uid and name.")
+			break
+		}
+	}
+	if q.Status != "" && q.Status != "available" && q.Status != "offline" {
+		fe.add("status", "The status must be one of available, offline.")
+	}
+	for i, r := range q.Roles {
+		q.Roles[i] = fe.id("roles", r, true)
+	}
+	if len(q.Roles) > MaxTags {
+		fe.add("roles", "At most 25 roles may be named.")
+	}
+	q.Tags = fe.tags("tags", q.Tags)
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
+	users, total, err := s.store.ListUsers(ctx, p.App.ID, q)
+	if err != nil {
+		return nil, 0, internal("list users", err)
+	}
+	return users, total, nil
+}
+
+// SetUsersDeactivated deactivates (or reactivates) the listed users that exist and are not
+// deleted, and returns their uids. Unknown uids are skipped, as a bulk call should.
+func (s *Service) SetUsersDeactivated(ctx context.Context, p Principal, field string, uids []string, deactivate bool) ([]string, error) {
+	fe := fieldErrors{}
+	if len(uids) == 0 {
+		fe.add(field, "The "+field+" field is required.")
+	}
+	if len(uids) > MaxUIDsPerCall {
+		fe.add(field, "At most 1000 uids may be named in one call.")
+	}
+	norm := make([]string, 0, len(uids))
+	for _, u := range uids {
+		if id := fe.id(field, u, true); id != "" {
+			norm = append(norm, id)
+		}
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	var at int64
+	if deactivate {
+		at = s.now()
+	}
+	done, err := s.store.SetDeactivated(ctx, p.App.ID, norm, at)
+	if err != nil {
+		return nil, internal("set deactivated", err)
+	}
+	return done, nil
+}
+
+// UserWithTags returns an active user with its tags.
+func (s *Service) UserWithTags(ctx context.Context, p Principal, uid string) (User, error) {
+	u, err := s.User(ctx, p, uid)
+	if err != nil {
+		return User{}, err
+	}
+	tags, err := s.store.UserTags(ctx, p.App.ID, []string{u.UID})
+	if err != nil {
+		return User{}, internal("get user tags", err)
+	}
+	u.Tags = tags[u.UID]
+	return u, nil
+}

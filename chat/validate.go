@@ -1,0 +1,110 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the hosted service (API-reference §8) and natter's own where it is silent.
+const (
+	MaxIDLen            = 100  // uid, guid, role id
+	MaxNameLen          = 100  // user name
+	MaxURLLen           = 3000 // avatar, link
+	MaxStatusMessageLen = 1000 // not stated by the reference; natter's bound
+	MaxMetadataBytes    = 5 * 1024
+	MaxTags             = 25
+	MaxTagLen           = 100
+	MaxAPIKeyNameLen    = 50
+	MaxSearchKeyLen     = 100
+	MaxPerPage          = 1000
+	DefaultPerPage      = 100
+	MaxUIDsPerCall      = 1000 // deactivate / reactivate; not stated by the reference
+	MaxMessageDataBytes = 10 * 1024
+	MaxMessageTypeLen   = 100
+	MaxMUIDLen          = 100
+	MaxReactionLen      = 64
+	MaxReactionPage     = 100
+)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9_-]{1,100}$`)
+
+// NormalizeID lower-cases a uid, guid or role id and reports whether it is valid.
+func NormalizeID(id string) (string, bool) {
+	id = strings.ToLower(id)
+	return id, idPattern.MatchString(id)
+}
+
+// fieldErrors collects validation failures per field, in the hosted service's shape.
+type fieldErrors map[string][]string
+
+func (f fieldErrors) add(field, msg string) { f[field] = append(f[field], msg) }
+
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return Invalid(f)
+}
+
+func (f fieldErrors) id(field, v string, required bool) string {
+	if v == "" {
+		if required {
+			f.add(field, "The "+field+" field is required.")
+		}
+		return ""
+	}
+	id, ok := NormalizeID(v)
+	if !ok {
+		f.add(field, "The "+field+" may only contain letters, numbers, underscores and hyphens, and must be at most 100 characters long.")
+	}
+	return id
+}
+
+func (f fieldErrors) text(field, v string, max int, required bool) {
+	switch {
+	case v == "" && required:
+		f.add(field, "The "+field+" field is required.")
+	case !utf8.ValidString(v):
+		f.add(field, "The "+field+" must be valid UTF-8.")
+	case utf8.RuneCountInString(v) > max:
+		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(max)+" characters.")
+	}
+}
+
+func (f fieldErrors) tags(field string, tags []string) []string {
+	if len(tags) > MaxTags {
+		f.add(field, "The "+field+" may not have more than "+strconv.Itoa(MaxTags)+" items.")
+		return nil
+	}
+	out := make([]string, 0, len(tags))
+	seen := map[string]bool{}
+	for _, t := range tags {
+		if t == "" || utf8.RuneCountInString(t) > MaxTagLen || !utf8.ValidString(t) {
+			f.add(field, "Each tag must be 1 to "+strconv.Itoa(MaxTagLen)+" characters long.")
+			return nil
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// metadata checks that raw is a JSON object within the size limit and returns it compacted.
+func (f fieldErrors) metadata(field string, raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {
+		f.add(field, "The "+field+" must be a JSON object.")
+		return nil
+	}
+	if buf.Len() > MaxMetadataBytes {
+		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(MaxMetadataBytes)+" bytes.")
+		return nil
+	}
+	return buf.Bytes()
+}

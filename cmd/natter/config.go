@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// config is serve's settings: each flag has a NATTER_* variable; a flag given on the command
+// line wins over the variable, and the variable over the default.
+type config struct {
+	Addr         string
+	Database     string
+	Domain       string
+	MaxReactions int
+	DBMaxConns   int
+	DBIdleConns  int
+	KeyCacheTTL  time.Duration
+	MaxBody      int64
+	AccessLog    bool
+	LogFormat    string
+	LogLevel     string
+	ShutdownWait time.Duration
+}
+
+func defaultDatabase(getenv func(string) string) string {
+	if v := getenv("NATTER_DATABASE_URL"); v != "" {
+		return v
+	}
+	return "sqlite:natter.db"
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	c := config{}
+	fs := flag.NewFlagSet("natter serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	var errs []error
+	envInt := func(name string, def int) int {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not an integer", name, v))
+		}
+		return n
+	}
+	envDur := func(name string, def time.Duration) time.Duration {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not a duration", name, v))
+		}
+		return d
+	}
+	envBool := func(name string, def bool) bool {
+		v := getenv(name)
+		if v == "" {
+			return def
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: not a boolean", name, v))
+		}
+		return b
+	}
+	fs.StringVar(&c.Addr, "addr", env("NATTER_ADDR", "127.0.0.1:8080"), "listen address (NATTER_ADDR)")
+	fs.StringVar(&c.Database, "database", defaultDatabase(getenv), "sqlite:PATH or postgres://… (NATTER_DATABASE_URL)")
+	fs.StringVar(&c.Domain, "domain", env("NATTER_DOMAIN", "localhost"), "the <domain> of <appId>.api-<region>.<domain> (NATTER_DOMAIN)")
+	fs.IntVar(&c.MaxReactions, "max-reactions", envInt("NATTER_MAX_REACTIONS", chat.DefaultMaxReactions), "distinct reactions per message, 0 lifts the cap (NATTER_MAX_REACTIONS)")
+	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("NATTER_DB_MAX_CONNS", 0), "PostgreSQL pool size, or SQLite reader connections; 0 picks by CPU count (NATTER_DB_MAX_CONNS)")
+	fs.IntVar(&c.DBIdleConns, "db-idle-conns", envInt("NATTER_DB_IDLE_CONNS", 0), "PostgreSQL idle connections kept; 0 keeps the pool size (NATTER_DB_IDLE_CONNS)")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
+	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("NATTER_MAX_BODY", 64<<10)), "request body cap in bytes (NATTER_MAX_BODY)")
+	fs.BoolVar(&c.AccessLog, "access-log", envBool("NATTER_ACCESS_LOG", true), "log every request (NATTER_ACCESS_LOG)")
+	fs.StringVar(&c.LogFormat, "log-format", env("NATTER_LOG_FORMAT", "text"), "text or json (NATTER_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", env("NATTER_LOG_LEVEL", "info"), "debug, info, warn or error (NATTER_LOG_LEVEL)")
+	fs.DurationVar(&c.ShutdownWait, "shutdown-timeout", envDur("NATTER_SHUTDOWN_TIMEOUT", 15*time.Second), "how long SIGTERM waits for in-flight requests (NATTER_SHUTDOWN_TIMEOUT)")
+	if err := fs.Parse(args); err != nil {
+		return c, errUsage
+	}
+	if len(errs) > 0 {
+		return c, errs[0]
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case c.MaxReactions < 0:
+		return c, fmt.Errorf("--max-reactions must be 0 or more")
+	case c.KeyCacheTTL <= 0 || c.KeyCacheTTL > 5*time.Second:
+		return c, fmt.Errorf("--key-cache-ttl must be more than 0 and at most 5s")
+	case c.MaxBody < 1024:
+		return c, fmt.Errorf("--max-body must be at least 1024")
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return c, fmt.Errorf("--log-format must be text or json")
+	}
+	return c, nil
+}

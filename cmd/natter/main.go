@@ -1,0 +1,70 @@
+// Command natter is a self-hostable chat server that speaks the hosted chat service's REST
+// API v3. Subcommands: serve, apps create, migrate, version.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, errUsage) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "natter:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `natter — a self-hostable chat server speaking the v3 chat REST API
+
+Usage:
+  natter serve [flags]                                   run the server
+  natter apps create --id ID --region REGION [--name N]  create an app, print it as JSON
+  natter migrate [--database URL]                        apply database migrations
+  natter version                                         print the version
+
+Run "natter serve -h" for the server's flags; every flag can be set by its NATTER_* variable.
+`
+
+// run is the whole program with its environment passed in, so tests can drive it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "apps":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprint(stderr, usage)
+			return errUsage
+		}
+		return appsCreate(ctx, args[2:], getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "natter", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "natter: unknown command %q\n\n%s", args[0], usage)
+	return errUsage
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+func newLogger(c config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewTextHandler(w, opts)), nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, err := parseServe(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(c, stderr)
+	if err != nil {
+		return err
+	}
+	db, err := sqlstore.Open(ctx, c.Database, sqlstore.Options{MaxConns: c.DBMaxConns, MaxIdleConns: c.DBIdleConns})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, KeyCacheTTL: c.KeyCacheTTL})
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	if err := firstStart(ctx, svc, getenv, ln.Addr().String(), c.Domain, stdout); err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{
+		Handler:           httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log}),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("natter listening", "addr", ln.Addr().String(), "database", db.Dialect(), "version", version)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", "timeout", c.ShutdownWait)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownWait)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// firstStart creates the first app on an empty database and prints how to call it.
+func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, addr, domain string, stdout io.Writer) error {
+	n, err := svc.CountApps(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	in := chat.AppCreate{ID: getenv("NATTER_APP_ID"), Region: chat.Region(getenv("NATTER_APP_REGION")), FullAccessKey: getenv("NATTER_API_KEY")}
+	if in.ID == "" {
+		in.ID = "demo"
+	}
+	if in.Region == "" {
+		in.Region = "us"
+	}
+	app, keys, err := svc.CreateApp(ctx, in)
+	if err != nil {
+		return fmt.Errorf("create the first app: %w", err)
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	full, auth := keys[0], keys[1]
+	fmt.Fprintf(stdout, `natter: created the first app on this empty database
+  app id:          %s
+  region:          %s
+  fullAccess key:  %s
+  authOnly key:    %s
+Try it:
+  curl -H 'apikey: %s' http://%s.api-%s.%s:%s/v3/users
+`, app.ID, app.Region, full.Value, auth.Value, full.Value, app.ID, app.Region, domain, port)
+	return nil
+}

@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// decodeJSON reads the request body into v. An empty body decodes as {}, so that required
+// fields are reported as missing rather than the body as malformed.
+func decodeJSON(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		if isTooLarge(err) {
+			var mb *http.MaxBytesError
+			errors.As(err, &mb)
+			return errBodyTooLarge(mb.Limit)
+		}
+		return chat.Errorf(chat.CodeBadRequest, "The request body could not be read.")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return chat.Errorf(chat.CodeBadRequest, "The request body must be a single JSON object.")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return chat.Errorf(chat.CodeBadRequest, "The request body must be a JSON object.")
+		}
+		return chat.InvalidField(field, fmt.Sprintf("The %s field must be of type %s.", field, jsonType(te.Type.Kind().String())))
+	}
+	return &chat.Error{Code: chat.CodeBadRequest, Message: "The request body is not valid JSON.", Err: err}
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	case "map", "struct":
+		return "object"
+	case "int", "int64", "float64":
+		return "number"
+	}
+	return kind
+}
+
+// query reads typed query parameters, collecting failures as field details.
+type query struct {
+	v      url.Values
+	errors map[string][]string
+}
+
+func newQuery(r *http.Request) *query { return &query{v: r.URL.Query(), errors: map[string][]string{}} }
+
+func (q *query) str(name string) string { return q.v.Get(name) }
+
+func (q *query) fail(name, msg string) { q.errors[name] = append(q.errors[name], msg) }
+
+// list reads a comma-separated parameter (OpenAPI form style, explode false); repeated
+// parameters are accepted too.
+func (q *query) list(name string) []string {
+	var out []string
+	for _, v := range q.v[name] {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func (q *query) boolean(name string) bool {
+	s := q.v.Get(name)
+	if s == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		q.fail(name, "The "+name+" parameter must be true or false.")
+	}
+	return b
+}
+
+func (q *query) integer(name string, def, min, max int) int {
+	s := q.v.Get(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < min || n > max {
+		q.fail(name, fmt.Sprintf("The %s parameter must be an integer from %d to %d.", name, min, max))
+		return def
+	}
+	return n
+}
+
+func (q *query) page() chat.Page {
+	return chat.Page{
+		PerPage: q.integer("perPage", chat.DefaultPerPage, 1, chat.MaxPerPage),
+		Number:  q.integer("page", 1, 1, 1<<20),
+	}
+}
+
+func (q *query) err() error {
+	if len(q.errors) == 0 {
+		return nil
+	}
+	return chat.Invalid(q.errors)
+}
+
+// pagination is meta.pagination of page-based lists.
+type pagination struct {
+	Total       int `json:"total"`
+	Count       int `json:"count"`
+	PerPage     int `json:"per_page"`
+	CurrentPage int `json:"current_page"`
+	TotalPages  int `json:"total_pages"`
+}
+
+func pageMeta(p chat.Page, count, total int) any {
+	pages := (total + p.PerPage - 1) / p.PerPage
+	return map[string]pagination{"pagination": {Total: total, Count: count, PerPage: p.PerPage, CurrentPage: p.Number, TotalPages: pages}}
+}

@@ -1,0 +1,152 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+type (
+	requestIDKey struct{}
+	loggerKey    struct{}
+)
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID accepts a caller's X-Request-Id only if it is short and plain, so it is safe
+// to log and echo.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusWriter remembers the status for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe gives each request an id and a deadline, logs it (never a key: the apikey header is
+// not read here and key paths are logged by their route pattern), and turns a panic into a
+// logged 500 with nothing internal in the body.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx = context.WithValue(ctx, loggerKey{}, s.log)
+		ctx, cancel := context.WithTimeout(ctx, s.opt.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic", "request_id", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					writeError(sw, r, &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later.", Err: fmt.Errorf("panic: %v", p)})
+				}
+			}
+			if s.opt.AccessLog {
+				s.log.LogAttrs(ctx, slog.LevelInfo, "request",
+					slog.String("request_id", id),
+					slog.String("method", r.Method),
+					slog.String("path", loggablePath(r)),
+					slog.Int("status", sw.status),
+					slog.Int("bytes", sw.bytes),
+					slog.Duration("duration", time.Since(start)))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// loggablePath is the request path, except that a path naming an API key is logged by its
+// route pattern: the key is a secret.
+func loggablePath(r *http.Request) string {
+	if strings.Contains(r.Pattern, "{apiKey}") {
+		return r.Pattern
+	}
+	if strings.Contains(r.URL.Path, "/apikeys/") {
+		return "/…/apikeys/…"
+	}
+	return r.URL.Path
+}
+
+// limitBody caps every request body; reading past the cap fails, and handlers answer 413.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.opt.MaxBodyBytes {
+			writeError(w, r, errBodyTooLarge(s.opt.MaxBodyBytes))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// errTooLarge is answered with 413 by writeError's caller.
+type bodyTooLarge struct{ limit int64 }
+
+func (e bodyTooLarge) Error() string { return fmt.Sprintf("request body over %d bytes", e.limit) }
+
+func errBodyTooLarge(limit int64) error {
+	return &chat.Error{Code: chat.CodeBadRequest, Message: fmt.Sprintf("The request body may not be larger than %d bytes.", limit), Err: bodyTooLarge{limit}}
+}
+
+// isTooLarge reports whether err is about an oversized body.
+func isTooLarge(err error) bool {
+	var b bodyTooLarge
+	var mb *http.MaxBytesError
+	return errors.As(err, &b) || errors.As(err, &mb)
+}

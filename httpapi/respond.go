@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// statusByCode is the one table from error code to HTTP status (API.md).
+var statusByCode = map[chat.Code]int{
+	chat.CodeBadRequest:            http.StatusBadRequest,
+	chat.CodeUIDAlreadyExists:      http.StatusBadRequest,
+	chat.CodeReactionLimitExceeded: http.StatusBadRequest,
+	chat.CodeEmptyReceiver:         http.StatusBadRequest,
+	chat.CodeInvalidReceiverType:   http.StatusBadRequest,
+	chat.CodeEmptyCategory:         http.StatusBadRequest,
+	chat.CodeInvalidCategory:       http.StatusBadRequest,
+	chat.CodeEmptyType:             http.StatusBadRequest,
+	chat.CodeInvalidType:           http.StatusBadRequest,
+	chat.CodeInvalidMessageData:    http.StatusBadRequest,
+	chat.CodeEmptyText:             http.StatusBadRequest,
+	chat.CodeInvalidText:           http.StatusBadRequest,
+	chat.CodeEmptyFile:             http.StatusBadRequest,
+	chat.CodeEmptyCustomData:       http.StatusBadRequest,
+	chat.CodeInvalidCustomData:     http.StatusBadRequest,
+	chat.CodeInvalidMetadata:       http.StatusBadRequest,
+	chat.CodeEmptyAPIKey:           http.StatusUnauthorized,
+	chat.CodeAPIKeyNotFound:        http.StatusUnauthorized,
+	chat.CodeInvalidAppID:          http.StatusUnauthorized,
+	chat.CodeNoAccess:              http.StatusForbidden,
+	chat.CodeAPIKeyNoSelfAction:    http.StatusForbidden,
+	chat.CodeMessageNoAccess:       http.StatusForbidden,
+	chat.CodeMessageNotASender:     http.StatusForbidden,
+	chat.CodeAPINotFound:           http.StatusNotFound,
+	chat.CodeAPIKeyPathNotFound:    http.StatusNotFound,
+	chat.CodeUIDNotFound:           http.StatusNotFound,
+	chat.CodeMessageNotFound:       http.StatusNotFound,
+	chat.CodeMessageActionDenied:   http.StatusConflict,
+	chat.CodeTooManyRequests:       http.StatusTooManyRequests,
+	chat.CodeException:             http.StatusInternalServerError,
+	chat.CodeNotImplemented:        http.StatusNotImplemented,
+	chat.CodeServiceUnavailable:    http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status for an error code; an unlisted code is a bug, hence 500.
+func StatusOf(c chat.Code) int {
+	if s, ok := statusByCode[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the error envelope, keys in the hosted service's order.
+type errorBody struct {
+	Error errorJSON `json:"error"`
+}
+
+type errorJSON struct {
+	Message    string              `json:"message"`
+	DevMessage string              `json:"devMessage"`
+	Source     string              `json:"source"`
+	Details    map[string][]string `json:"details,omitempty"`
+	Code       chat.Code           `json:"code"`
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeJSON encodes v into a buffer before writing the header, so an encoding failure is
+// still a clean 500.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		logger(r).Error("encode response", "err", err, "request_id", requestID(r))
+		buf.Reset()
+		status = http.StatusInternalServerError
+		buf.WriteString(`{"error":{"message":"Something went wrong. Please try again later.","devMessage":"Something went wrong. Please try again later.","source":"chat-api","code":"ERR_EXCEPTION"}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		logger(r).Debug("write response", "err", err, "request_id", requestID(r))
+	}
+}
+
+// writeData writes the success envelope {"data": …} (and "meta" when not nil).
+func writeData(w http.ResponseWriter, r *http.Request, data, meta any) {
+	if meta == nil {
+		writeJSON(w, r, http.StatusOK, struct {
+			Data any `json:"data"`
+		}{data})
+		return
+	}
+	writeJSON(w, r, http.StatusOK, struct {
+		Data any `json:"data"`
+		Meta any `json:"meta"`
+	}{data, meta})
+}
+
+// writeError writes err in the error envelope. Anything that is not a *chat.Error is a bug:
+// it is logged with the request id and the client sees only ERR_EXCEPTION.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ce *chat.Error
+	if !errors.As(err, &ce) {
+		ce = &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later.", Err: err}
+	}
+	status := StatusOf(ce.Code)
+	if isTooLarge(ce.Err) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	switch status {
+	case http.StatusInternalServerError:
+		logger(r).Error("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
+	case http.StatusServiceUnavailable:
+		logger(r).Warn("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
+	}
+	dev := ce.DevMessage
+	if dev == "" {
+		dev = ce.Message
+	}
+	writeJSON(w, r, status, errorBody{errorJSON{Message: ce.Message, DevMessage: dev, Source: "chat-api", Details: ce.Details, Code: ce.Code}})
+}
+
+// success is the acknowledgement shape of deletes.
+type success struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+}
+
+func logger(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

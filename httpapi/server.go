@@ -1,0 +1,119 @@
+// Package httpapi is natter's v3 REST layer: the route table, middleware, and one file per
+// resource with its wire types and handlers. Business rules live in chat.Service.
+package httpapi
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// Options configures the HTTP layer.
+type Options struct {
+	Domain         string        // the <domain> of <appId>.api-<region>.<domain>
+	MaxBodyBytes   int64         // request body cap; default 64 KiB
+	RequestTimeout time.Duration // per-request deadline; default 15 s
+	AccessLog      bool          // log every request at info level
+	Logger         *slog.Logger
+}
+
+// Server serves the v3 API over a chat.Service.
+type Server struct {
+	svc     *chat.Service
+	opt     Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	handler http.Handler
+}
+
+// New returns the API server.
+func New(svc *chat.Service, opt Options) *Server {
+	if opt.Domain == "" {
+		opt.Domain = "localhost"
+	}
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = 64 << 10
+	}
+	if opt.RequestTimeout <= 0 {
+		opt.RequestTimeout = 15 * time.Second
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		for _, prefix := range []string{"/v3", "/v3.0"} {
+			s.mux.Handle(rt.Method+" "+prefix+rt.Path, s.authed(rt.access, rt.handler))
+		}
+	}
+	for _, p := range notYet {
+		method, path, found := strings.Cut(p, " ")
+		if !found {
+			method, path = "", p
+		}
+		for _, prefix := range []string{"/v3", "/v3.0"} {
+			s.mux.HandleFunc(strings.TrimSpace(method+" "+prefix+path), notImplemented)
+		}
+	}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.handler = s.observe(s.limitBody(http.HandlerFunc(s.dispatch)))
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// dispatch routes through the mux, answering in the error envelope where the mux itself
+// would answer in plain text: 404 for an unknown path, 405 with Allow for a known path
+// called with another method.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	probe := &headerProbe{header: http.Header{}}
+	s.mux.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody{errorJSON{
+			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + probe.header.Get("Allow") + ".",
+			Source: "chat-api", Code: chat.CodeAPINotFound}})
+		return
+	}
+	writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
+}
+
+// headerProbe captures what the mux's own 404/405 handler would send, without sending it.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(code int)        { p.status = code }
+
+func notImplemented(w http.ResponseWriter, r *http.Request) {
+	writeError(w, r, chat.Errorf(chat.CodeNotImplemented, "This endpoint is not implemented in natter yet; see the README's feature table."))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+	defer cancel()
+	if err := s.svc.Ready(ctx); err != nil {
+		s.log.Warn("not ready", "err", err, "request_id", requestID(r))
+		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "The database is not reachable."))
+		return
+	}
+	writeJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,187 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// userJSON is the user shape of the hosted service; keys in its order, optional ones omitted
+// when unset.
+type userJSON struct {
+	UID           string          `json:"uid"`
+	Name          string          `json:"name"`
+	Link          string          `json:"link,omitempty"`
+	Avatar        string          `json:"avatar,omitempty"`
+	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	Status        string          `json:"status"`
+	StatusMessage string          `json:"statusMessage,omitempty"`
+	Role          string          `json:"role"`
+	CreatedAt     int64           `json:"createdAt"`
+	UpdatedAt     int64           `json:"updatedAt,omitempty"`
+	LastActiveAt  int64           `json:"lastActiveAt,omitempty"`
+	DeactivatedAt int64           `json:"deactivatedAt,omitempty"`
+	Tags          []string        `json:"tags,omitempty"`
+}
+
+func userOut(u chat.User) userJSON {
+	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: u.Metadata, Status: u.Status,
+		StatusMessage: u.StatusMessage, Role: u.Role, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
+		LastActiveAt: u.LastActiveAt, DeactivatedAt: u.DeactivatedAt, Tags: u.Tags}
+}
+
+type createUserRequest struct {
+	UID           string          `json:"uid"`
+	Name          string          `json:"name"`
+	Avatar        string          `json:"avatar"`
+	Link          string          `json:"link"`
+	Role          string          `json:"role"`
+	StatusMessage string          `json:"statusMessage"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Tags          []string        `json:"tags"`
+	WithAuthToken bool            `json:"withAuthToken"`
+}
+
+func (s *Server) createUser(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req createUserRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.WithAuthToken {
+		return chat.Errorf(chat.CodeNotImplemented, "Auth tokens are not implemented in natter yet; create the user without withAuthToken.")
+	}
+	u, err := s.svc.CreateUser(r.Context(), p, chat.UserCreate{UID: req.UID, Name: req.Name, Avatar: req.Avatar, Link: req.Link,
+		Role: req.Role, StatusMessage: req.StatusMessage, Metadata: req.Metadata, Tags: req.Tags})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, userOut(u), nil)
+	return nil
+}
+
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	u, err := s.svc.UserWithTags(r.Context(), p, r.PathValue("uid"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, userOut(u), nil)
+	return nil
+}
+
+type updateUserRequest struct {
+	Name          *string         `json:"name"`
+	Avatar        *string         `json:"avatar"`
+	Link          *string         `json:"link"`
+	Role          *string         `json:"role"`
+	StatusMessage *string         `json:"statusMessage"`
+	Metadata      json.RawMessage `json:"metadata"`
+	Tags          *[]string       `json:"tags"`
+	Unset         []string        `json:"unset"`
+}
+
+func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req updateUserRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	u, err := s.svc.UpdateUser(r.Context(), p, r.PathValue("uid"), chat.UserChange{Name: req.Name, Avatar: req.Avatar,
+		Link: req.Link, Role: req.Role, StatusMessage: req.StatusMessage, Metadata: req.Metadata, Tags: req.Tags, Unset: req.Unset})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, userOut(u), nil)
+	return nil
+}
+
+type deleteUserRequest struct {
+	Permanent bool `json:"permanent"`
+}
+
+func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req deleteUserRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	q := newQuery(r)
+	permanent := req.Permanent || q.boolean("permanent")
+	if err := q.err(); err != nil {
+		return err
+	}
+	uid, _ := chat.NormalizeID(r.PathValue("uid"))
+	if err := s.svc.DeleteUser(r.Context(), p, uid, permanent); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "User with " + uid + " has been deleted successfully."}, nil)
+	return nil
+}
+
+func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	q := newQuery(r)
+	f := chat.UserFilter{
+		SearchKey: q.str("searchKey"),
+		SearchIn:  q.list("searchIn"),
+		Status:    q.str("status"),
+		Roles:     append(q.list("role"), q.list("roles")...),
+		Tags:      q.list("tags"),
+		WithTags:  q.boolean("withTags"),
+		Page:      q.page(),
+	}
+	switch only, with := q.boolean("onlyDeactivated"), q.boolean("withDeactivated"); {
+	case only:
+		f.Deactivated = chat.OnlyDeactivated
+	case with:
+		f.Deactivated = chat.WithDeactivated
+	}
+	if err := q.err(); err != nil {
+		return err
+	}
+	users, total, err := s.svc.ListUsers(r.Context(), p, f)
+	if err != nil {
+		return err
+	}
+	out := make([]userJSON, len(users))
+	for i, u := range users {
+		out[i] = userOut(u)
+	}
+	writeData(w, r, out, pageMeta(f.Page, len(out), total))
+	return nil
+}
+
+type deactivateRequest struct {
+	UIDs []string `json:"uidsToDeactivate"`
+}
+
+func (s *Server) deactivateUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req deactivateRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	done, err := s.svc.SetUsersDeactivated(r.Context(), p, "uidsToDeactivate", req.UIDs, true)
+	if err != nil {
+		return err
+	}
+	slices.Sort(done)
+	writeData(w, r, map[string][]string{"deactivatedUids": done}, nil)
+	return nil
+}
+
+type reactivateRequest struct {
+	UIDs []string `json:"uidsToActivate"`
+}
+
+func (s *Server) reactivateUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req reactivateRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	done, err := s.svc.SetUsersDeactivated(r.Context(), p, "uidsToActivate", req.UIDs, false)
+	if err != nil {
+		return err
+	}
+	slices.Sort(done)
+	// The hosted service names the reactivated uids "nonDeactivatedUids".
+	writeData(w, r, map[string][]string{"nonDeactivatedUids": done}, nil)
+	return nil
+}

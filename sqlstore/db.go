@@ -1,0 +1,178 @@
+// Package sqlstore implements chat.Store on database/sql, for SQLite (modernc.org/sqlite,
+// pure Go, the embedded default) and PostgreSQL (pgx). Queries are written once in
+// PostgreSQL's $n style; dialect.go rewrites them for SQLite.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// Options tunes the connection pools; zero values pick defaults per dialect.
+type Options struct {
+	// MaxConns caps PostgreSQL connections, or SQLite reader connections (SQLite always has
+	// exactly one writer).
+	MaxConns int
+	// MaxIdleConns keeps this many connections open while idle (PostgreSQL).
+	MaxIdleConns int
+}
+
+// DB is a Store over one database. For SQLite, w is a single-connection pool that takes every
+// write, so writers queue in Go instead of failing with "database is locked", and r is a pool
+// of read-only connections; WAL lets them read while the writer writes. For PostgreSQL both
+// are the same pool.
+type DB struct {
+	w, r    *sql.DB
+	dialect dialect
+}
+
+// Open connects to url ("sqlite:PATH" or "postgres://…"), and runs the embedded migrations.
+func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
+	var db *DB
+	var err error
+	switch {
+	case strings.HasPrefix(dbURL, "sqlite:"):
+		db, err = openSQLite(strings.TrimPrefix(strings.TrimPrefix(dbURL, "sqlite:"), "//"), opt)
+	case strings.HasPrefix(dbURL, "postgres://"), strings.HasPrefix(dbURL, "postgresql://"):
+		db, err = openPostgres(dbURL, opt)
+	default:
+		return nil, fmt.Errorf("database %q: want sqlite:PATH or postgres://…", redact(dbURL))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openSQLite(path string, opt Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty path")
+	}
+	// Pragmas go in the DSN so every pooled connection gets them; busy_timeout comes first so
+	// that switching to WAL waits for other processes instead of failing.
+	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	w, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	readers := opt.MaxConns
+	if readers <= 0 {
+		readers = max(4, 2*runtime.NumCPU())
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	r.SetConnMaxLifetime(0)
+	return &DB{w: w, r: r, dialect: sqliteDialect}, nil
+}
+
+func openPostgres(dbURL string, opt Options) (*DB, error) {
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres %s: %w", redact(dbURL), err)
+	}
+	conns := opt.MaxConns
+	if conns <= 0 {
+		conns = 4 * runtime.NumCPU()
+	}
+	idle := opt.MaxIdleConns
+	if idle <= 0 || idle > conns {
+		idle = conns
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(idle)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{w: db, r: db, dialect: postgresDialect}, nil
+}
+
+// Dialect names the database: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect.name }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.r.PingContext(ctx); err != nil {
+		return mapErr(err)
+	}
+	// A query, not just a connection: a PostgreSQL pool can hand out a dead connection.
+	var one int
+	return mapErr(db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one))
+}
+
+// Close closes the pools.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// transact runs fn in a write transaction, committing if fn returns nil and rolling back on
+// an error or a panic.
+func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return mapErr(err)
+	}
+	return mapErr(tx.Commit())
+}
+
+// redact hides a password in a database URL for error messages and logs.
+func redact(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil || u.User == nil {
+		return dbURL
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// placeholders returns "$from, $from+1, …" for n arguments.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(from+i))
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"strings"
+	"sync"
+)
+
+// dialect holds the few differences between the two databases. Branches on it are rare and
+// local.
+type dialect struct {
+	name string
+	// forUpdate locks the selected row for the transaction (PostgreSQL); SQLite's single
+	// writer already serialises write transactions.
+	forUpdate string
+	rebind    func(string) string
+}
+
+var (
+	sqliteDialect   = dialect{name: "sqlite", rebind: cachedRebind(dollarToQuestion)}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", rebind: func(q string) string { return q }}
+)
+
+// dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n
+// would be a named parameter numbered by first appearance.
+func dollarToQuestion(q string) string {
+	var b strings.Builder
+	b.Grow(len(q))
+	for i := 0; i < len(q); i++ {
+		if q[i] == '$' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9' {
+			b.WriteByte('?')
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+func cachedRebind(f func(string) string) func(string) string {
+	var cache sync.Map
+	return func(q string) string {
+		if v, ok := cache.Load(q); ok {
+			return v.(string)
+		}
+		r := f(q)
+		cache.Store(q, r)
+		return r
+	}
+}
+
+// q rewrites a query for the database in use.
+func (db *DB) q(query string) string { return db.dialect.rebind(query) }

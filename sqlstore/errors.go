@@ -1,0 +1,66 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// mapErr normalises driver errors into chat's sentinels at the storage boundary: nobody above
+// storage looks at a driver or a dialect. Errors that already carry a chat meaning pass.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *chat.Error
+	if errors.As(err, &ce) || errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrAlreadyExists) ||
+		errors.Is(err, chat.ErrLimitReached) || errors.Is(err, chat.ErrUnavailable) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return chat.ErrNotFound
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", chat.ErrAlreadyExists, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
+		}
+		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "23505":
+			return fmt.Errorf("%w: %v", chat.ErrAlreadyExists, err)
+		case pe.Code[:2] == "08", pe.Code[:2] == "57", pe.Code[:2] == "53":
+			// connection exceptions, operator intervention (shutdown), insufficient resources
+			return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
+		}
+		return err
+	}
+	var ne net.Error
+	var ce2 *pgconn.ConnectError
+	if errors.As(err, &ce2) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, sql.ErrConnDone) || pgconn.SafeToRetry(err) {
+		return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
+	}
+	return err
+}

@@ -1,0 +1,299 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+const userColumns = `uid, name, avatar, link, role, status, status_message, metadata, created_at, updated_at,
+	last_active_at, deactivated_at, deleted_at`
+
+func scanUser(row interface{ Scan(...any) error }, appID string) (chat.User, error) {
+	u := chat.User{AppID: appID}
+	var meta sql.NullString
+	err := row.Scan(&u.UID, &u.Name, &u.Avatar, &u.Link, &u.Role, &u.Status, &u.StatusMessage, &meta,
+		&u.CreatedAt, &u.UpdatedAt, &u.LastActiveAt, &u.DeactivatedAt, &u.DeletedAt)
+	if meta.Valid {
+		u.Metadata = []byte(meta.String)
+	}
+	return u, mapErr(err)
+}
+
+func nullJSON(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// CreateUser inserts a user and its tags; a taken uid is ErrAlreadyExists.
+func (db *DB) CreateUser(ctx context.Context, u chat.User) error {
+	return db.transact(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, db.q(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
+			metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+			u.AppID, u.UID, u.Name, u.Avatar, u.Link, u.Role, u.Status, u.StatusMessage, nullJSON(u.Metadata), u.CreatedAt)
+		if err != nil {
+			return err
+		}
+		return db.insertTags(ctx, tx, u.AppID, u.UID, u.Tags)
+	})
+}
+
+func (db *DB) insertTags(ctx context.Context, tx *sql.Tx, appID, uid string, tags []string) error {
+	for i, t := range tags {
+		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO user_tags (app_id, uid, tag, pos) VALUES ($1, $2, $3, $4)`), appID, uid, t, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// User returns a user without its tags.
+func (db *DB) User(ctx context.Context, appID, uid string) (chat.User, error) {
+	return scanUser(db.r.QueryRowContext(ctx, db.q(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`), appID, uid), appID)
+}
+
+// UserTags returns the listed users' tags in their given order.
+func (db *DB) UserTags(ctx context.Context, appID string, uids []string) (map[string][]string, error) {
+	return userTags(ctx, db.r, db, appID, uids)
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func userTags(ctx context.Context, qr querier, db *DB, appID string, uids []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(uids) == 0 {
+		return out, nil
+	}
+	args := []any{appID}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	rows, err := qr.QueryContext(ctx, db.q(`SELECT uid, tag FROM user_tags WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid, pos`), args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var uid, tag string
+		if err := rows.Scan(&uid, &tag); err != nil {
+			return nil, mapErr(err)
+		}
+		out[uid] = append(out[uid], tag)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// UpdateUser applies u to an active user and returns the user with its tags.
+func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpdate) (chat.User, error) {
+	var out chat.User
+	err := db.transact(ctx, func(tx *sql.Tx) error {
+		set := []string{"updated_at = $1"}
+		args := []any{u.UpdatedAt}
+		add := func(col string, v any) {
+			args = append(args, v)
+			set = append(set, col+" = $"+itoa(len(args)))
+		}
+		if u.Name != nil {
+			add("name", *u.Name)
+		}
+		if u.Avatar != nil {
+			add("avatar", *u.Avatar)
+		}
+		if u.Link != nil {
+			add("link", *u.Link)
+		}
+		if u.Role != nil {
+			add("role", *u.Role)
+		}
+		if u.StatusMessage != nil {
+			add("status_message", *u.StatusMessage)
+		}
+		if u.Metadata != nil {
+			add("metadata", nullJSON(*u.Metadata))
+		}
+		for _, f := range u.Unset { // unset wins over a value sent in the same request
+			switch f {
+			case "avatar":
+				add("avatar", "")
+			case "link":
+				add("link", "")
+			case "metadata":
+				add("metadata", nil)
+			}
+		}
+		args = append(args, appID, uid)
+		res, err := tx.ExecContext(ctx, db.q(`UPDATE users SET `+strings.Join(set, ", ")+` WHERE app_id = $`+itoa(len(args)-1)+
+			` AND uid = $`+itoa(len(args))+` AND deleted_at = 0 AND deactivated_at = 0`), args...)
+		if err := affected(res, err); err != nil {
+			return err
+		}
+		if u.Tags != nil {
+			if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM user_tags WHERE app_id = $1 AND uid = $2`), appID, uid); err != nil {
+				return err
+			}
+			if err := db.insertTags(ctx, tx, appID, uid, *u.Tags); err != nil {
+				return err
+			}
+		}
+		out, err = scanUser(tx.QueryRowContext(ctx, db.q(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`), appID, uid), appID)
+		if err != nil {
+			return err
+		}
+		tags, err := userTags(ctx, tx, db, appID, []string{uid})
+		out.Tags = tags[uid]
+		return err
+	})
+	return out, err
+}
+
+// SoftDeleteUser marks a user deleted; the uid stays taken.
+func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error {
+	res, err := db.w.ExecContext(ctx, db.q(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`), at, appID, uid)
+	return affected(res, err)
+}
+
+// PurgeUser removes a user with its tags, the messages it sent or received, and its
+// reactions, keeping every other message's reaction counts exact.
+func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
+	return db.transact(ctx, func(tx *sql.Tx) error {
+		steps := []string{
+			`UPDATE reaction_counts SET count = count - 1 WHERE (message_id, reaction) IN
+				(SELECT message_id, reaction FROM reactions WHERE app_id = $1 AND uid = $2)`,
+			`DELETE FROM reaction_counts WHERE count <= 0 AND message_id IN
+				(SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)`,
+			`DELETE FROM reactions WHERE app_id = $1 AND uid = $2`,
+			`DELETE FROM messages WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))`,
+		}
+		for _, s := range steps {
+			if _, err := tx.ExecContext(ctx, db.q(s), appID, uid); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, db.q(`DELETE FROM users WHERE app_id = $1 AND uid = $2`), appID, uid)
+		return affected(res, err)
+	})
+}
+
+// ListUsers lists users by name, then uid.
+func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]chat.User, int, error) {
+	where := ` FROM users u WHERE u.app_id = $1 AND u.deleted_at = 0`
+	args := []any{appID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	switch q.Deactivated {
+	case chat.OnlyActive:
+		where += ` AND u.deactivated_at = 0`
+	case chat.OnlyDeactivated:
+		where += ` AND u.deactivated_at > 0`
+	}
+	if q.SearchKey != "" {
+		p := arg(chat.SearchKeyPattern(q.SearchKey))
+		in := map[string]bool{}
+		for _, s := range q.SearchIn {
+			in[s] = true
+		}
+		var ors []string
+		if len(in) == 0 || in["uid"] {
+			ors = append(ors, `u.uid LIKE `+p+` ESCAPE '\'`)
+		}
+		if len(in) == 0 || in["name"] {
+			ors = append(ors, `lower(u.name) LIKE `+p+` ESCAPE '\'`)
+		}
+		where += ` AND (` + strings.Join(ors, " OR ") + `)`
+	}
+	if q.Status != "" {
+		where += ` AND u.status = ` + arg(q.Status)
+	}
+	if len(q.Roles) > 0 {
+		ph := make([]string, len(q.Roles))
+		for i, r := range q.Roles {
+			ph[i] = arg(r)
+		}
+		where += ` AND u.role IN (` + strings.Join(ph, ", ") + `)`
+	}
+	if len(q.Tags) > 0 {
+		ph := make([]string, len(q.Tags))
+		for i, t := range q.Tags {
+			ph[i] = arg(t)
+		}
+		where += ` AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = u.app_id AND t.uid = u.uid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
+	}
+	var total int
+	if err := db.r.QueryRowContext(ctx, db.q(`SELECT COUNT(*)`+where), args...).Scan(&total); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
+	rows, err := db.r.QueryContext(ctx, db.q(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY u.name, u.uid LIMIT `+lim+` OFFSET `+off), args...)
+	if err != nil {
+		return nil, 0, mapErr(err)
+	}
+	defer rows.Close()
+	var users []chat.User
+	for rows.Next() {
+		u, err := scanUser(rows, appID)
+		if err != nil {
+			return nil, 0, err
+		}
+		users = append(users, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	if q.WithTags && len(users) > 0 {
+		uids := make([]string, len(users))
+		for i, u := range users {
+			uids[i] = u.UID
+		}
+		tags, err := db.UserTags(ctx, appID, uids)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range users {
+			users[i].Tags = tags[users[i].UID]
+		}
+	}
+	return users, total, nil
+}
+
+// prefixed qualifies each column in a comma-separated list.
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SetDeactivated sets or clears deactivation on the listed, not deleted users and returns
+// the uids that exist.
+func (db *DB) SetDeactivated(ctx context.Context, appID string, uids []string, at int64) ([]string, error) {
+	args := []any{at, appID}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	// Deactivating keeps the first deactivation time; reactivating clears it.
+	rows, err := db.w.QueryContext(ctx, db.q(`UPDATE users SET deactivated_at = CASE WHEN $1 = 0 THEN 0
+		WHEN deactivated_at > 0 THEN deactivated_at ELSE $1 END
+		WHERE app_id = $2 AND deleted_at = 0 AND uid IN (`+placeholders(3, len(uids))+`) RETURNING uid`), args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	done := []string{}
+	for rows.Next() {
+		var uid string
+		if err := rows.Scan(&uid); err != nil {
+			return nil, mapErr(err)
+		}
+		done = append(done, uid)
+	}
+	return done, mapErr(rows.Err())
+}
