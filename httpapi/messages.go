@@ -107,7 +107,7 @@ func spliceObject(obj json.RawMessage, gen []byte) json.RawMessage {
 	}
 	out := make([]byte, 0, len(obj)+len(gen))
 	out = append(out, obj[:len(obj)-1]...) // drop the closing brace
-	if len(obj) == 2 {                       // "{}": no leading comma
+	if len(obj) == 2 {                     // "{}": no leading comma
 		gen = gen[1:]
 	}
 	out = append(out, gen...)
