@@ -44,7 +44,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k chat.APIKey, max int) error {
 
 // APIKeyByHash finds a key of any app.
 func (db *DB) APIKeyByHash(ctx context.Context, hash string) (chat.APIKey, error) {
-	return scanKey(db.r.QueryRowContext(ctx, db.q(`SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`), hash))
+	return scanKey(db.readRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash))
 }
 
 // APIKey finds a key of one app.

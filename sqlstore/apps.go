@@ -29,7 +29,7 @@ func (db *DB) CreateApp(ctx context.Context, app chat.App, keys []chat.APIKey) e
 func (db *DB) App(ctx context.Context, id string) (chat.App, error) {
 	var a chat.App
 	var region string
-	err := db.r.QueryRowContext(ctx, db.q(`SELECT id, region, name, created_at FROM apps WHERE id = $1`), id).
+	err := db.readRow(ctx, `SELECT id, region, name, created_at FROM apps WHERE id = $1`, id).
 		Scan(&a.ID, &region, &a.Name, &a.CreatedAt)
 	a.Region = chat.Region(region)
 	return a, mapErr(err)

@@ -34,6 +34,10 @@ type Options struct {
 type DB struct {
 	w, r    *sql.DB
 	dialect dialect
+	// SQLite only: prepared statements of the hot path, per pool, and the group-commit
+	// writer that every write transaction goes through.
+	readStmts, writeStmts *stmtCache
+	batch                 *batcher
 }
 
 // Open connects to url ("sqlite:PATH" or "postgres://…"), and runs the embedded migrations.
@@ -55,6 +59,12 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if db.writeStmts != nil {
+		if err := db.prepareWrites(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return db, nil
 }
 
@@ -65,7 +75,7 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	// Pragmas go in the DSN so every pooled connection gets them; busy_timeout comes first so
 	// that switching to WAL waits for other processes instead of failing.
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)"
 	w, err := sql.Open("sqlite", base+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -85,7 +95,7 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	r.SetConnMaxLifetime(0)
-	return &DB{w: w, r: r, dialect: sqliteDialect}, nil
+	return &DB{w: w, r: r, dialect: sqliteDialect, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), batch: newBatcher(w)}, nil
 }
 
 func openPostgres(dbURL string, opt Options) (*DB, error) {
@@ -122,6 +132,13 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes the pools.
 func (db *DB) Close() error {
+	if db.batch != nil {
+		db.batch.close()
+	}
+	if db.readStmts != nil {
+		db.readStmts.close()
+		db.writeStmts.close()
+	}
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
@@ -130,8 +147,12 @@ func (db *DB) Close() error {
 }
 
 // transact runs fn in a write transaction, committing if fn returns nil and rolling back on
-// an error or a panic.
+// an error or a panic. On SQLite, fn shares a group commit with other writers (batch.go), so
+// fn must do nothing but its statements on tx.
 func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	if db.batch != nil {
+		return mapErr(db.batch.do(ctx, fn))
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return mapErr(err)

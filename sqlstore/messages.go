@@ -4,31 +4,34 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 
 	"github.com/natter-chat/natter/chat"
 )
 
 // CreateMessage inserts m and sets m.ID.
 func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
-	return mapErr(db.insertMessage(ctx, db.w, m))
+	return db.transact(ctx, func(tx *sql.Tx) error { return db.insertMessage(ctx, tx, m) })
 }
 
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func (db *DB) insertMessage(ctx context.Context, qr rowQuerier, m *chat.Message) error {
+func (db *DB) insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
 	var tags any
 	if len(m.Tags) > 0 {
 		b, _ := json.Marshal(m.Tags)
 		tags = string(b)
 	}
-	return qr.QueryRowContext(ctx, db.q(`INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`),
+	return db.txRow(ctx, tx, insertMessageQuery,
 		m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
 		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt).Scan(&m.ID)
 }
+
+const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`
+
+// headQuery reads what the rules need of a message inside a write transaction.
+const headQuery = `SELECT id, sender, receiver, receiver_type, deleted_at FROM messages
+	WHERE app_id = $1 AND id = $2 AND category <> 'action'`
 
 // The message with both parties' short user shapes, in one query.
 const messageQuery = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
@@ -54,7 +57,7 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	t, err := db.message(ctx, appID, m.TargetID, "")
 	if err == nil {
 		m.Target = &t
-	} else if err != chat.ErrNotFound { // a permanently deleted target leaves the action alone
+	} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
 		return m, err
 	}
 	return m, nil
@@ -65,7 +68,7 @@ func (db *DB) message(ctx context.Context, appID string, id int64, viewer string
 	var data string
 	var tags sql.NullString
 	var s, r [4]sql.NullString
-	err := db.r.QueryRowContext(ctx, db.q(messageQuery), appID, id).Scan(&m.ID, &m.ConversationID, &m.Sender,
+	err := db.readRow(ctx, messageQuery, appID, id).Scan(&m.ID, &m.ConversationID, &m.Sender,
 		&m.ReceiverType, &m.Receiver, &m.Category, &m.Type, &data, &tags, &m.MUID, &m.TargetID, &m.SentAt,
 		&m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &s[0], &s[1], &s[2], &s[3], &r[0], &r[1], &r[2], &r[3])
 	if err != nil {
@@ -85,7 +88,7 @@ func (db *DB) message(ctx context.Context, appID string, id int64, viewer string
 		m.Action = a.Action
 		return m, nil
 	}
-	rows, err := db.r.QueryContext(ctx, db.q(summaryQuery), id, viewer)
+	rows, err := db.readRows(ctx, summaryQuery, id, viewer)
 	if err != nil {
 		return m, mapErr(err)
 	}
@@ -111,8 +114,7 @@ func entity(uid string, c [4]sql.NullString) chat.Entity {
 // messages are not acted on.
 func (db *DB) head(ctx context.Context, tx *sql.Tx, appID string, id int64) (chat.MessageHead, error) {
 	var h chat.MessageHead
-	err := tx.QueryRowContext(ctx, db.q(`SELECT id, sender, receiver, receiver_type, deleted_at FROM messages
-		WHERE app_id = $1 AND id = $2 AND category <> 'action'`+db.dialect.forUpdate), appID, id).
+	err := db.txRow(ctx, tx, headQuery+db.dialect.forUpdate, appID, id).
 		Scan(&h.ID, &h.Sender, &h.Receiver, &h.ReceiverType, &h.DeletedAt)
 	return h, err
 }

@@ -8,6 +8,19 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
+// The reaction write path; constant so the SQLite writer can prepare them once (stmt.go).
+const (
+	insertReactionQuery = `INSERT INTO reactions (app_id, message_id, uid, reaction, reacted_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (message_id, uid, reaction) DO NOTHING RETURNING id`
+	incrementCountQuery = `UPDATE reaction_counts SET count = count + 1 WHERE message_id = $1 AND reaction = $2`
+	countKindsQuery     = `SELECT COUNT(*) FROM reaction_counts WHERE message_id = $1`
+	insertCountQuery    = `INSERT INTO reaction_counts (message_id, reaction, count, first_at, first_id)
+			VALUES ($1, $2, 1, $3, $4)`
+	deleteReactionQuery = `DELETE FROM reactions WHERE app_id = $1 AND message_id = $2 AND uid = $3 AND reaction = $4`
+	decrementCountQuery = `UPDATE reaction_counts SET count = count - 1 WHERE message_id = $1 AND reaction = $2`
+	dropCountQuery      = `DELETE FROM reaction_counts WHERE message_id = $1 AND reaction = $2 AND count <= 0`
+)
+
 // AddReaction adds one (message, user, reaction) row unless it exists, and keeps the
 // message's per-reaction count and the distinct-reaction cap in the same transaction. The
 // message row is locked first on PostgreSQL, so concurrent adds on one message serialise
@@ -23,8 +36,7 @@ func (db *DB) AddReaction(ctx context.Context, appID string, msgID int64, uid, r
 			return err
 		}
 		var rid int64
-		err = tx.QueryRowContext(ctx, db.q(`INSERT INTO reactions (app_id, message_id, uid, reaction, reacted_at)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (message_id, uid, reaction) DO NOTHING RETURNING id`),
+		err = db.txRow(ctx, tx, insertReactionQuery,
 			appID, msgID, uid, reaction, at).Scan(&rid)
 		if err == sql.ErrNoRows {
 			return nil // already there: idempotent
@@ -33,7 +45,7 @@ func (db *DB) AddReaction(ctx context.Context, appID string, msgID int64, uid, r
 			return err
 		}
 		added = true
-		res, err := tx.ExecContext(ctx, db.q(`UPDATE reaction_counts SET count = count + 1 WHERE message_id = $1 AND reaction = $2`), msgID, reaction)
+		res, err := db.txExec(ctx, tx, incrementCountQuery, msgID, reaction)
 		if err != nil {
 			return err
 		}
@@ -42,15 +54,14 @@ func (db *DB) AddReaction(ctx context.Context, appID string, msgID int64, uid, r
 		}
 		if max > 0 {
 			var distinct int
-			if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM reaction_counts WHERE message_id = $1`), msgID).Scan(&distinct); err != nil {
+			if err := db.txRow(ctx, tx, countKindsQuery, msgID).Scan(&distinct); err != nil {
 				return err
 			}
 			if distinct >= max {
 				return chat.ErrLimitReached
 			}
 		}
-		_, err = tx.ExecContext(ctx, db.q(`INSERT INTO reaction_counts (message_id, reaction, count, first_at, first_id)
-			VALUES ($1, $2, 1, $3, $4)`), msgID, reaction, at, rid)
+		_, err = db.txExec(ctx, tx, insertCountQuery, msgID, reaction, at, rid)
 		return err
 	})
 	return added && err == nil, err
@@ -67,7 +78,7 @@ func (db *DB) RemoveReaction(ctx context.Context, appID string, msgID int64, uid
 		if err := check(h); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, db.q(`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2 AND uid = $3 AND reaction = $4`),
+		res, err := db.txExec(ctx, tx, deleteReactionQuery,
 			appID, msgID, uid, reaction)
 		if err != nil {
 			return err
@@ -76,10 +87,10 @@ func (db *DB) RemoveReaction(ctx context.Context, appID string, msgID int64, uid
 			return nil // not there: a no-op
 		}
 		removed = true
-		if _, err := tx.ExecContext(ctx, db.q(`UPDATE reaction_counts SET count = count - 1 WHERE message_id = $1 AND reaction = $2`), msgID, reaction); err != nil {
+		if _, err := db.txExec(ctx, tx, decrementCountQuery, msgID, reaction); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, db.q(`DELETE FROM reaction_counts WHERE message_id = $1 AND reaction = $2 AND count <= 0`), msgID, reaction)
+		_, err = db.txExec(ctx, tx, dropCountQuery, msgID, reaction)
 		return err
 	})
 	return removed && err == nil, err

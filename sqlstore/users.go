@@ -53,7 +53,7 @@ func (db *DB) insertTags(ctx context.Context, tx *sql.Tx, appID, uid string, tag
 
 // User returns a user without its tags.
 func (db *DB) User(ctx context.Context, appID, uid string) (chat.User, error) {
-	return scanUser(db.r.QueryRowContext(ctx, db.q(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`), appID, uid), appID)
+	return scanUser(db.readRow(ctx, `SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`, appID, uid), appID)
 }
 
 // UserTags returns the listed users' tags in their given order.
@@ -231,7 +231,7 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 		return nil, 0, mapErr(err)
 	}
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
-	rows, err := db.r.QueryContext(ctx, db.q(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY u.name, u.uid LIMIT `+lim+` OFFSET `+off), args...)
+	rows, err := db.r.QueryContext(ctx, db.q(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY lower(u.name), u.name, u.uid LIMIT `+lim+` OFFSET `+off), args...)
 	if err != nil {
 		return nil, 0, mapErr(err)
 	}

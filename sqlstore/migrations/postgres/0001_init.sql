@@ -36,7 +36,7 @@ CREATE TABLE users (
     deleted_at     BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (app_id, uid)
 );
-CREATE INDEX users_name ON users (app_id, name, uid);
+CREATE INDEX users_name ON users (app_id, lower(name), uid);
 
 CREATE TABLE user_tags (
     app_id TEXT NOT NULL,
@@ -79,8 +79,8 @@ CREATE TABLE reactions (
     reacted_at BIGINT NOT NULL,
     UNIQUE (message_id, uid, reaction)
 );
-CREATE INDEX reactions_message ON reactions (message_id, reaction, id);
-CREATE INDEX reactions_user ON reactions (app_id, uid);
+-- The unique index serves every per-message read; a user's reactions are looked up only when
+-- a user is purged, which may scan. Each index is one more write per reaction.
 
 -- One row per distinct reaction on a message, kept in the same transaction as the rows.
 -- first_id orders the summary by first appearance and stays put while count > 0.

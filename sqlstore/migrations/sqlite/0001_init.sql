@@ -36,7 +36,7 @@ CREATE TABLE users (
     deleted_at     INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (app_id, uid)
 );
-CREATE INDEX users_name ON users (app_id, name, uid);
+CREATE INDEX users_name ON users (app_id, lower(name), uid);
 
 CREATE TABLE user_tags (
     app_id TEXT NOT NULL,
@@ -70,8 +70,10 @@ CREATE INDEX messages_conversation ON messages (app_id, conversation_id, id);
 CREATE INDEX messages_sender ON messages (app_id, sender);
 CREATE INDEX messages_receiver ON messages (app_id, receiver_type, receiver);
 
+-- No AUTOINCREMENT: ids only need to grow, and the sqlite_sequence row it updates would be
+-- one more page written per reaction.
 CREATE TABLE reactions (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         INTEGER PRIMARY KEY,
     app_id     TEXT NOT NULL,
     message_id INTEGER NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
     uid        TEXT NOT NULL,
@@ -79,8 +81,8 @@ CREATE TABLE reactions (
     reacted_at INTEGER NOT NULL,
     UNIQUE (message_id, uid, reaction)
 );
-CREATE INDEX reactions_message ON reactions (message_id, reaction, id);
-CREATE INDEX reactions_user ON reactions (app_id, uid);
+-- The unique index serves every per-message read; a user's reactions are looked up only when
+-- a user is purged, which may scan. Each index is a page written per reaction.
 
 -- One row per distinct reaction on a message, kept in the same transaction as the rows.
 -- first_id orders the summary by first appearance and stays put while count > 0.
@@ -91,4 +93,4 @@ CREATE TABLE reaction_counts (
     first_at   INTEGER NOT NULL,
     first_id   INTEGER NOT NULL,
     PRIMARY KEY (message_id, reaction)
-);
+) WITHOUT ROWID;

@@ -1,0 +1,48 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+func BenchmarkStoreAddReaction(b *testing.B) {
+	for _, readBack := range []bool{false, true} {
+		b.Run(fmt.Sprint("readBack=", readBack), func(b *testing.B) {
+			ctx := context.Background()
+			db := openB(b)
+			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+				b.Fatal(err)
+			}
+			for _, u := range []string{"u0", "u1"} {
+				if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var ids []int64
+			for i := 0; i < 1000; i++ {
+				m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
+					Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
+				if err := db.CreateMessage(ctx, m); err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, m.ID)
+			}
+			anyone := func(chat.MessageHead) error { return nil }
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id := ids[i%len(ids)]
+				if _, err := db.AddReaction(ctx, "a", id, "u0", fmt.Sprint("r", i/len(ids)), 1, 0, anyone); err != nil {
+					b.Fatal(err)
+				}
+				if readBack {
+					if _, err := db.Message(ctx, "a", id, "u0"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
