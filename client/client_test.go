@@ -1,0 +1,544 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
+)
+
+// request is what the fake server saw.
+type request struct {
+	Pattern string // route pattern without the version prefix, as in httpapi.Routes
+	Prefix  string
+	Path    string // escaped, as sent
+	Query   string
+	Values  map[string]string
+	Header  http.Header
+	Body    string
+}
+
+// fake is a server with the routes of httpapi on a Go 1.22 ServeMux, so path values are
+// decoded exactly as the real server decodes them. It records each request and answers
+// with the canned reply.
+type fake struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	got    []request
+	status int
+	reply  string
+	header http.Header
+}
+
+func newFake(t *testing.T) *fake {
+	t.Helper()
+	f := &fake{status: http.StatusOK, reply: `{"data":null}`}
+	mux := http.NewServeMux()
+	for _, rt := range httpapi.Routes() {
+		method, path, _ := strings.Cut(rt, " ")
+		for _, prefix := range []string{"/v3", "/v3.0"} {
+			mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				vals := map[string]string{}
+				for _, k := range []string{"uid", "apiKey", "id", "reaction"} {
+					if v := r.PathValue(k); v != "" {
+						vals[k] = v
+					}
+				}
+				f.mu.Lock()
+				f.got = append(f.got, request{Pattern: rt, Prefix: prefix, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
+					Values: vals, Header: r.Header.Clone(), Body: string(body)})
+				status, reply, hdr := f.status, f.reply, f.header
+				f.mu.Unlock()
+				for k, v := range hdr {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(status)
+				io.WriteString(w, reply)
+			})
+		}
+	}
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fake) client(opts ...client.Option) *client.Client {
+	return client.New(f.srv.URL, "key-1", append([]client.Option{client.WithHTTPClient(f.srv.Client())}, opts...)...)
+}
+
+func (f *fake) respond(status int, reply string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status, f.reply = status, reply
+}
+
+// last returns the one request since the previous call, failing if there was not exactly one.
+func (f *fake) last(t *testing.T) request {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.got) != 1 {
+		t.Fatalf("server saw %d requests, want 1: %+v", len(f.got), f.got)
+	}
+	r := f.got[0]
+	f.got = nil
+	return r
+}
+
+func sameJSON(t *testing.T, got, want string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("body %q is not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %q is not JSON: %v", want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("body = %s, want %s", got, want)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestEndpoints calls every method once and checks the request the server saw. It also
+// checks that together they cover every route of httpapi.
+func TestEndpoints(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		call    func(c *client.Client) error
+		pattern string
+		path    string
+		query   string
+		values  map[string]string
+		body    string // "" means no body
+	}{
+		{"CreateUser", func(c *client.Client) error {
+			_, err := c.CreateUser(ctx, client.CreateUserRequest{UID: "u1", Name: "U One", Tags: []string{"t"}, Metadata: map[string]any{"a": 1.0}})
+			return err
+		}, "POST /users", "/v3/users", "", nil, `{"uid":"u1","name":"U One","metadata":{"a":1},"tags":["t"]}`},
+		{"CreateUser required fields always sent", func(c *client.Client) error {
+			_, err := c.CreateUser(ctx, client.CreateUserRequest{})
+			return err
+		}, "POST /users", "/v3/users", "", nil, `{"uid":"","name":""}`},
+		{"GetUser", func(c *client.Client) error {
+			_, err := c.GetUser(ctx, "a/b c")
+			return err
+		}, "GET /users/{uid}", "/v3/users/a%2Fb%20c", "", map[string]string{"uid": "a/b c"}, ""},
+		{"UpdateUser", func(c *client.Client) error {
+			_, err := c.UpdateUser(ctx, "u1", client.UpdateUserRequest{Name: ptr("N"), Tags: &[]string{}, Unset: []string{"avatar"}})
+			return err
+		}, "PUT /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, `{"name":"N","tags":[],"unset":["avatar"]}`},
+		{"DeleteUser", func(c *client.Client) error {
+			_, err := c.DeleteUser(ctx, "u1", false)
+			return err
+		}, "DELETE /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, ""},
+		{"DeleteUser permanent", func(c *client.Client) error {
+			_, err := c.DeleteUser(ctx, "u1", true)
+			return err
+		}, "DELETE /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, `{"permanent":true}`},
+		{"ListUsers zero", func(c *client.Client) error {
+			_, err := c.ListUsers(ctx, client.ListUsersParams{})
+			return err
+		}, "GET /users", "/v3/users", "", nil, ""},
+		{"ListUsers all", func(c *client.Client) error {
+			_, err := c.ListUsers(ctx, client.ListUsersParams{SearchKey: "a b", SearchIn: []string{"uid", "name"}, Status: "online",
+				Roles: []string{"r1", "r2"}, Tags: []string{"x"}, WithTags: true, OnlyDeactivated: true, WithDeactivated: true, PerPage: 10, Page: 2})
+			return err
+		}, "GET /users", "/v3/users",
+			"onlyDeactivated=true&page=2&perPage=10&roles=r1%2Cr2&searchIn=uid%2Cname&searchKey=a+b&status=online&tags=x&withDeactivated=true&withTags=true",
+			nil, ""},
+		{"DeactivateUsers", func(c *client.Client) error {
+			_, err := c.DeactivateUsers(ctx, []string{"u1", "u2"})
+			return err
+		}, "DELETE /users", "/v3/users", "", nil, `{"uidsToDeactivate":["u1","u2"]}`},
+		{"ReactivateUsers", func(c *client.Client) error {
+			_, err := c.ReactivateUsers(ctx, []string{"u1"})
+			return err
+		}, "PUT /users", "/v3/users", "", nil, `{"uidsToActivate":["u1"]}`},
+
+		{"CreateAPIKey", func(c *client.Client) error {
+			_, err := c.CreateAPIKey(ctx, "k", "")
+			return err
+		}, "POST /apikeys", "/v3/apikeys", "", nil, `{"name":"k"}`},
+		{"CreateAPIKey scope", func(c *client.Client) error {
+			_, err := c.CreateAPIKey(ctx, "k", "authOnly")
+			return err
+		}, "POST /apikeys", "/v3/apikeys", "", nil, `{"name":"k","scope":"authOnly"}`},
+		{"ListAPIKeys", func(c *client.Client) error {
+			_, err := c.ListAPIKeys(ctx, client.ListAPIKeysParams{Scope: "fullAccess", SearchKey: "k", PerPage: 5, Page: 1})
+			return err
+		}, "GET /apikeys", "/v3/apikeys", "page=1&perPage=5&scope=fullAccess&searchKey=k", nil, ""},
+		{"GetAPIKey", func(c *client.Client) error {
+			_, err := c.GetAPIKey(ctx, "abc/def")
+			return err
+		}, "GET /apikeys/{apiKey}", "/v3/apikeys/abc%2Fdef", "", map[string]string{"apiKey": "abc/def"}, ""},
+		{"UpdateAPIKey", func(c *client.Client) error {
+			_, err := c.UpdateAPIKey(ctx, "abc", ptr("n"), nil)
+			return err
+		}, "PUT /apikeys/{apiKey}", "/v3/apikeys/abc", "", map[string]string{"apiKey": "abc"}, `{"name":"n"}`},
+		{"DeleteAPIKey", func(c *client.Client) error {
+			_, err := c.DeleteAPIKey(ctx, "abc")
+			return err
+		}, "DELETE /apikeys/{apiKey}", "/v3/apikeys/abc", "", map[string]string{"apiKey": "abc"}, ""},
+
+		{"SendMessage", func(c *client.Client) error {
+			_, err := c.SendMessage(ctx, client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message", Type: "text",
+				Data: map[string]any{"text": "<hi>"}})
+			return err
+		}, "POST /messages", "/v3/messages", "", nil, `{"receiver":"u2","receiverType":"user","category":"message","type":"text","data":{"text":"<hi>"}}`},
+		{"GetMessage", func(c *client.Client) error {
+			_, err := c.GetMessage(ctx, "7")
+			return err
+		}, "GET /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, ""},
+		{"DeleteMessage", func(c *client.Client) error {
+			_, err := c.DeleteMessage(ctx, "7", false)
+			return err
+		}, "DELETE /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, ""},
+		{"DeleteMessage permanent", func(c *client.Client) error {
+			_, err := c.DeleteMessage(ctx, "7", true)
+			return err
+		}, "DELETE /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, `{"permanent":true}`},
+		{"ListReactions", func(c *client.Client) error {
+			_, err := c.ListReactions(ctx, "7", client.ListReactionsParams{Limit: 3, Affix: "prepend", ID: "9"})
+			return err
+		}, "GET /messages/{id}/reactions", "/v3/messages/7/reactions", "affix=prepend&id=9&limit=3", map[string]string{"id": "7"}, ""},
+		{"ListReactions one", func(c *client.Client) error {
+			_, err := c.ListReactions(ctx, "7", client.ListReactionsParams{Reaction: "a/b"})
+			return err
+		}, "GET /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/a%2Fb", "", map[string]string{"id": "7", "reaction": "a/b"}, ""},
+		{"AddReaction", func(c *client.Client) error {
+			_, err := c.AddReaction(ctx, "7", "👍")
+			return err
+		}, "POST /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
+		{"RemoveReaction", func(c *client.Client) error {
+			_, err := c.RemoveReaction(ctx, "7", "👍")
+			return err
+		}, "DELETE /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
+	}
+	f := newFake(t)
+	c := f.client()
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.call(c); err != nil {
+				t.Fatal(err)
+			}
+			got := f.last(t)
+			covered[got.Pattern] = true
+			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
+				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
+			}
+			if tt.values == nil {
+				tt.values = map[string]string{}
+			}
+			if !reflect.DeepEqual(got.Values, tt.values) {
+				t.Errorf("path values = %v, want %v", got.Values, tt.values)
+			}
+			if tt.body == "" {
+				if got.Body != "" || got.Header.Get("Content-Type") != "" {
+					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
+				}
+			} else {
+				sameJSON(t, got.Body, tt.body)
+				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
+					t.Errorf("Content-Type = %q", ct)
+				}
+			}
+			if got.Header.Get("apikey") != "key-1" || got.Header.Get("Accept") != "application/json" {
+				t.Errorf("apikey = %q, Accept = %q", got.Header.Get("apikey"), got.Header.Get("Accept"))
+			}
+		})
+	}
+	for _, rt := range httpapi.Routes() {
+		if !covered[rt] {
+			t.Errorf("no client call tested for %s", rt)
+		}
+	}
+}
+
+// TestReactionSegment checks that awkward reactions and ids reach r.PathValue intact. A
+// reaction of exactly "/" is left out: the client sends it as %2F, but ServeMux reads a
+// segment that decodes to "/" as a trailing slash and answers 404.
+func TestReactionSegment(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	c := f.client()
+	for _, reaction := range []string{"a/b", "👍🏽", ":heart", "+1", "%", "a b", "%2F", "?x", "#", ";", ".", "..", "a\\b", "//", "a%"} {
+		t.Run(reaction, func(t *testing.T) {
+			calls := map[string]func() error{
+				"POST /messages/{id}/reactions/{reaction}": func() error { _, err := c.AddReaction(ctx, "m/1", reaction); return err },
+				"DELETE /messages/{id}/reactions/{reaction}": func() error {
+					_, err := c.RemoveReaction(ctx, "m/1", reaction)
+					return err
+				},
+				"GET /messages/{id}/reactions/{reaction}": func() error {
+					_, err := c.ListReactions(ctx, "m/1", client.ListReactionsParams{Reaction: reaction})
+					return err
+				},
+			}
+			for pattern, call := range calls {
+				if err := call(); err != nil {
+					t.Fatalf("%s: %v", pattern, err)
+				}
+				got := f.last(t)
+				if got.Pattern != pattern || got.Values["reaction"] != reaction || got.Values["id"] != "m/1" {
+					t.Errorf("%s: server saw %s with %q", pattern, got.Pattern, got.Values)
+				}
+			}
+			if _, err := c.GetUser(ctx, reaction); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.last(t); got.Values["uid"] != reaction {
+				t.Errorf("uid = %q, want %q", got.Values["uid"], reaction)
+			}
+		})
+	}
+}
+
+func TestHeaders(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	base := f.client(client.WithHeader("appId", "app1"))
+	alice := base.OnBehalfOf("alice")
+	if _, err := alice.GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	got := f.last(t)
+	if got.Header.Get("onBehalfOf") != "alice" || got.Header.Get("appId") != "app1" || got.Header.Get("apikey") != "key-1" {
+		t.Errorf("headers = %v", got.Header)
+	}
+	// OnBehalfOf must leave the client it copied alone.
+	if _, err := base.GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last(t); got.Header.Get("onBehalfOf") != "" || got.Header.Get("appId") != "app1" {
+		t.Errorf("base client headers = %v", got.Header)
+	}
+	if _, err := alice.OnBehalfOf("").GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last(t); got.Header.Get("onBehalfOf") != "" {
+		t.Errorf("OnBehalfOf(\"\") sent onBehalfOf %q", got.Header.Get("onBehalfOf"))
+	}
+	// An empty key sends no apikey header at all.
+	noKey := client.New(f.srv.URL, "")
+	if _, err := noKey.GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last(t); got.Header.Values("apikey") != nil {
+		t.Errorf("apikey = %q, want absent", got.Header.Values("apikey"))
+	}
+}
+
+func TestVersionPrefix(t *testing.T) {
+	f := newFake(t)
+	for _, tt := range []struct{ opt, want string }{{"/v3.0", "/v3.0"}, {"/v3/", "/v3"}} {
+		c := client.New(f.srv.URL+"/", "k", client.WithVersionPrefix(tt.opt))
+		if _, err := c.GetUser(context.Background(), "u"); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.last(t); got.Prefix != tt.want || got.Path != tt.want+"/users/u" {
+			t.Errorf("WithVersionPrefix(%q): path %s", tt.opt, got.Path)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	c := f.client()
+
+	f.respond(http.StatusBadRequest, `{"error":{"message":"m","devMessage":"d","source":"chat-api","details":{"uid":["bad"]},"code":"ERR_BAD_REQUEST"}}`)
+	f.mu.Lock()
+	f.header = http.Header{"X-Request-Id": {"r1"}}
+	f.mu.Unlock()
+	_, err := c.CreateUser(ctx, client.CreateUserRequest{})
+	f.last(t)
+	var got *client.Error
+	if !errors.As(err, &got) {
+		t.Fatalf("err = %T %v, want *client.Error", err, err)
+	}
+	want := &client.Error{Status: 400, Code: "ERR_BAD_REQUEST", Message: "m", DevMessage: "d", Source: "chat-api",
+		Details: map[string][]string{"uid": {"bad"}}}
+	if got.Header.Get("X-Request-Id") != "r1" {
+		t.Errorf("Header = %v", got.Header)
+	}
+	got.Header = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("err = %+v, want %+v", got, want)
+	}
+	if s := got.Error(); !strings.Contains(s, "400") || !strings.Contains(s, "ERR_BAD_REQUEST") || !strings.Contains(s, "m") {
+		t.Errorf("Error() = %q", s)
+	}
+
+	// A body that is not the envelope: status kept, message is the start of the body.
+	long := "<html>" + strings.Repeat("é", 200) + "</html>"
+	for _, body := range []string{long, `{"data":{}}`, ""} {
+		f.respond(http.StatusBadGateway, body)
+		err := c.Do(ctx, http.MethodGet, "/users", nil, nil)
+		f.last(t)
+		var e *client.Error
+		if !errors.As(err, &e) || e.Status != http.StatusBadGateway || e.Code != "" {
+			t.Fatalf("body %.20q: err = %#v", body, err)
+		}
+		if len(e.Message) > 200 || !strings.HasPrefix(body, e.Message) {
+			t.Errorf("body %.20q: Message = %q (%d bytes)", body, e.Message, len(e.Message))
+		}
+	}
+
+	// A success body that is not JSON is an error, but not an API error.
+	f.respond(http.StatusOK, "nope")
+	err = c.Do(ctx, http.MethodGet, "/users", nil, nil)
+	f.last(t)
+	if err == nil || errors.As(err, new(*client.Error)) {
+		t.Errorf("err = %v, want a decode error", err)
+	}
+}
+
+func TestResponseLimit(t *testing.T) {
+	f := newFake(t)
+	f.respond(http.StatusOK, `{"data":"`+strings.Repeat("x", 16<<20)+`"}`)
+	err := f.client().Do(context.Background(), http.MethodGet, "/users", nil, nil)
+	f.last(t)
+	if err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Errorf("err = %v, want a size error", err)
+	}
+}
+
+func TestDo(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	c := f.client()
+	f.respond(http.StatusOK, `{"data":{"x":1}}`)
+	for _, body := range []any{json.RawMessage(`{"a": [1, 2]}`), []byte(`not json`)} {
+		var out struct{ X int }
+		if err := c.Do(ctx, http.MethodPost, "/users?x=1", body, &out); err != nil {
+			t.Fatal(err)
+		}
+		got := f.last(t)
+		if want := reflect.ValueOf(body).Bytes(); got.Body != string(want) || got.Query != "x=1" {
+			t.Errorf("body %q query %q, want %q sent verbatim", got.Body, got.Query, want)
+		}
+		if out.X != 1 {
+			t.Errorf("out = %+v", out)
+		}
+	}
+	if err := c.Do(ctx, http.MethodGet, "/users", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.last(t)
+}
+
+func TestDecode(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t)
+	c := f.client()
+
+	f.respond(http.StatusOK, `{"data":[{"uid":"u1","name":"U","status":"offline","role":"default","createdAt":5,"tags":["t"],"metadata":{"k":"v"}}],
+		"meta":{"pagination":{"total":21,"count":1,"per_page":1,"current_page":2,"total_pages":21}}}`)
+	users, err := c.ListUsers(ctx, client.ListUsersParams{})
+	f.last(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUsers := &client.UserList{
+		Users: []client.User{{UID: "u1", Name: "U", Status: "offline", Role: "default", CreatedAt: 5, Tags: []string{"t"},
+			Metadata: map[string]any{"k": "v"}}},
+		Pagination: client.Pagination{Total: 21, Count: 1, PerPage: 1, CurrentPage: 2, TotalPages: 21},
+	}
+	if !reflect.DeepEqual(users, wantUsers) {
+		t.Errorf("ListUsers = %+v, want %+v", users, wantUsers)
+	}
+
+	f.respond(http.StatusOK, `{"data":{"deactivatedUids":["a","b"]}}`)
+	uids, err := c.DeactivateUsers(ctx, []string{"a", "b"})
+	f.last(t)
+	if err != nil || !slices.Equal(uids, []string{"a", "b"}) {
+		t.Errorf("DeactivateUsers = %v, %v", uids, err)
+	}
+	f.respond(http.StatusOK, `{"data":{"nonDeactivatedUids":["a"]}}`)
+	uids, err = c.ReactivateUsers(ctx, []string{"a"})
+	f.last(t)
+	if err != nil || !slices.Equal(uids, []string{"a"}) {
+		t.Errorf("ReactivateUsers = %v, %v", uids, err)
+	}
+
+	f.respond(http.StatusOK, `{"data":{"success":true,"message":"gone"}}`)
+	ack, err := c.DeleteAPIKey(ctx, "k")
+	f.last(t)
+	if err != nil || *ack != (client.Ack{Success: true, Message: "gone"}) {
+		t.Errorf("DeleteAPIKey = %+v, %v", ack, err)
+	}
+
+	f.respond(http.StatusOK, `{"data":[{"id":"3","messageId":"7","reaction":"👍","uid":"u1","reactedAt":9,
+		"reactedBy":{"uid":"u1","name":"U","status":"online","role":"default","createdAt":1}}],
+		"meta":{"current":{"limit":1,"count":1},"next":{"affix":"append","id":"3"}}}`)
+	rs, err := c.ListReactions(ctx, "7", client.ListReactionsParams{})
+	f.last(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRs := &client.ReactionList{
+		Reactions: []client.Reaction{{ID: "3", MessageID: "7", Reaction: "👍", UID: "u1", ReactedAt: 9,
+			ReactedBy: client.User{UID: "u1", Name: "U", Status: "online", Role: "default", CreatedAt: 1}}},
+		Limit: 1, Count: 1, Next: &client.ReactionCursor{Affix: "append", ID: "3"},
+	}
+	if !reflect.DeepEqual(rs, wantRs) {
+		t.Errorf("ListReactions = %+v, want %+v", rs, wantRs)
+	}
+	f.respond(http.StatusOK, `{"data":[],"meta":{"current":{"limit":10,"count":0}}}`)
+	rs, err = c.ListReactions(ctx, "7", client.ListReactionsParams{})
+	f.last(t)
+	if err != nil || rs.Next != nil || rs.Limit != 10 {
+		t.Errorf("last page = %+v, %v", rs, err)
+	}
+}
+
+func TestMessageData(t *testing.T) {
+	f := newFake(t)
+	c := f.client()
+	data := `{"action":"deleted","custom":{"x":[1]},"entities":{"by":{"entity":{"uid":"u1","name":"U","role":"default","status":"online"},"entityType":"user"},
+		"for":{"entity":{"uid":"u2","name":"V","role":"default","status":"offline","conversationId":"u1_user_u2"},"entityType":"user"},
+		"on":{"entity":{"id":"7","conversationId":"u1_user_u2","sender":"u1","receiverType":"user","receiver":"u2","category":"message","type":"text",
+			"data":{"text":"hi","entities":{"sender":{"entity":{"uid":"u1","name":"U","role":"default","status":"online"},"entityType":"user"}},
+			"reactions":[{"reaction":"👍","count":2,"reactedByMe":true}]},"sentAt":1,"updatedAt":2,"deletedAt":3,"deletedBy":"u1"},"entityType":"message"}}}`
+	f.respond(http.StatusOK, `{"data":{"id":"8","conversationId":"u1_user_u2","sender":"u1","receiverType":"user","receiver":"u2",
+		"category":"action","type":"message","data":`+data+`,"sentAt":3,"updatedAt":3}}`)
+	m, err := c.DeleteMessage(context.Background(), "7", false)
+	f.last(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(m.Data.Raw, []byte(data)) {
+		t.Errorf("Raw = %s, want the data object as sent", m.Data.Raw)
+	}
+	e := m.Data.Entities
+	if m.Data.Action != "deleted" || e.By == nil || e.By.Entity.UID != "u1" || e.For == nil || e.For.Entity.ConversationID != "u1_user_u2" || e.On == nil {
+		t.Fatalf("action data = %+v", m.Data)
+	}
+	on := e.On.Entity
+	if on.ID != "7" || on.Data.Text != "hi" || on.DeletedAt != 3 || on.Data.Entities.Sender.Entity.UID != "u1" ||
+		!reflect.DeepEqual(on.Data.Reactions, []client.ReactionSummary{{Reaction: "👍", Count: 2, ReactedByMe: true}}) {
+		t.Errorf("on = %+v", on)
+	}
+	if len(on.Data.Raw) == 0 {
+		t.Error("nested Raw not set")
+	}
+}

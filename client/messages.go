@@ -1,0 +1,133 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// SendMessageRequest is the body of POST /messages. The sender is the onBehalfOf user; see
+// Client.OnBehalfOf.
+type SendMessageRequest struct {
+	Receiver     string         `json:"receiver"`
+	ReceiverType string         `json:"receiverType"`
+	Category     string         `json:"category"`
+	Type         string         `json:"type"`
+	Data         map[string]any `json:"data"`
+	Tags         []string       `json:"tags,omitempty"`
+	MUID         string         `json:"muid,omitempty"`
+}
+
+// Message is the message shape of the API.
+type Message struct {
+	ID             string      `json:"id"`
+	ConversationID string      `json:"conversationId"`
+	Sender         string      `json:"sender"`
+	ReceiverType   string      `json:"receiverType"`
+	Receiver       string      `json:"receiver"`
+	Category       string      `json:"category"`
+	Type           string      `json:"type"`
+	Data           MessageData `json:"data"`
+	SentAt         int64       `json:"sentAt"`
+	UpdatedAt      int64       `json:"updatedAt"`
+	MUID           string      `json:"muid,omitempty"`
+	Tags           []string    `json:"tags,omitempty"`
+	DeletedAt      int64       `json:"deletedAt,omitempty"`
+	DeletedBy      string      `json:"deletedBy,omitempty"`
+}
+
+// MessageData is a message's data object: the keys natter reads or generates are fields,
+// and Raw keeps the whole object as received, since clients may put any keys in it.
+type MessageData struct {
+	Text        string            `json:"text,omitempty"`
+	Action      string            `json:"action,omitempty"`
+	Metadata    map[string]any    `json:"metadata,omitempty"`
+	CustomData  map[string]any    `json:"customData,omitempty"`
+	Attachments []map[string]any  `json:"attachments,omitempty"`
+	URL         string            `json:"url,omitempty"`
+	Entities    Entities          `json:"entities,omitzero"`
+	Reactions   []ReactionSummary `json:"reactions,omitempty"`
+	Raw         json.RawMessage   `json:"-"`
+}
+
+// UnmarshalJSON decodes the known keys and keeps a copy of the whole object in Raw.
+func (d *MessageData) UnmarshalJSON(b []byte) error {
+	type plain MessageData // without the method, to avoid recursion
+	var p plain
+	if !bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
+		}
+		p.Raw = append(json.RawMessage(nil), b...) // b belongs to the decoder
+	}
+	*d = MessageData(p)
+	return nil
+}
+
+// Entities are data.entities: sender and receiver on ordinary messages; by, for and on on
+// action messages.
+type Entities struct {
+	Sender   *Entity        `json:"sender,omitempty"`
+	Receiver *Entity        `json:"receiver,omitempty"`
+	By       *Entity        `json:"by,omitempty"`
+	For      *Entity        `json:"for,omitempty"`
+	On       *MessageEntity `json:"on,omitempty"`
+}
+
+// Entity is a user entity.
+type Entity struct {
+	Entity     EntityUser `json:"entity"`
+	EntityType string     `json:"entityType"`
+}
+
+// EntityUser is a user inside data.entities.
+type EntityUser struct {
+	UID            string `json:"uid"`
+	Name           string `json:"name"`
+	Avatar         string `json:"avatar,omitempty"`
+	Role           string `json:"role"`
+	Status         string `json:"status"`
+	ConversationID string `json:"conversationId,omitempty"`
+}
+
+// MessageEntity is the message an action message is about.
+type MessageEntity struct {
+	Entity     Message `json:"entity"`
+	EntityType string  `json:"entityType"`
+}
+
+// ReactionSummary is one entry of data.reactions.
+type ReactionSummary struct {
+	Reaction    string `json:"reaction"`
+	Count       int64  `json:"count"`
+	ReactedByMe bool   `json:"reactedByMe,omitempty"`
+}
+
+// SendMessage sends a message.
+func (c *Client) SendMessage(ctx context.Context, r SendMessageRequest) (*Message, error) {
+	return c.message(ctx, http.MethodPost, "/messages", r)
+}
+
+// GetMessage returns the message id.
+func (c *Client) GetMessage(ctx context.Context, id string) (*Message, error) {
+	return c.message(ctx, http.MethodGet, "/messages/"+seg(id), nil)
+}
+
+// DeleteMessage deletes the message id and returns the action message that records it.
+func (c *Client) DeleteMessage(ctx context.Context, id string, permanent bool) (*Message, error) {
+	var body any
+	if permanent {
+		body = map[string]bool{"permanent": true}
+	}
+	return c.message(ctx, http.MethodDelete, "/messages/"+seg(id), body)
+}
+
+// message makes a call whose data is a message.
+func (c *Client) message(ctx context.Context, method, path string, body any) (*Message, error) {
+	var m Message
+	if _, err := c.call(ctx, method, path, nil, body, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

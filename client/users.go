@@ -1,0 +1,199 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// User is the user shape of the API.
+type User struct {
+	UID           string         `json:"uid"`
+	Name          string         `json:"name"`
+	Link          string         `json:"link,omitempty"`
+	Avatar        string         `json:"avatar,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+	Status        string         `json:"status"`
+	StatusMessage string         `json:"statusMessage,omitempty"`
+	Role          string         `json:"role"`
+	CreatedAt     int64          `json:"createdAt"`
+	UpdatedAt     int64          `json:"updatedAt,omitempty"`
+	LastActiveAt  int64          `json:"lastActiveAt,omitempty"`
+	DeactivatedAt int64          `json:"deactivatedAt,omitempty"`
+	Tags          []string       `json:"tags,omitempty"`
+}
+
+// CreateUserRequest is the body of POST /users. UID and Name are required, so they are
+// always sent and an empty one is the server's to reject.
+type CreateUserRequest struct {
+	UID           string         `json:"uid"`
+	Name          string         `json:"name"`
+	Avatar        string         `json:"avatar,omitempty"`
+	Link          string         `json:"link,omitempty"`
+	Role          string         `json:"role,omitempty"`
+	StatusMessage string         `json:"statusMessage,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+	Tags          []string       `json:"tags,omitempty"`
+}
+
+// UpdateUserRequest is the body of PUT /users/{uid}; nil fields are left unchanged. Tags
+// points at the full new list, so a pointer to an empty slice clears them. Unset names the
+// fields to clear.
+type UpdateUserRequest struct {
+	Name          *string        `json:"name,omitempty"`
+	Avatar        *string        `json:"avatar,omitempty"`
+	Link          *string        `json:"link,omitempty"`
+	Role          *string        `json:"role,omitempty"`
+	StatusMessage *string        `json:"statusMessage,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
+	Tags          *[]string      `json:"tags,omitempty"`
+	Unset         []string       `json:"unset,omitempty"`
+}
+
+// ListUsersParams are the query parameters of GET /users; zero values are not sent.
+type ListUsersParams struct {
+	SearchKey       string
+	SearchIn        []string
+	Status          string
+	Roles           []string
+	Tags            []string
+	WithTags        bool
+	OnlyDeactivated bool
+	WithDeactivated bool
+	PerPage         int
+	Page            int
+}
+
+func (p ListUsersParams) query() url.Values {
+	q := url.Values{}
+	setStr(q, "searchKey", p.SearchKey)
+	setStr(q, "searchIn", strings.Join(p.SearchIn, ","))
+	setStr(q, "status", p.Status)
+	setStr(q, "roles", strings.Join(p.Roles, ","))
+	setStr(q, "tags", strings.Join(p.Tags, ","))
+	setBool(q, "withTags", p.WithTags)
+	setBool(q, "onlyDeactivated", p.OnlyDeactivated)
+	setBool(q, "withDeactivated", p.WithDeactivated)
+	setInt(q, "perPage", p.PerPage)
+	setInt(q, "page", p.Page)
+	return q
+}
+
+// UserList is one page of users.
+type UserList struct {
+	Users      []User
+	Pagination Pagination
+}
+
+// CreateUser creates a user.
+func (c *Client) CreateUser(ctx context.Context, r CreateUserRequest) (*User, error) {
+	var u User
+	if _, err := c.call(ctx, http.MethodPost, "/users", nil, r, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// GetUser returns the user uid.
+func (c *Client) GetUser(ctx context.Context, uid string) (*User, error) {
+	var u User
+	if _, err := c.call(ctx, http.MethodGet, "/users/"+seg(uid), nil, nil, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// UpdateUser changes the fields of the user uid that r sets.
+func (c *Client) UpdateUser(ctx context.Context, uid string, r UpdateUserRequest) (*User, error) {
+	var u User
+	if _, err := c.call(ctx, http.MethodPut, "/users/"+seg(uid), nil, r, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// DeleteUser deletes the user uid; permanent deletes it for good rather than marking it
+// deleted.
+func (c *Client) DeleteUser(ctx context.Context, uid string, permanent bool) (*Ack, error) {
+	var body any
+	if permanent {
+		body = map[string]bool{"permanent": true}
+	}
+	var a Ack
+	if _, err := c.call(ctx, http.MethodDelete, "/users/"+seg(uid), nil, body, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// ListUsers returns one page of users.
+func (c *Client) ListUsers(ctx context.Context, p ListUsersParams) (*UserList, error) {
+	var out UserList
+	env, err := c.call(ctx, http.MethodGet, "/users", p.query(), nil, &out.Users)
+	if err != nil {
+		return nil, err
+	}
+	if out.Pagination, err = pageOf(env); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeactivateUsers deactivates the users uids and returns those it deactivated.
+func (c *Client) DeactivateUsers(ctx context.Context, uids []string) ([]string, error) {
+	var out struct {
+		UIDs []string `json:"deactivatedUids"`
+	}
+	body := map[string][]string{"uidsToDeactivate": uids}
+	if _, err := c.call(ctx, http.MethodDelete, "/users", nil, body, &out); err != nil {
+		return nil, err
+	}
+	return out.UIDs, nil
+}
+
+// ReactivateUsers reactivates the users uids and returns those it reactivated.
+func (c *Client) ReactivateUsers(ctx context.Context, uids []string) ([]string, error) {
+	var out struct {
+		UIDs []string `json:"nonDeactivatedUids"` // the hosted service's name for them
+	}
+	body := map[string][]string{"uidsToActivate": uids}
+	if _, err := c.call(ctx, http.MethodPut, "/users", nil, body, &out); err != nil {
+		return nil, err
+	}
+	return out.UIDs, nil
+}
+
+// pageOf reads meta.pagination of a page-based list.
+func pageOf(env *envelope) (Pagination, error) {
+	var meta struct {
+		Pagination Pagination `json:"pagination"`
+	}
+	if len(env.Meta) > 0 {
+		if err := json.Unmarshal(env.Meta, &meta); err != nil {
+			return Pagination{}, fmt.Errorf("natter: decode pagination: %w", err)
+		}
+	}
+	return meta.Pagination, nil
+}
+
+func setStr(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+func setInt(q url.Values, k string, v int) {
+	if v != 0 {
+		q.Set(k, strconv.Itoa(v))
+	}
+}
+
+func setBool(q url.Values, k string, v bool) {
+	if v {
+		q.Set(k, "true")
+	}
+}
