@@ -1,0 +1,223 @@
+// Package pgtest gives tests PostgreSQL databases.
+//
+// URL returns a fresh, empty database per call, on a server shared by the test binary: the
+// server at NATTER_TEST_POSTGRES_URL if that is set (it must be PostgreSQL 13 or newer, and the
+// URL's role must be allowed to create databases), otherwise a throwaway server that pgtest
+// starts on first use from the local PostgreSQL binaries ($NATTER_PG_BIN, else the newest
+// /usr/lib/postgresql/*/bin, else PATH). NewServer starts a dedicated throwaway server that a
+// test can stop and start.
+//
+// Packages that use pgtest must stop the shared server when their tests end:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+// Without PostgreSQL, URL and NewServer skip the test, loudly; with CI=true they fail it instead,
+// so that CI cannot pass by silently skipping the PostgreSQL tests.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// shared is the server behind URL, set up once per test binary.
+var shared struct {
+	once  sync.Once
+	srv   *server // nil when using NATTER_TEST_POSTGRES_URL
+	admin string  // URL of a database to run CREATE DATABASE in
+	err   error
+
+	logOnce sync.Once
+	log     string // how the server came to be, logged by the first test to use it
+}
+
+var mainCalled atomic.Bool
+
+// Main runs the tests, then stops the shared server and deletes its files, and exits with the
+// tests' status. Call it from TestMain.
+func Main(m *testing.M) {
+	mainCalled.Store(true)
+	code := m.Run()
+	if shared.srv != nil {
+		if err := shared.srv.destroy(); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: stopping the shared PostgreSQL server: %v\n", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// URL returns a connection URL to a new, empty database, which is dropped when the test and
+// its subtests finish.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	shared.once.Do(setupShared)
+	if shared.err != nil {
+		fail(tb, shared.err)
+	}
+	shared.logOnce.Do(func() {
+		if shared.log != "" {
+			tb.Log(shared.log)
+		}
+		if shared.srv != nil && !mainCalled.Load() {
+			tb.Log("pgtest: TestMain does not call pgtest.Main, so the shared server's files stay until a later run sweeps them")
+		}
+	})
+	u, err := createDatabase(tb, shared.admin)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u
+}
+
+func setupShared() {
+	if u := os.Getenv("NATTER_TEST_POSTGRES_URL"); u != "" {
+		shared.admin = u
+		return
+	}
+	t0 := time.Now()
+	shared.srv, shared.err = newServer()
+	if shared.err == nil {
+		took := time.Since(t0).Round(time.Millisecond)
+		shared.admin = shared.srv.adminURL()
+		shared.log = fmt.Sprintf("pgtest: %s started in %v on 127.0.0.1:%d, data in %s",
+			shared.srv.version(), took, shared.srv.port, shared.srv.dir)
+	}
+}
+
+// fail ends the test for a setup error: a skip when PostgreSQL is simply not installed (a
+// failure under CI), a failure otherwise.
+func fail(tb testing.TB, err error) {
+	tb.Helper()
+	var ue *unavailableError
+	if !errors.As(err, &ue) {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	msg := fmt.Sprintf("!!! PostgreSQL not available: %v; install the postgresql package or set NATTER_TEST_POSTGRES_URL", ue.why)
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(msg + " (CI=true: failing rather than skipping)")
+	}
+	tb.Skip(msg)
+}
+
+// createDatabase creates a database on the server that admin connects to, drops it in
+// tb.Cleanup, and returns a URL for it.
+func createDatabase(tb testing.TB, admin string) (string, error) {
+	au, err := url.Parse(admin)
+	if err != nil || (au.Scheme != "postgres" && au.Scheme != "postgresql") {
+		return "", fmt.Errorf("want a postgres:// URL, have %q", redact(admin))
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := "natter_test_" + hex.EncodeToString(rnd[:])
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", fmt.Errorf("connect to %s: %w", redact(admin), err)
+	}
+	defer conn.Close(ctx)
+	// template0 rather than template1: an empty database even if someone added objects to
+	// template1 on a shared server.
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
+		return "", fmt.Errorf("create database %s on %s: %w", name, redact(admin), err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err == nil {
+			// FORCE: the test may have left connections open, e.g. in a leaked pool.
+			_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+		if err != nil {
+			tb.Errorf("pgtest: drop database %s on %s: %v", name, redact(admin), err)
+		}
+	})
+	du := *au
+	du.Path, du.RawPath = "/"+name, ""
+	return du.String(), nil
+}
+
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return p.Redacted()
+}
+
+// Instance is a throwaway PostgreSQL server owned by one test, for fault injection: a test
+// can stop the server under load and start it again. It is deleted in tb.Cleanup.
+type Instance struct {
+	tb      testing.TB
+	srv     *server
+	urlOnce sync.Once
+	url     string
+}
+
+// NewServer starts a dedicated throwaway server for tb. It needs local PostgreSQL binaries
+// even when NATTER_TEST_POSTGRES_URL is set.
+func NewServer(tb testing.TB) *Instance {
+	tb.Helper()
+	t0 := time.Now()
+	srv, err := newServer()
+	if err != nil {
+		fail(tb, err)
+	}
+	tb.Cleanup(func() {
+		if err := srv.destroy(); err != nil {
+			tb.Errorf("pgtest: %v", err)
+		}
+	})
+	took := time.Since(t0).Round(time.Millisecond)
+	tb.Logf("pgtest: dedicated %s started in %v on 127.0.0.1:%d", srv.version(), took, srv.port)
+	return &Instance{tb: tb, srv: srv}
+}
+
+// URL returns the URL of a database on the server, the same one on every call, created on
+// the first call. Call it from the test's goroutine, while the server runs.
+func (i *Instance) URL() string {
+	i.tb.Helper()
+	i.urlOnce.Do(func() {
+		u, err := createDatabase(i.tb, i.srv.adminURL())
+		if err != nil {
+			i.tb.Fatalf("pgtest: %v", err)
+		}
+		i.url = u
+	})
+	if i.url == "" {
+		i.tb.Fatal("pgtest: an earlier Instance.URL call failed")
+	}
+	return i.url
+}
+
+// Stop shuts the server down as pg_ctl stop -m fast does: it disconnects clients, and rolls
+// back their transactions. Stopping a stopped server does nothing.
+func (i *Instance) Stop() {
+	i.tb.Helper()
+	if err := i.srv.stop("fast"); err != nil {
+		i.tb.Fatalf("pgtest: %v", err)
+	}
+}
+
+// Start starts the stopped server again, on the same port and data, and waits until it
+// accepts connections. Starting a running server does nothing.
+func (i *Instance) Start() {
+	i.tb.Helper()
+	if err := i.srv.start(); err != nil {
+		i.tb.Fatalf("pgtest: restart on port %d: %v", i.srv.port, err)
+	}
+}
