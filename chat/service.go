@@ -20,7 +20,8 @@ type Config struct {
 	MaxReactions int
 	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
 	KeyCacheTTL time.Duration
-	// Now is the clock; nil means time.Now.
+	// Now is the clock for timestamps; nil means time.Now. Cache expiry always uses the wall
+	// clock.
 	Now func() time.Time
 }
 
@@ -43,7 +44,7 @@ func New(store Store, cfg Config) *Service {
 	if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0
 	}
-	return &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, cfg.Now)}
+	return &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now)}
 }
 
 // Config returns the configuration in force.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -51,6 +52,12 @@ func New(svc *chat.Service, opt Options) *Server {
 			s.mux.Handle(rt.Method+" "+prefix+rt.Path, s.authed(rt.access, rt.handler))
 		}
 	}
+	// ".../reactions/" with nothing after it is a request for the reaction endpoint with an
+	// empty reaction: answer that, rather than "no such API".
+	for _, prefix := range []string{"/v3", "/v3.0"} {
+		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.addReaction))
+		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.removeReaction))
+	}
 	for _, p := range notYet {
 		method, path, found := strings.Cut(p, " ")
 		if !found {
@@ -73,6 +80,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // would answer in plain text: 404 for an unknown path, 405 with Allow for a known path
 // called with another method.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	if !canonical(r.URL.Path) {
+		// The mux would answer with an HTML redirect to the cleaned path; an API client wants
+		// the envelope, and a path like /v3//users names no endpoint.
+		writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
+		return
+	}
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -82,11 +95,21 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
 		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody{errorJSON{
-			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on " + r.URL.Path + "; allowed: " + probe.header.Get("Allow") + ".",
+			// The path is not echoed: it may hold an API key.
+			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: " + probe.header.Get("Allow") + ".",
 			Source: "chat-api", Code: chat.CodeAPINotFound}})
 		return
 	}
 	writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
+}
+
+// canonical reports whether p is already clean: no empty, "." or ".." segments.
+func canonical(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // headerProbe captures what the mux's own 404/405 handler would send, without sending it.

@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+// BenchmarkAddReaction measures the seed's operation end to end in one process: HTTP, auth,
+// the write transaction and the read-back, on a real SQLite file. The load harness under
+// bench/ measures the same against a bare handler; this one is for pprof:
+//
+//	go test ./httpapi -run '^$' -bench AddReaction -cpuprofile cpu.prof
+func BenchmarkAddReaction(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	svc := chat.New(db, chat.Config{MaxReactions: 0})
+	_, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
+	defer srv.Close()
+	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
+	const users, messages = 100, 200
+	for i := 0; i < users; i++ {
+		if _, err := svc.CreateUser(ctx, p, chat.UserCreate{UID: fmt.Sprint("u", i), Name: "User"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ids []int64
+	for i := 0; i < messages; i++ {
+		m, err := svc.SendMessage(ctx, p, fmt.Sprint("u", i%users), chat.MessageSend{Receiver: fmt.Sprint("u", (i+1)%users),
+			ReceiverType: "user", Category: "message", Type: "text", Data: []byte(`{"text":"hello"}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 256}
+	hc := &http.Client{Transport: tr}
+	var n atomic.Int64
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := n.Add(1)
+			mi := int(i) % messages
+			uid := fmt.Sprint("u", mi%users)
+			if i%2 == 0 {
+				uid = fmt.Sprint("u", (mi+1)%users)
+			}
+			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v3/messages/%d/reactions/%s", srv.URL, ids[mi], url.PathEscape(fmt.Sprint("r", i/int64(messages)))), nil)
+			req.Header.Set("apikey", keys[0].Value)
+			req.Header.Set("onBehalfOf", uid)
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				b.Errorf("status %d", res.StatusCode)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,325 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/contract"
+	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// testClock is the fixed clock of every test server, so golden files can hold times.
+var testClock = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+const testDomain = "natter.test"
+
+// env is one natter server over real HTTP on one real database, with an app and its keys.
+type env struct {
+	t       *testing.T
+	backend string
+	dbURL   string
+	srv     *httptest.Server
+	svc     *chat.Service
+	app     chat.App
+	full    string // fullAccess key
+	authKey string // authOnly key
+	c       *client.Client
+	auth    *client.Client
+	http    *http.Client // validates every response against api/openapi.yaml
+	raw     *sql.DB      // for asserting what is (not) written
+}
+
+var (
+	specOnce sync.Once
+	spec     *contract.Spec
+	specErr  error
+)
+
+func loadSpec(t testing.TB) *contract.Spec {
+	specOnce.Do(func() { spec, specErr = contract.Load(filepath.Join("..", "api", "openapi.yaml")) })
+	if specErr != nil {
+		t.Fatalf("load openapi: %v", specErr)
+	}
+	return spec
+}
+
+// backends runs f once per database: SQLite on a temp file, and PostgreSQL.
+func backends(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, newEnv(t, b, chat.Config{}))
+		})
+	}
+}
+
+func newEnv(t *testing.T, backend string, cfg chat.Config) *env {
+	t.Helper()
+	var dbURL string
+	switch backend {
+	case "sqlite":
+		dbURL = "sqlite:" + filepath.Join(t.TempDir(), "natter.db")
+	case "postgres":
+		dbURL = pgtest.URL(t)
+	}
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", backend, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return testClock }
+	}
+	if cfg.MaxReactions == 0 {
+		cfg.MaxReactions = chat.DefaultMaxReactions
+	} else if cfg.MaxReactions < 0 {
+		cfg.MaxReactions = 0
+	}
+	svc := chat.New(db, cfg)
+	app, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Domain: testDomain}))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: loadSpec(t).Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}
+	driver, dsn := "sqlite", strings.TrimPrefix(dbURL, "sqlite:")
+	if backend == "postgres" {
+		driver, dsn = "pgx", dbURL
+	}
+	raw, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	e := &env{t: t, backend: backend, dbURL: dbURL, srv: srv, svc: svc, app: app, full: keys[0].Value, authKey: keys[1].Value, http: hc, raw: raw}
+	e.c = client.New(srv.URL, e.full, client.WithHTTPClient(hc))
+	e.auth = client.New(srv.URL, e.authKey, client.WithHTTPClient(hc))
+	return e
+}
+
+// newApp creates another app on the same server and returns a client for it.
+func (e *env) newApp(id string, region chat.Region) (*client.Client, string) {
+	e.t.Helper()
+	_, keys, err := e.svc.CreateApp(context.Background(), chat.AppCreate{ID: id, Region: region})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return client.New(e.srv.URL, keys[0].Value, client.WithHTTPClient(e.http)), keys[0].Value
+}
+
+func (e *env) ctx() context.Context { return context.Background() }
+
+func (e *env) mustUser(uid, name string) *client.User {
+	e.t.Helper()
+	u, err := e.c.CreateUser(e.ctx(), client.CreateUserRequest{UID: uid, Name: name})
+	if err != nil {
+		e.t.Fatalf("create user %s: %v", uid, err)
+	}
+	return u
+}
+
+func (e *env) mustText(from, to, text string) *client.Message {
+	e.t.Helper()
+	m, err := e.c.OnBehalfOf(from).SendMessage(e.ctx(), client.SendMessageRequest{Receiver: to, ReceiverType: "user",
+		Category: "message", Type: "text", Data: map[string]any{"text": text}})
+	if err != nil {
+		e.t.Fatalf("send %s→%s: %v", from, to, err)
+	}
+	return m
+}
+
+// request is a raw HTTP call for shapes the client will not produce.
+type request struct {
+	method, path string
+	host         string // default: the server's address, so the app comes from the key
+	headers      map[string]string
+	body         string
+}
+
+// response is what came back, with the error envelope decoded when there is one.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	code   string
+}
+
+func (e *env) do(r request) response {
+	e.t.Helper()
+	var body io.Reader
+	if r.body != "" {
+		body = strings.NewReader(r.body)
+	}
+	req, err := http.NewRequest(r.method, e.srv.URL+r.path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if r.host != "" {
+		req.Host = r.host
+	}
+	if _, ok := r.headers["apikey"]; !ok {
+		req.Header.Set("apikey", e.full)
+	}
+	for k, v := range r.headers {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	if r.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := e.http.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, header: res.Header, body: b}
+	var env struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil {
+		out.code = env.Error.Code
+	}
+	return out
+}
+
+// snapshot is every row of every table, to assert that a failed request wrote nothing.
+func (e *env) snapshot() string {
+	e.t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		"SELECT id, region, name FROM apps ORDER BY id",
+		"SELECT hash, app_id, name, scope, updated_at FROM api_keys ORDER BY hash",
+		"SELECT app_id, uid, name, avatar, link, role, status_message, COALESCE(metadata, ''), updated_at, deactivated_at, deleted_at FROM users ORDER BY app_id, uid",
+		"SELECT app_id, uid, tag, pos FROM user_tags ORDER BY app_id, uid, tag",
+		"SELECT id, app_id, sender, receiver, category, type, data, updated_at, deleted_at FROM messages ORDER BY id",
+		"SELECT id, app_id, message_id, uid, reaction FROM reactions ORDER BY id",
+		"SELECT message_id, reaction, count, first_id FROM reaction_counts ORDER BY message_id, reaction",
+	} {
+		rows, err := e.raw.Query(q)
+		if err != nil {
+			e.t.Fatalf("snapshot %q: %v", q, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				e.t.Fatal(err)
+			}
+			for _, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					v = string(bs)
+				}
+				fmt.Fprintf(&b, "%v|", v)
+			}
+			b.WriteByte('\n')
+		}
+		rows.Close()
+		b.WriteString("--\n")
+	}
+	return b.String()
+}
+
+// count runs a COUNT query on the raw database.
+func (e *env) count(query string, args ...any) int {
+	e.t.Helper()
+	if e.backend == "sqlite" {
+		query = strings.NewReplacer("$1", "?1", "$2", "?2", "$3", "?3").Replace(query)
+	}
+	var n int
+	if err := e.raw.QueryRow(query, args...).Scan(&n); err != nil {
+		e.t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// golden compares a JSON body with testdata/golden/name.json, after replacing volatile
+// values (API keys) listed in replace. -update rewrites the file.
+func golden(t *testing.T, name string, body []byte, replace ...string) {
+	t.Helper()
+	for i := 0; i+1 < len(replace); i += 2 {
+		body = bytes.ReplaceAll(body, []byte(replace[i]), []byte(replace[i+1]))
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, body, "", "  "); err != nil {
+		t.Fatalf("golden %s: response is not JSON: %v\n%s", name, err, body)
+	}
+	pretty.WriteByte('\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden %s: %v (run go test ./httpapi -run %s -update)", name, err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
+		t.Errorf("golden %s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// apiErr asserts that err is a client error with this status and code.
+func apiErr(t *testing.T, err error, status int, code string) {
+	t.Helper()
+	ce, ok := err.(*client.Error)
+	if !ok {
+		t.Fatalf("got error %v (%T), want %d %s", err, err, status, code)
+	}
+	if ce.Status != status || ce.Code != code {
+		t.Fatalf("got %d %s (%s), want %d %s", ce.Status, ce.Code, ce.Message, status, code)
+	}
+}
+
+func defaultConfigWithTTL(ttl time.Duration) chat.Config { return chat.Config{KeyCacheTTL: ttl} }
+
+// secondNode starts another server over the same database, as a second natter process
+// would, and returns its URL.
+func (e *env) secondNode(cfg chat.Config) string {
+	e.t.Helper()
+	db, err := sqlstore.Open(context.Background(), e.dbURL, sqlstore.Options{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { db.Close() })
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return testClock }
+	}
+	srv := httptest.NewServer(httpapi.New(chat.New(db, cfg), httpapi.Options{Domain: testDomain}))
+	e.t.Cleanup(srv.Close)
+	return srv.URL
+}
