@@ -85,6 +85,7 @@ func InvalidField(field, msg string) *Error {
 // looks at a driver error.
 var (
 	ErrNotFound      = errors.New("not found")
+	ErrActorNotFound = errors.New("acting user not found")
 	ErrAlreadyExists = errors.New("already exists")
 	ErrLimitReached  = errors.New("limit reached")
 	ErrUnavailable   = errors.New("database unavailable")

@@ -49,12 +49,15 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 	if err != nil {
 		return Message{}, err
 	}
-	u, err := s.User(ctx, p, onBehalfOf)
-	if err != nil {
-		return Message{}, err
+	uid, ok := NormalizeID(onBehalfOf)
+	if !ok {
+		return Message{}, errUIDNotFound(uid)
 	}
-	check := func(h MessageHead) error {
-		if err := canSee(h, u.UID); err != nil {
+	check := func(actor User, h MessageHead) error {
+		if !actor.Active() {
+			return errUIDNotFound(uid)
+		}
+		if err := canSee(h, uid); err != nil {
 			return err
 		}
 		if h.DeletedAt != 0 {
@@ -62,12 +65,13 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 		}
 		return nil
 	}
-	if add {
-		_, err = s.store.AddReaction(ctx, p.App.ID, mid, u.UID, reaction, s.now(), s.cfg.MaxReactions, check)
-	} else {
-		_, err = s.store.RemoveReaction(ctx, p.App.ID, mid, u.UID, reaction, check)
-	}
+	// One transaction does it all, the read-back included: on SQLite it runs on the writer,
+	// whose page cache every other connection's reads would find invalidated.
+	m, err := s.store.ChangeReaction(ctx, ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction,
+		Add: add, At: s.now(), Max: s.cfg.MaxReactions}, check)
 	switch {
+	case errors.Is(err, ErrActorNotFound):
+		return Message{}, errUIDNotFound(uid)
 	case errors.Is(err, ErrNotFound):
 		return Message{}, errMessageNotFound(id)
 	case errors.Is(err, ErrLimitReached):
@@ -76,10 +80,6 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 		return Message{}, err
 	case err != nil:
 		return Message{}, internal("change reaction", err)
-	}
-	m, err := s.store.Message(ctx, p.App.ID, mid, u.UID)
-	if err != nil {
-		return Message{}, internal("read message after reaction", err)
 	}
 	return m, nil
 }

@@ -126,14 +126,25 @@ type MessageDeletion struct {
 // ReactionStore keeps reactions. Counts and the distinct-reaction cap are kept in the same
 // transaction as the rows, so they never drift.
 type ReactionStore interface {
-	// AddReaction runs check on the message inside a write transaction, then adds uid's
-	// reaction unless it exists. max > 0 caps distinct reactions per message
-	// (ErrLimitReached). It reports whether a row was added.
-	AddReaction(ctx context.Context, appID string, msgID int64, uid, reaction string, at int64, max int, check func(MessageHead) error) (bool, error)
-	// RemoveReaction is AddReaction's inverse; removing what is not there is a no-op.
-	RemoveReaction(ctx context.Context, appID string, msgID int64, uid, reaction string, check func(MessageHead) error) (bool, error)
+	// ChangeReaction adds (or removes) the acting user's reaction in one write transaction:
+	// it loads the actor (ErrActorNotFound) and the message (ErrNotFound), runs check on
+	// them, changes the row unless it is already as asked (adding is idempotent, removing
+	// what is not there a no-op), keeps the count and the cap (ErrLimitReached), and reads
+	// the message back for the actor.
+	ChangeReaction(ctx context.Context, c ReactionChange, check func(actor User, h MessageHead) error) (Message, error)
 	// ListReactions pages reaction records by id; reaction filters when not empty.
 	ListReactions(ctx context.Context, appID string, msgID int64, q ReactionQuery) ([]Reaction, error)
+}
+
+// ReactionChange is one add or removal of a user's reaction.
+type ReactionChange struct {
+	AppID     string
+	MessageID int64
+	UID       string
+	Reaction  string
+	Add       bool
+	At        int64
+	Max       int // distinct reactions per message when adding; 0 means no cap
 }
 
 // ReactionQuery is a cursor window over a message's reactions.

@@ -23,7 +23,7 @@ func TestAddressingAndAuth(t *testing.T) {
 			{"v3.0 prefix", request{method: "GET", path: "/v3.0/users/alice"}, 200, ""},
 			{"host names the app", request{method: "GET", path: "/v3/users/alice", host: host("demo", "us")}, 200, ""},
 			{"host in upper case", request{method: "GET", path: "/v3/users/alice", host: strings.ToUpper(host("demo", "us"))}, 200, ""},
-			{"header name in upper case", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": "", "APIKEY": e.full}}, 200, ""},
+			{"header name in upper case", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": "", "raw:APIKEY": e.full}}, 200, ""},
 			{"appId header matches", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"appId": "demo"}}, 200, ""},
 			{"missing key", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": ""}}, 401, "AUTH_ERR_EMPTY_APIKEY"},
 			{"unknown key", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": strings.Repeat("0", 40)}}, 401, "AUTH_ERR_APIKEY_NOT_FOUND"},

@@ -36,7 +36,7 @@ func BenchmarkAddReaction(b *testing.B) {
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
 	defer srv.Close()
 	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
-	const users, messages = 100, 200
+	const users, messages = 1000, 1000
 	for i := 0; i < users; i++ {
 		if _, err := svc.CreateUser(ctx, p, chat.UserCreate{UID: fmt.Sprint("u", i), Name: "User"}); err != nil {
 			b.Fatal(err)
@@ -64,7 +64,9 @@ func BenchmarkAddReaction(b *testing.B) {
 			if i%2 == 0 {
 				uid = fmt.Sprint("u", (mi+1)%users)
 			}
-			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v3/messages/%d/reactions/%s", srv.URL, ids[mi], url.PathEscape(fmt.Sprint("r", i/int64(messages)))), nil)
+			// Like bench/'s harness: up to 20 distinct reactions per message, most adds new.
+			reaction := reactionSet[int(i/int64(messages))%len(reactionSet)]
+			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v3/messages/%d/reactions/%s", srv.URL, ids[mi], url.PathEscape(reaction)), nil)
 			req.Header.Set("apikey", keys[0].Value)
 			req.Header.Set("onBehalfOf", uid)
 			res, err := hc.Do(req)
@@ -81,3 +83,5 @@ func BenchmarkAddReaction(b *testing.B) {
 		}
 	})
 }
+
+var reactionSet = []string{"👍", "❤️", "😂", "😮", "😢", "🙏", "🔥", "🎉", "👀", "💯", ":reaction", "+1", "ok", "👍🏽", "👩‍💻", "🇫🇷", "✅", "❌", "🤔", "🚀"}

@@ -186,6 +186,11 @@ func (e *env) do(r request) response {
 		req.Header.Set("apikey", e.full)
 	}
 	for k, v := range r.headers {
+		if name, ok := strings.CutPrefix(k, "raw:"); ok { // sent with exactly this name
+			req.Header.Del(name)
+			req.Header[name] = []string{v}
+			continue
+		}
 		if v == "" {
 			req.Header.Del(k)
 			continue

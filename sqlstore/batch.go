@@ -14,6 +14,7 @@ import (
 // own result only after the batch has committed. A lone job pays no wait: a batch is what
 // is queued when the writer comes free, never more.
 type batcher struct {
+	db   *DB
 	w    *sql.DB
 	jobs chan *job
 	done chan struct{}
@@ -29,8 +30,14 @@ type job struct {
 // maxBatch bounds a batch so one commit never holds the writer for long.
 const maxBatch = 64
 
-func newBatcher(w *sql.DB) *batcher {
-	b := &batcher{w: w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{})}
+const (
+	savepointQuery  = `SAVEPOINT job`
+	rollbackToQuery = `ROLLBACK TO job`
+	releaseQuery    = `RELEASE job`
+)
+
+func newBatcher(db *DB) *batcher {
+	b := &batcher{db: db, w: db.w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{})}
 	go b.loop()
 	return b
 }
@@ -131,7 +138,7 @@ func (b *batcher) run(batch []*job) {
 // jobErr is the job's own failure; batchErr means the savepoint could not be handled and the
 // whole transaction must be abandoned.
 func (b *batcher) runOne(ctx context.Context, tx *sql.Tx, j *job) (jobErr, batchErr error) {
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+	if _, err := b.db.txExec(ctx, tx, savepointQuery); err != nil {
 		return err, err
 	}
 	defer func() {
@@ -140,12 +147,12 @@ func (b *batcher) runOne(ctx context.Context, tx *sql.Tx, j *job) (jobErr, batch
 			jobErr = fmt.Errorf("panic in write transaction: %v", p)
 		}
 		if jobErr != nil {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
+			if _, err := b.db.txExec(ctx, tx, rollbackToQuery); err != nil {
 				batchErr = fmt.Errorf("roll back to savepoint after %v: %w", jobErr, err)
 				return
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE job"); err != nil {
+		if _, err := b.db.txExec(ctx, tx, releaseQuery); err != nil {
 			batchErr = fmt.Errorf("release savepoint: %w", err)
 		}
 	}()

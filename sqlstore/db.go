@@ -75,7 +75,7 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	// Pragmas go in the DSN so every pooled connection gets them; busy_timeout comes first so
 	// that switching to WAL waits for other processes instead of failing.
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	w, err := sql.Open("sqlite", base+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -95,7 +95,9 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	r.SetConnMaxLifetime(0)
-	return &DB{w: w, r: r, dialect: sqliteDialect, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), batch: newBatcher(w)}, nil
+	db := &DB{w: w, r: r, dialect: sqliteDialect, readStmts: newStmtCache(r), writeStmts: newStmtCache(w)}
+	db.batch = newBatcher(db)
+	return db, nil
 }
 
 func openPostgres(dbURL string, opt Options) (*DB, error) {

@@ -12,12 +12,16 @@ type dialect struct {
 	// forUpdate locks the selected row for the transaction (PostgreSQL); SQLite's single
 	// writer already serialises write transactions.
 	forUpdate string
-	rebind    func(string) string
+	// lockMessage locks only the message row of a query that joins it (alias m) to users.
+	lockMessage string
+	// summaryQuery reads a message's reaction summary in one row (messages.go).
+	summaryQuery string
+	rebind       func(string) string
 }
 
 var (
-	sqliteDialect   = dialect{name: "sqlite", rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", rebind: func(q string) string { return q }}
+	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, rebind: cachedRebind(dollarToQuestion)}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessage: " FOR UPDATE OF m", summaryQuery: summaryQueryPostgres, rebind: func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

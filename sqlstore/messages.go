@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -33,28 +36,45 @@ const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sende
 const headQuery = `SELECT id, sender, receiver, receiver_type, deleted_at FROM messages
 	WHERE app_id = $1 AND id = $2 AND category <> 'action'`
 
-// The message with both parties' short user shapes, in one query.
+// The message with both parties' short user shapes and whether each is still active, in one
+// query.
 const messageQuery = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
 	m.data, m.tags, m.muid, m.target_id, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
-	s.name, s.avatar, s.role, s.status, r.name, r.avatar, r.role, r.status
+	s.name, s.avatar, s.role, s.status, r.name, r.avatar, r.role, r.status,
+	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)
 	FROM messages m
 	LEFT JOIN users s ON s.app_id = m.app_id AND s.uid = m.sender
 	LEFT JOIN users r ON r.app_id = m.app_id AND r.uid = m.receiver AND m.receiver_type = 'user'
 	WHERE m.app_id = $1 AND m.id = $2`
 
-// The reaction summary in first-appearance order, marking viewer's own reactions.
-const summaryQuery = `SELECT c.reaction, c.count, EXISTS (SELECT 1 FROM reactions x
-	WHERE x.message_id = c.message_id AND x.uid = $2 AND x.reaction = c.reaction)
-	FROM reaction_counts c WHERE c.message_id = $1 ORDER BY c.first_at, c.first_id`
+// actableMessageQuery is messageQuery for a write transaction: action messages are not acted
+// on. PostgreSQL locks the message row (dialect.lockMessage).
+const actableMessageQuery = messageQuery + ` AND m.category <> 'action'`
+
+// The reaction summary, in one row: each distinct reaction and its count in first-appearance
+// order (first_id is the id of the row that made it appear; ids grow with time), and the
+// viewer's own reactions, for reactedByMe. Reading ~20 rows one by one through database/sql
+// costs several times this one row. The separators are ASCII unit (31) and record (30)
+// separators, which a reaction cannot contain: chat.ValidateReaction refuses control
+// characters. Dialects differ only in the names of the functions.
+const (
+	summaryQuerySQLite = `SELECT
+	(SELECT group_concat(reaction || char(31) || count, char(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),
+	(SELECT group_concat(reaction, char(30)) FROM reactions WHERE message_id = $1 AND uid = $2)`
+	summaryQueryPostgres = `SELECT
+	(SELECT string_agg(reaction || chr(31) || count, chr(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),
+	(SELECT string_agg(reaction, chr(30)) FROM reactions WHERE message_id = $1 AND uid = $2)`
+)
 
 // Message returns a message with its entities and reaction summary; an action message
 // also carries the message it acted on.
 func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string) (chat.Message, error) {
-	m, err := db.message(ctx, appID, id, viewer)
+	run := poolRunner{db}
+	m, err := db.message(ctx, run, appID, id, viewer)
 	if err != nil || m.TargetID == 0 {
 		return m, err
 	}
-	t, err := db.message(ctx, appID, m.TargetID, "")
+	t, err := db.message(ctx, run, appID, m.TargetID, "")
 	if err == nil {
 		m.Target = &t
 	} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
@@ -63,21 +83,36 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	return m, nil
 }
 
-func (db *DB) message(ctx context.Context, appID string, id int64, viewer string) (chat.Message, error) {
+func (db *DB) message(ctx context.Context, run runner, appID string, id int64, viewer string) (chat.Message, error) {
+	m, _, err := db.scanMessage(run.row(ctx, messageQuery, appID, id), appID)
+	if err != nil || m.Category == chat.CategoryAction {
+		return m, err
+	}
+	m.Reactions, err = db.summary(ctx, run, id, viewer)
+	return m, err
+}
+
+// parties says, for the sender and the receiver, whether the user row exists and is active.
+type parties struct{ sender, receiver partyState }
+
+type partyState int64 // -1: no such user; 0: active; > 0: deactivated or deleted
+
+func (db *DB) scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	m := chat.Message{AppID: appID}
 	var data string
 	var tags sql.NullString
 	var s, r [4]sql.NullString
-	err := db.readRow(ctx, messageQuery, appID, id).Scan(&m.ID, &m.ConversationID, &m.Sender,
-		&m.ReceiverType, &m.Receiver, &m.Category, &m.Type, &data, &tags, &m.MUID, &m.TargetID, &m.SentAt,
-		&m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &s[0], &s[1], &s[2], &s[3], &r[0], &r[1], &r[2], &r[3])
+	var p parties
+	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
+		&data, &tags, &m.MUID, &m.TargetID, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
+		&s[0], &s[1], &s[2], &s[3], &r[0], &r[1], &r[2], &r[3], &p.sender, &p.receiver)
 	if err != nil {
-		return m, mapErr(err)
+		return m, p, mapErr(err)
 	}
 	m.Data = json.RawMessage(data)
 	if tags.Valid {
 		if err := json.Unmarshal([]byte(tags.String), &m.Tags); err != nil {
-			return m, err
+			return m, p, err
 		}
 	}
 	m.SenderEntity = entity(m.Sender, s)
@@ -86,21 +121,38 @@ func (db *DB) message(ctx context.Context, appID string, id int64, viewer string
 		var a struct{ Action string }
 		json.Unmarshal(m.Data, &a)
 		m.Action = a.Action
-		return m, nil
 	}
-	rows, err := db.readRows(ctx, summaryQuery, id, viewer)
-	if err != nil {
-		return m, mapErr(err)
+	return m, p, nil
+}
+
+func (db *DB) summary(ctx context.Context, run runner, id int64, viewer string) ([]chat.ReactionSummary, error) {
+	var all, mine sql.NullString
+	if err := run.row(ctx, db.dialect.summaryQuery, id, viewer).Scan(&all, &mine); err != nil {
+		return nil, mapErr(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var rs chat.ReactionSummary
-		if err := rows.Scan(&rs.Reaction, &rs.Count, &rs.ReactedByMe); err != nil {
-			return m, mapErr(err)
+	if all.String == "" {
+		return nil, nil
+	}
+	kinds := strings.Split(all.String, "\x1e")
+	out := make([]chat.ReactionSummary, 0, len(kinds))
+	for _, k := range kinds {
+		reaction, count, ok := strings.Cut(k, "\x1f")
+		n, err := strconv.ParseInt(count, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("reaction summary of message %d: malformed entry %q", id, k)
 		}
-		m.Reactions = append(m.Reactions, rs)
+		out = append(out, chat.ReactionSummary{Reaction: reaction, Count: n})
 	}
-	return m, mapErr(rows.Err())
+	if mine.String != "" {
+		for _, r := range strings.Split(mine.String, "\x1e") {
+			for i := range out {
+				if out[i].Reaction == r {
+					out[i].ReactedByMe = true
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 func entity(uid string, c [4]sql.NullString) chat.Entity {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/natter-chat/natter/chat"
@@ -21,79 +22,115 @@ const (
 	dropCountQuery      = `DELETE FROM reaction_counts WHERE message_id = $1 AND reaction = $2 AND count <= 0`
 )
 
-// AddReaction adds one (message, user, reaction) row unless it exists, and keeps the
-// message's per-reaction count and the distinct-reaction cap in the same transaction. The
-// message row is locked first on PostgreSQL, so concurrent adds on one message serialise
-// and the cap cannot be overrun; SQLite's single writer serialises them anyway.
-func (db *DB) AddReaction(ctx context.Context, appID string, msgID int64, uid, reaction string, at int64, max int, check func(chat.MessageHead) error) (bool, error) {
-	added := false
+// ChangeReaction adds or removes one (message, user, reaction) row and keeps the message's
+// per-reaction count and the distinct-reaction cap in the same transaction, then reads the
+// message back for the actor. The message row is locked first on PostgreSQL, so concurrent
+// changes on one message serialise and the cap cannot be overrun; SQLite's single writer
+// serialises them anyway.
+func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
+	var m chat.Message
 	err := db.transact(ctx, func(tx *sql.Tx) error {
-		h, err := db.head(ctx, tx, appID, msgID)
-		if err != nil {
-			return err
-		}
-		if err := check(h); err != nil {
-			return err
-		}
-		var rid int64
-		err = db.txRow(ctx, tx, insertReactionQuery,
-			appID, msgID, uid, reaction, at).Scan(&rid)
-		if err == sql.ErrNoRows {
-			return nil // already there: idempotent
+		var p parties
+		var err error
+		m, p, err = db.scanMessage(db.txRow(ctx, tx, actableMessageQuery+db.dialect.lockMessage, c.AppID, c.MessageID), c.AppID)
+		if errors.Is(err, chat.ErrNotFound) {
+			// Which comes first, an unknown actor or an unknown message: the actor.
+			u, uerr := scanUser(db.txRow(ctx, tx, userQuery, c.AppID, c.UID), c.AppID)
+			if errors.Is(uerr, chat.ErrNotFound) || uerr == nil && !u.Active() {
+				return chat.ErrActorNotFound
+			}
 		}
 		if err != nil {
 			return err
 		}
-		added = true
-		res, err := db.txExec(ctx, tx, incrementCountQuery, msgID, reaction)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			return nil
-		}
-		if max > 0 {
-			var distinct int
-			if err := db.txRow(ctx, tx, countKindsQuery, msgID).Scan(&distinct); err != nil {
+		// A participant's state came with the message; anyone else is looked up.
+		var actor chat.User
+		switch c.UID {
+		case m.Sender:
+			actor = partyUser(c.AppID, c.UID, p.sender)
+		case m.Receiver:
+			actor = partyUser(c.AppID, c.UID, p.receiver)
+		default:
+			actor, err = scanUser(db.txRow(ctx, tx, userQuery, c.AppID, c.UID), c.AppID)
+			if errors.Is(err, chat.ErrNotFound) {
+				return chat.ErrActorNotFound
+			}
+			if err != nil {
 				return err
 			}
-			if distinct >= max {
-				return chat.ErrLimitReached
-			}
 		}
-		_, err = db.txExec(ctx, tx, insertCountQuery, msgID, reaction, at, rid)
+		if actor.UID == "" {
+			return chat.ErrActorNotFound
+		}
+		if err := check(actor, m.Head()); err != nil {
+			return err
+		}
+		if c.Add {
+			err = db.addReaction(ctx, tx, c)
+		} else {
+			err = db.removeReaction(ctx, tx, c)
+		}
+		if err != nil {
+			return err
+		}
+		// A reaction changes neither the message row nor its parties: only the summary is
+		// read again.
+		m.Reactions, err = db.summary(ctx, txRunner{db, tx}, c.MessageID, c.UID)
 		return err
 	})
-	return added && err == nil, err
+	return m, err
 }
 
-// RemoveReaction removes one (message, user, reaction) row if it exists and keeps the count.
-func (db *DB) RemoveReaction(ctx context.Context, appID string, msgID int64, uid, reaction string, check func(chat.MessageHead) error) (bool, error) {
-	removed := false
-	err := db.transact(ctx, func(tx *sql.Tx) error {
-		h, err := db.head(ctx, tx, appID, msgID)
-		if err != nil {
-			return err
-		}
-		if err := check(h); err != nil {
-			return err
-		}
-		res, err := db.txExec(ctx, tx, deleteReactionQuery,
-			appID, msgID, uid, reaction)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil // not there: a no-op
-		}
-		removed = true
-		if _, err := db.txExec(ctx, tx, decrementCountQuery, msgID, reaction); err != nil {
-			return err
-		}
-		_, err = db.txExec(ctx, tx, dropCountQuery, msgID, reaction)
+// partyUser is what the rules need of a participant whose state came with the message.
+func partyUser(appID, uid string, st partyState) chat.User {
+	if st < 0 {
+		return chat.User{}
+	}
+	return chat.User{AppID: appID, UID: uid, DeactivatedAt: int64(st)}
+}
+
+func (db *DB) addReaction(ctx context.Context, tx *sql.Tx, c chat.ReactionChange) error {
+	var rid int64
+	err := db.txRow(ctx, tx, insertReactionQuery, c.AppID, c.MessageID, c.UID, c.Reaction, c.At).Scan(&rid)
+	if err == sql.ErrNoRows {
+		return nil // already there: idempotent
+	}
+	if err != nil {
 		return err
-	})
-	return removed && err == nil, err
+	}
+	res, err := db.txExec(ctx, tx, incrementCountQuery, c.MessageID, c.Reaction)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
+	}
+	if c.Max > 0 {
+		var distinct int
+		if err := db.txRow(ctx, tx, countKindsQuery, c.MessageID).Scan(&distinct); err != nil {
+			return err
+		}
+		if distinct >= c.Max {
+			return chat.ErrLimitReached
+		}
+	}
+	_, err = db.txExec(ctx, tx, insertCountQuery, c.MessageID, c.Reaction, c.At, rid)
+	return err
+}
+
+func (db *DB) removeReaction(ctx context.Context, tx *sql.Tx, c chat.ReactionChange) error {
+	res, err := db.txExec(ctx, tx, deleteReactionQuery, c.AppID, c.MessageID, c.UID, c.Reaction)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // not there: a no-op
+	}
+	if _, err := db.txExec(ctx, tx, decrementCountQuery, c.MessageID, c.Reaction); err != nil {
+		return err
+	}
+	_, err = db.txExec(ctx, tx, dropCountQuery, c.MessageID, c.Reaction)
+	return err
 }
 
 // ListReactions pages a message's reaction records by id, each with its user.

@@ -61,7 +61,7 @@ func TestManyUsersOneReaction(t *testing.T) {
 			if err := db.CreateMessage(ctx, m); err != nil {
 				t.Fatal(err)
 			}
-			anyone := func(chat.MessageHead) error { return nil }
+			anyone := func(chat.User, chat.MessageHead) error { return nil }
 			var wg sync.WaitGroup
 			start := make(chan struct{})
 			for i := 0; i < n; i++ {
@@ -70,7 +70,7 @@ func TestManyUsersOneReaction(t *testing.T) {
 					defer wg.Done()
 					<-start
 					for _, uid := range []string{fmt.Sprint("u", i), fmt.Sprint("u", (i+1)%n)} { // each row twice
-						if _, err := db.AddReaction(ctx, "a", m.ID, uid, "🎉", 1, 50, anyone); err != nil {
+						if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: m.ID, UID: uid, Reaction: "🎉", Add: true, At: 1, Max: 50}, anyone); err != nil {
 							t.Error(err)
 						}
 					}
@@ -90,7 +90,7 @@ func TestManyUsersOneReaction(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if _, err := db.RemoveReaction(ctx, "a", m.ID, fmt.Sprint("u", i), "🎉", anyone); err != nil {
+					if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: m.ID, UID: fmt.Sprint("u", i), Reaction: "🎉"}, anyone); err != nil {
 						t.Error(err)
 					}
 				}()

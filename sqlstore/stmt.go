@@ -89,7 +89,8 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 
 // hotWrites are the statements of the write hot path, prepared on the writer when it opens.
 var hotWrites = []string{
-	headQuery, insertReactionQuery, incrementCountQuery, countKindsQuery, insertCountQuery,
+	userQuery, actableMessageQuery, summaryQuerySQLite, savepointQuery, rollbackToQuery, releaseQuery,
+	insertReactionQuery, incrementCountQuery, countKindsQuery, insertCountQuery,
 	deleteReactionQuery, decrementCountQuery, dropCountQuery, insertMessageQuery,
 }
 
@@ -129,4 +130,45 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 		return tx.ExecContext(ctx, db.q(query), args...)
 	}
 	return s.ExecContext(ctx, args...)
+}
+
+func (db *DB) txRows(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	s, err := db.txStmt(ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return tx.QueryContext(ctx, db.q(query), args...)
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// runner runs fixed queries on the read pool, or inside a write transaction, so one read
+// function serves both.
+type runner interface {
+	row(ctx context.Context, query string, args ...any) scanner
+	rows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+type poolRunner struct{ db *DB }
+
+func (p poolRunner) row(ctx context.Context, q string, args ...any) scanner {
+	return p.db.readRow(ctx, q, args...)
+}
+
+func (p poolRunner) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return p.db.readRows(ctx, q, args...)
+}
+
+type txRunner struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (t txRunner) row(ctx context.Context, q string, args ...any) scanner {
+	return t.db.txRow(ctx, t.tx, q, args...)
+}
+
+func (t txRunner) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.db.txRows(ctx, t.tx, q, args...)
 }

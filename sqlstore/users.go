@@ -51,9 +51,11 @@ func (db *DB) insertTags(ctx context.Context, tx *sql.Tx, appID, uid string, tag
 	return nil
 }
 
+const userQuery = `SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid = $2`
+
 // User returns a user without its tags.
 func (db *DB) User(ctx context.Context, appID, uid string) (chat.User, error) {
-	return scanUser(db.readRow(ctx, `SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`, appID, uid), appID)
+	return scanUser(db.readRow(ctx, userQuery, appID, uid), appID)
 }
 
 // UserTags returns the listed users' tags in their given order.

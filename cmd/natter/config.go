@@ -25,6 +25,7 @@ type config struct {
 	LogFormat    string
 	LogLevel     string
 	ShutdownWait time.Duration
+	DebugAddr    string
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -90,6 +91,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.LogFormat, "log-format", env("NATTER_LOG_FORMAT", "text"), "text or json (NATTER_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("NATTER_LOG_LEVEL", "info"), "debug, info, warn or error (NATTER_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-timeout", envDur("NATTER_SHUTDOWN_TIMEOUT", 15*time.Second), "how long SIGTERM waits for in-flight requests (NATTER_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", env("NATTER_DEBUG_ADDR", ""), "serve Go's pprof profiles on this separate address, e.g. 127.0.0.1:6060; off when empty (NATTER_DEBUG_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return c, errUsage
 	}

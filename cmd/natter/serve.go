@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -60,6 +61,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	if c.DebugAddr != "" {
+		stop, err := serveDebug(c.DebugAddr, log)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	log.Info("natter listening", "addr", ln.Addr().String(), "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -109,4 +118,23 @@ Try it:
   curl -H 'apikey: %s' http://%s.api-%s.%s:%s/v3/users
 `, app.ID, app.Region, full.Value, auth.Value, full.Value, app.ID, app.Region, domain, port)
 	return nil
+}
+
+// serveDebug serves net/http/pprof on its own listener, never on the API's: profiles expose
+// internals and must be reachable only where the operator chose.
+func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--debug-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	log.Info("debug listener (pprof)", "addr", ln.Addr().String())
+	return func() { srv.Close() }, nil
 }

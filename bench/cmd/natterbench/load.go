@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// scenario is one closed-loop workload: next prepares a worker's next request.
+type scenario struct {
+	name   string
+	base   string // "http://127.0.0.1:PORT"
+	method string
+	next   func(w *worker)
+	// notes, filled after the run, are printed under the table.
+	notes func() string
+	// verify, when set, checks natter's state after the run.
+	verify func(ctx context.Context, a *api, errors uint64) (string, error)
+}
+
+// worker is one connection's closed loop. Everything it sends is built in buffers it
+// reuses: the request, its header map, its URL and its body.
+type worker struct {
+	id     int
+	rng    *rand.Rand
+	rt     *http.Transport
+	req    *http.Request
+	url    url.URL
+	path   []byte // the request-URI being built, reused
+	body   []byte // the request body being built, reused; nil for no body
+	rd     bytes.Reader
+	rc     io.ReadCloser
+	behalf []string // the onBehalfOf header's value slice, reused
+	sample [512]byte
+
+	hist     hist
+	ok       uint64
+	status   map[int]uint64
+	netErrs  uint64
+	warmErrs uint64 // failed warmup requests, not in the figures
+	firstErr string
+}
+
+// result is one scenario's figures.
+type result struct {
+	name      string
+	requests  uint64 // completed in the measured window, including errors
+	errors    uint64
+	elapsed   time.Duration
+	rps       float64
+	p50, p99  time.Duration
+	mean, max time.Duration
+	dials     int64
+	status    map[int]uint64
+	netErrs   uint64
+	warmErrs  uint64
+	firstErr  string
+	natterCPU float64 // cores used by natter during the measured window
+	benchCPU  float64 // cores used by this process (load generator, and the bare server)
+	busyCPU   float64 // cores busy machine-wide
+	notes     string
+	capped    bool // stopped by -max-requests rather than by -duration
+}
+
+type loadConfig struct {
+	conns       int
+	duration    time.Duration
+	warmup      time.Duration
+	maxRequests uint64
+	apiKey      string
+	natterPID   int
+}
+
+// runScenario drives sc with cfg.conns closed loops: a warmup that is not recorded, then
+// the measured window. Every loop stops by itself at the window's end or when the shared
+// request budget is spent; a hard deadline cancels anything still in flight after that.
+func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, error) {
+	hard, cancel := context.WithTimeout(ctx, cfg.warmup+cfg.duration+30*time.Second)
+	defer cancel()
+
+	var dials atomic.Int64
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	base, err := url.Parse(sc.base)
+	if err != nil {
+		return result{}, err
+	}
+	workers := make([]*worker, cfg.conns)
+	for i := range workers {
+		w := &worker{id: i, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)))}
+		w.rt = &http.Transport{
+			Proxy: nil,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return dialer.DialContext(ctx, network, addr)
+			},
+			MaxIdleConns:          1,
+			MaxIdleConnsPerHost:   1,
+			MaxConnsPerHost:       1,
+			IdleConnTimeout:       90 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+			DisableCompression:    true,
+			ForceAttemptHTTP2:     false,
+		}
+		w.rt.Protocols = new(http.Protocols)
+		w.rt.Protocols.SetHTTP1(true) // HTTP/1.1 only
+		w.url = url.URL{Scheme: base.Scheme, Host: base.Host}
+		w.req = (&http.Request{
+			Method:     sc.method,
+			URL:        &w.url,
+			Proto:      "HTTP/1.1",
+			ProtoMajor: 1,
+			ProtoMinor: 1,
+			Header:     http.Header{},
+			Host:       base.Host,
+		}).WithContext(hard)
+		w.req.Header["Apikey"] = []string{cfg.apiKey}
+		w.req.Header["Accept"] = []string{"application/json"}
+		w.behalf = []string{""}
+		w.rc = io.NopCloser(&w.rd)
+		w.status = map[int]uint64{}
+		workers[i] = w
+	}
+	defer func() {
+		for _, w := range workers {
+			w.rt.CloseIdleConnections()
+		}
+	}()
+
+	var issued atomic.Uint64
+	run := func(until time.Time, record bool) (time.Duration, bool) {
+		var wg sync.WaitGroup
+		var capped atomic.Bool
+		start := time.Now()
+		for _, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(until) && hard.Err() == nil {
+					if issued.Add(1) > cfg.maxRequests {
+						capped.Store(true)
+						return
+					}
+					w.once(sc, record)
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start), capped.Load()
+	}
+
+	if cfg.warmup > 0 {
+		run(time.Now().Add(cfg.warmup), false)
+	}
+	before := sampleCPU(cfg.natterPID)
+	elapsed, capped := run(time.Now().Add(cfg.duration), true)
+	after := sampleCPU(cfg.natterPID)
+	if err := ctx.Err(); err != nil {
+		return result{}, err
+	}
+
+	res := result{name: sc.name, elapsed: elapsed, status: map[int]uint64{}, dials: dials.Load(), capped: capped}
+	var h hist
+	for _, w := range workers {
+		h.merge(&w.hist)
+		res.requests += w.hist.n
+		for code, n := range w.status {
+			res.status[code] += n
+			res.errors += n
+		}
+		res.netErrs += w.netErrs
+		res.warmErrs += w.warmErrs
+		res.errors += w.netErrs
+		if res.firstErr == "" {
+			res.firstErr = w.firstErr
+		}
+	}
+	res.rps = float64(res.requests) / elapsed.Seconds()
+	res.p50, res.p99, res.mean, res.max = h.quantile(0.50), h.quantile(0.99), h.mean(), time.Duration(h.max)
+	res.natterCPU, res.benchCPU, res.busyCPU = after.since(before)
+	if sc.notes != nil {
+		res.notes = sc.notes()
+	}
+	return res, nil
+}
+
+var contentTypeJSON = []string{"application/json"} // shared, read-only
+
+// once sends one request and reads its response to the end.
+func (w *worker) once(sc *scenario, record bool) {
+	w.body = w.body[:0]
+	w.path = w.path[:0]
+	w.behalf[0] = ""
+	sc.next(w)
+	w.url.Opaque = string(w.path)
+	req := w.req
+	if len(w.body) > 0 {
+		w.rd.Reset(w.body)
+		req.Body, req.ContentLength = w.rc, int64(len(w.body))
+		req.GetBody = w.getBody
+		req.Header["Content-Type"] = contentTypeJSON
+	} else {
+		req.Body, req.ContentLength, req.GetBody = nil, 0, nil
+		delete(req.Header, "Content-Type")
+	}
+	if w.behalf[0] != "" {
+		req.Header["Onbehalfof"] = w.behalf
+	} else {
+		delete(req.Header, "Onbehalfof")
+	}
+
+	start := time.Now()
+	resp, err := w.rt.RoundTrip(req)
+	if err == nil {
+		if resp.StatusCode/100 != 2 {
+			n, _ := io.ReadFull(resp.Body, w.sample[:])
+			if record && w.firstErr == "" {
+				w.firstErr = fmt.Sprintf("%s %s: %d %s", req.Method, req.URL.Opaque, resp.StatusCode, strings.TrimSpace(string(w.sample[:n])))
+			}
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	d := time.Since(start)
+	if !record {
+		if err != nil || resp.StatusCode/100 != 2 {
+			w.warmErrs++
+		}
+		return
+	}
+	w.hist.record(d)
+	switch {
+	case err != nil:
+		w.netErrs++
+		if w.firstErr == "" {
+			w.firstErr = fmt.Sprintf("%s %s: %v", req.Method, req.URL.Opaque, err)
+		}
+	case resp.StatusCode/100 != 2:
+		w.status[resp.StatusCode]++
+	default:
+		w.ok++
+	}
+}
+
+func (w *worker) getBody() (io.ReadCloser, error) {
+	w.rd.Reset(w.body)
+	return w.rc, nil
+}
+
+// statusSummary renders non-2xx counts as "409×3 500×1".
+func statusSummary(r result) string {
+	var parts []string
+	codes := make([]int, 0, len(r.status))
+	for c := range r.status {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	for _, c := range codes {
+		parts = append(parts, fmt.Sprintf("%d×%d", c, r.status[c]))
+	}
+	if r.netErrs > 0 {
+		parts = append(parts, fmt.Sprintf("transport×%d", r.netErrs))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,285 @@
+// Command natterbench is natter's load-benchmark harness. It starts natter on a loopback
+// port over a fresh SQLite file (or a given loopback PostgreSQL URL), seeds users and
+// messages through the REST API, drives closed-loop HTTP/1.1 load at a few endpoints and at
+// a bare net/http handler (the machine's ceiling), and prints requests/s and latency
+// percentiles. Run it through bench/run.sh; see bench/README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// defaultAPIKey is the fullAccess key natter is started with (NATTER_API_KEY).
+const defaultAPIKey = "be7c4a11d00dfeedbe7c4a11d00dfeedbe7c4a11"
+
+var allScenarios = []string{"bare", "add-reaction", "send-message", "get-message"}
+
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("want KEY=VALUE, got %q", v)
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+type options struct {
+	natterBin   string
+	database    string
+	host        string
+	apiKey      string
+	duration    time.Duration
+	warmup      time.Duration
+	conns       int
+	users       int
+	messages    int
+	seedConns   int
+	maxRequests uint64
+	scenarios   []string
+	out         string
+	natterEnv   stringList
+	command     string
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("natterbench", flag.ContinueOnError)
+	fs.StringVar(&o.natterBin, "natter", "", "path to a built natter binary (required; bench/run.sh builds one)")
+	fs.StringVar(&o.database, "database", "", "natter's database: empty for a fresh SQLite file in a temp dir, or a loopback postgres://… URL of an EMPTY database")
+	fs.StringVar(&o.host, "host", "127.0.0.1", "loopback address natter and the bare server listen on")
+	fs.StringVar(&o.apiKey, "api-key", defaultAPIKey, "fullAccess key natter is started with (NATTER_API_KEY)")
+	fs.DurationVar(&o.duration, "duration", 15*time.Second, "measured time per scenario (1s to 120s)")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "unrecorded warmup per scenario, on the same connections (0 to 10s)")
+	fs.IntVar(&o.conns, "conns", 64, "concurrent connections, one closed loop each (1 to 512)")
+	fs.IntVar(&o.users, "users", 1000, "users to seed (2 to 100000)")
+	fs.IntVar(&o.messages, "messages", 1000, "one-to-one messages to seed (1 to 1000000)")
+	fs.IntVar(&o.seedConns, "seed-conns", 8, "concurrent requests while seeding (1 to 64)")
+	fs.Uint64Var(&o.maxRequests, "max-requests", 5_000_000, "request cap per scenario, warmup included (1 to 50000000)")
+	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run, in this order: "+strings.Join(allScenarios, ", "))
+	fs.StringVar(&o.out, "out", "bench/out/results.md", "Markdown report path (its directory is created)")
+	fs.Var(&o.natterEnv, "natter-env", "extra KEY=VALUE for natter's environment (repeatable; applied last)")
+	fs.StringVar(&o.command, "command", "", "the command line to print in the report (bench/run.sh sets it)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch {
+	case o.natterBin == "":
+		return o, errors.New("-natter is required")
+	case o.duration < time.Second || o.duration > 120*time.Second:
+		return o, errors.New("-duration must be 1s to 120s")
+	case o.warmup < 0 || o.warmup > 10*time.Second:
+		return o, errors.New("-warmup must be 0 to 10s")
+	case o.conns < 1 || o.conns > 512:
+		return o, errors.New("-conns must be 1 to 512")
+	case o.users < 2 || o.users > 100_000:
+		return o, errors.New("-users must be 2 to 100000")
+	case o.messages < 1 || o.messages > 1_000_000:
+		return o, errors.New("-messages must be 1 to 1000000")
+	case o.seedConns < 1 || o.seedConns > 64:
+		return o, errors.New("-seed-conns must be 1 to 64")
+	case o.maxRequests < 1 || o.maxRequests > 50_000_000:
+		return o, errors.New("-max-requests must be 1 to 50000000")
+	case !isLoopbackHost(o.host):
+		return o, fmt.Errorf("-host %q is not a loopback address; only loopback may be load-tested", o.host)
+	case len(o.apiKey) < 16:
+		return o, errors.New("-api-key must be at least 16 characters")
+	}
+	if o.database != "" {
+		if err := checkDatabase(o.database); err != nil {
+			return o, err
+		}
+	}
+	for _, kv := range o.natterEnv {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NATTER_") && k != "GOMAXPROCS" && k != "GOGC" && k != "GOMEMLIMIT" && k != "GODEBUG" {
+			return o, fmt.Errorf("-natter-env %q: only NATTER_* and GOMAXPROCS/GOGC/GOMEMLIMIT/GODEBUG may be set", kv)
+		}
+	}
+	for _, s := range strings.Split(*scen, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		known := false
+		for _, a := range allScenarios {
+			known = known || a == s
+		}
+		if !known {
+			return o, fmt.Errorf("-scenarios: unknown scenario %q (want some of %s)", s, strings.Join(allScenarios, ","))
+		}
+		o.scenarios = append(o.scenarios, s)
+	}
+	if len(o.scenarios) == 0 {
+		return o, errors.New("-scenarios is empty")
+	}
+	if o.command == "" {
+		o.command = strings.Join(os.Args, " ")
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "natterbench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "natterbench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "natterbench: "+format+"\n", args...)
+}
+
+func run(ctx context.Context, o options) (err error) {
+	started := time.Now()
+	machine := getMachineInfo()
+	machine.loadStart = loadAvg1()
+	if machine.loadStart > 0.5 {
+		logf("warning: the machine is busy (1-minute load average %.2f on %d CPUs); figures will be noisy", machine.loadStart, machine.nproc)
+	}
+	tmp, err := os.MkdirTemp("", "natterbench-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rmErr := os.RemoveAll(tmp); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}()
+	database := o.database
+	if database == "" {
+		database = "sqlite:" + filepath.Join(tmp, "natter.db")
+	}
+	outDir := filepath.Dir(o.out)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(outDir, "natter.log")
+
+	logf("starting natter (%s) on %s, database %s", o.natterBin, o.host, redactDB(database))
+	nat, err := startNatter(ctx, o.natterBin, o.host, database, o.apiKey, o.natterEnv, logPath)
+	if err != nil {
+		return err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			if stopErr := nat.stop(); stopErr != nil && err == nil {
+				err = stopErr
+			}
+		}
+	}()
+	logf("natter ready at %s (pid %d); its log is %s", nat.base, nat.cmd.Process.Pid, logPath)
+
+	a := newAPI(nat.base, o.apiKey, o.seedConns)
+	if err := a.do(ctx, "GET", "/v3/users?perPage=1", "", nil, nil); err != nil {
+		return fmt.Errorf("the API key is not accepted; NATTER_API_KEY only takes effect on an empty database: %w", err)
+	}
+	tag := "nb" + strconv.FormatInt(time.Now().Unix(), 36)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	seedStart := time.Now()
+	logf("seeding %d users and %d messages (%d concurrent)", o.users, o.messages, o.seedConns)
+	data, err := seed(ctx, a, tag, o.users, o.messages, o.seedConns, rng)
+	a.client.CloseIdleConnections() // the load's own connections start from nothing
+	if err != nil {
+		return err
+	}
+	seedTook := time.Since(seedStart)
+	logf("seeded in %v (%.0f requests/s)", seedTook.Round(time.Millisecond), float64(o.users+o.messages)/seedTook.Seconds())
+
+	bare, bareBase, err := startBare(o.host)
+	if err != nil {
+		return fmt.Errorf("start the bare server: %w", err)
+	}
+	defer bare.Close()
+
+	cfg := loadConfig{conns: o.conns, duration: o.duration, warmup: o.warmup, maxRequests: o.maxRequests, apiKey: o.apiKey}
+	var results []result
+	for _, name := range o.scenarios {
+		var sc *scenario
+		c := cfg
+		switch name {
+		case "bare":
+			sc = bareScenario(bareBase, &data)
+		case "add-reaction":
+			sc, c.natterPID = addReactionScenario(nat.base, &data), nat.cmd.Process.Pid
+		case "send-message":
+			sc, c.natterPID = sendMessageScenario(nat.base, &data), nat.cmd.Process.Pid
+		case "get-message":
+			sc, c.natterPID = getMessageScenario(nat.base, &data), nat.cmd.Process.Pid
+		}
+		logf("running %s: %d conns, %v warmup + %v", name, o.conns, o.warmup, o.duration)
+		res, err := runScenario(ctx, sc, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		logf("  %s: %.0f req/s, p50 %s ms, p99 %s ms, %d errors", name, res.rps, ms(res.p50), ms(res.p99), res.errors)
+		if sc.verify != nil {
+			note, err := sc.verify(ctx, a, res.errors+res.warmErrs)
+			if err != nil {
+				return err
+			}
+			logf("  %s", note)
+			res.notes = strings.TrimSpace(res.notes + "\n" + note)
+		}
+		results = append(results, res)
+	}
+
+	bare.Close()
+	stopped = true
+	stopErr := nat.stop()
+	if stopErr != nil {
+		logf("stopping natter: %v", stopErr)
+	} else {
+		logf("natter stopped with SIGTERM and exited 0")
+	}
+
+	rep := report{opts: o, machine: machine, results: results, database: redactDB(database),
+		seedTook: seedTook, total: time.Since(started), natterExit: stopErr, loadEnd: loadAvg1()}
+	fmt.Print(rep.text())
+	if err := os.WriteFile(o.out, []byte(rep.markdown()), 0o644); err != nil {
+		return err
+	}
+	logf("wrote %s", o.out)
+	if stopErr != nil {
+		return stopErr
+	}
+	return nil
+}
+
+// redactDB hides a PostgreSQL password in printed URLs.
+func redactDB(db string) string {
+	if i := strings.Index(db, "://"); i >= 0 {
+		if at := strings.Index(db[i+3:], "@"); at >= 0 {
+			cred := db[i+3 : i+3+at]
+			if user, _, ok := strings.Cut(cred, ":"); ok {
+				return db[:i+3] + user + ":***" + db[i+3+at:]
+			}
+		}
+	}
+	return db
+}

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets for add-reaction on the 2-core reference machine (bench/README.md).
+const (
+	targetRatio = 0.25
+	targetP99   = 20 * time.Millisecond
+)
+
+type report struct {
+	opts       options
+	machine    machineInfo
+	results    []result
+	database   string
+	seedTook   time.Duration
+	total      time.Duration
+	natterExit error
+	loadEnd    float64
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond))
+}
+
+func (r report) bareRPS() float64 {
+	for _, x := range r.results {
+		if x.name == "bare" {
+			return x.rps
+		}
+	}
+	return 0
+}
+
+func (r report) ratio(x result) string {
+	b := r.bareRPS()
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x.rps/b)
+}
+
+func cores(f float64) string { return fmt.Sprintf("%.2f", f) }
+
+func (r report) natterCPU(x result) string {
+	if x.name == "bare" {
+		return "–"
+	}
+	return cores(x.natterCPU)
+}
+
+// rows is the main table: header first.
+func (r report) rows() [][]string {
+	rows := [][]string{{"scenario", "requests/s", "p50 ms", "p99 ms", "errors", "vs bare", "natter CPU", "bench CPU", "other CPU"}}
+	for _, x := range r.results {
+		errs := fmt.Sprint(x.errors)
+		if s := statusSummary(x); s != "" {
+			errs += " (" + s + ")"
+		}
+		rows = append(rows, []string{x.name, fmt.Sprintf("%.0f", x.rps), ms(x.p50), ms(x.p99), errs, r.ratio(x),
+			r.natterCPU(x), cores(x.benchCPU), cores(max(0, x.busyCPU-x.natterCPU-x.benchCPU))})
+	}
+	return rows
+}
+
+func (r report) detailRows() [][]string {
+	rows := [][]string{{"scenario", "requests", "window s", "mean ms", "max ms", "CPU µs/req", "vs bare per CPU", "conns dialed", "stopped by"}}
+	var bare float64
+	for _, x := range r.results {
+		if x.name == "bare" {
+			bare = cpuPerReq(x)
+		}
+	}
+	for _, x := range r.results {
+		by := "duration"
+		if x.capped {
+			by = "-max-requests"
+		}
+		c, vs := cpuPerReq(x), "n/a"
+		if c > 0 && bare > 0 {
+			vs = fmt.Sprintf("%.1f%%", 100*bare/c)
+		}
+		rows = append(rows, []string{x.name, fmt.Sprint(x.requests), fmt.Sprintf("%.2f", x.elapsed.Seconds()),
+			ms(x.mean), ms(x.max), fmt.Sprintf("%.0f", c), vs, fmt.Sprint(x.dials), by})
+	}
+	return rows
+}
+
+// cpuPerReq is the CPU time, in µs, natter and the harness spent per request: a figure
+// that other load on the machine disturbs far less than requests/s.
+func cpuPerReq(x result) float64 {
+	if x.rps == 0 {
+		return 0
+	}
+	return (x.natterCPU + x.benchCPU) / x.rps * 1e6
+}
+
+// targets checks add-reaction against the README's targets.
+func (r report) targets() []string {
+	var x *result
+	for i := range r.results {
+		if r.results[i].name == "add-reaction" {
+			x = &r.results[i]
+		}
+	}
+	if x == nil {
+		return []string{"add-reaction was not run; targets not checked."}
+	}
+	mark := func(ok bool) string {
+		if ok {
+			return "PASS"
+		}
+		return "FAIL"
+	}
+	var out []string
+	if b := r.bareRPS(); b > 0 {
+		out = append(out, fmt.Sprintf("%s  add-reaction requests/s ≥ 25%% of bare: %.1f%%", mark(x.rps/b >= targetRatio), 100*x.rps/b))
+	} else {
+		out = append(out, "n/a   add-reaction vs bare: bare was not run")
+	}
+	out = append(out,
+		fmt.Sprintf("%s  add-reaction p99 ≤ 20 ms: %s ms", mark(x.p99 <= targetP99), ms(x.p99)),
+		fmt.Sprintf("%s  add-reaction errors = 0: %d", mark(x.errors == 0), x.errors))
+	return out
+}
+
+func (r report) notes() []string {
+	var out []string
+	for _, x := range r.results {
+		if x.notes != "" {
+			out = append(out, strings.Split(x.notes, "\n")...)
+		}
+		if x.warmErrs > 0 {
+			out = append(out, fmt.Sprintf("%s: %d warmup requests failed (not counted in the table).", x.name, x.warmErrs))
+		}
+		if x.firstErr != "" {
+			out = append(out, fmt.Sprintf("%s: first error: %s", x.name, x.firstErr))
+		}
+		if x.dials > int64(r.opts.conns) {
+			out = append(out, fmt.Sprintf("%s: %d connections dialed for %d loops: some keep-alive connections were closed and redialed "+
+				"(net/http's client drops a connection when its request write is not confirmed within 50 ms of the response, which CPU starvation can cause).", x.name, x.dials, r.opts.conns))
+		}
+	}
+	if busy := r.machine.loadStart; busy > 0.5 {
+		out = append(out, fmt.Sprintf("The machine was not idle: 1-minute load average %.2f at the start and %.2f at the end on %d CPUs. "+
+			"requests/s and latencies are depressed by the other load (see the other CPU column); CPU µs/req is less disturbed, though not immune.",
+			r.machine.loadStart, r.loadEnd, r.machine.nproc))
+	}
+	if r.natterExit != nil {
+		out = append(out, "natter did not stop cleanly: "+r.natterExit.Error())
+	} else {
+		out = append(out, "natter stopped on SIGTERM with exit status 0.")
+	}
+	return out
+}
+
+func (r report) settings() string {
+	o := r.opts
+	env := "none"
+	if len(o.natterEnv) > 0 {
+		env = strings.Join(o.natterEnv, " ")
+	}
+	return fmt.Sprintf("conns %d, %v warmup + %v measured per scenario, %d users, %d messages seeded in %v, database %s, extra natter env: %s; total run %v",
+		o.conns, o.warmup, o.duration, o.users, o.messages, r.seedTook.Round(time.Millisecond), r.database, env, r.total.Round(time.Second))
+}
+
+func (r report) machineLine() string {
+	m := r.machine
+	return fmt.Sprintf("nproc %d (GOMAXPROCS %d), %s, %s, Linux %s, %s, load average %.2f at start / %.2f at end",
+		m.nproc, m.gomaxprocs, m.cpuModel, m.goVersion, m.kernel, m.date, m.loadStart, r.loadEnd)
+}
+
+func (r report) text() string {
+	var b strings.Builder
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, row := range r.rows() {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, row := range r.detailRows() {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
+	b.WriteString("\nTargets (add-reaction):\n")
+	for _, t := range r.targets() {
+		b.WriteString("  " + t + "\n")
+	}
+	b.WriteString("\nNotes:\n")
+	for _, n := range r.notes() {
+		b.WriteString("  " + n + "\n")
+	}
+	b.WriteString("\nCPU columns are cores used during the measured window (CPU-seconds per second, from /proc):\n" +
+		"natter = the natter process, bench = this process (load generator, and the bare server in the bare row),\n" +
+		"other = the rest of the machine. CPU µs/req = (natter + bench CPU) per request; vs bare per CPU compares it with the bare row's.\n")
+	b.WriteString("\nSettings: " + r.settings() + "\n")
+	b.WriteString("Machine:  " + r.machineLine() + "\n")
+	b.WriteString("Command:  " + r.opts.command + "\n\n")
+	return b.String()
+}
+
+func mdTable(b *strings.Builder, rows [][]string) {
+	for i, row := range rows {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		if i == 0 {
+			seps := make([]string, len(row))
+			for j := range seps {
+				seps[j] = "---"
+				if j > 0 {
+					seps[j] = "---:"
+				}
+			}
+			b.WriteString("| " + strings.Join(seps, " | ") + " |\n")
+		}
+	}
+}
+
+func (r report) markdown() string {
+	var b strings.Builder
+	b.WriteString("# natter load benchmark\n\n")
+	fmt.Fprintf(&b, "Command: `%s`  \nDate: %s\n\n", r.opts.command, r.machine.date)
+	mdTable(&b, r.rows())
+	b.WriteString("\n")
+	mdTable(&b, r.detailRows())
+	b.WriteString("\nCPU columns are cores used during the measured window (CPU-seconds per second, from /proc): " +
+		"natter = the natter process; bench = the harness process (load generator, plus the bare server in the bare row); " +
+		"other = the rest of the machine. CPU µs/req = (natter + bench CPU) per request; vs bare per CPU compares it with the bare row's.\n")
+	b.WriteString("\n## Targets (add-reaction)\n\n")
+	for _, t := range r.targets() {
+		b.WriteString("- " + t + "\n")
+	}
+	b.WriteString("\n## Notes\n\n")
+	for _, n := range r.notes() {
+		b.WriteString("- " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
+	b.WriteString("\n## Settings\n\n" + r.settings() + "\n")
+	m := r.machine
+	fmt.Fprintf(&b, "\n## Machine\n\n- nproc: %d (GOMAXPROCS %d)\n- CPU: %s\n- Go: %s\n- Linux: %s\n- Date: %s\n- 1-minute load average: %.2f at start, %.2f at end\n",
+		m.nproc, m.gomaxprocs, m.cpuModel, m.goVersion, m.kernel, m.date, m.loadStart, r.loadEnd)
+	return b.String()
+}
