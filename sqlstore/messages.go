@@ -56,10 +56,12 @@ const actableMessageQuery = messageQuery + ` AND m.category <> 'action'`
 // viewer's own reactions, for reactedByMe. Reading ~20 rows one by one through database/sql
 // costs several times this one row. The separators are ASCII unit (31) and record (30)
 // separators, which a reaction cannot contain: chat.ValidateReaction refuses control
-// characters. Dialects differ only in the names of the functions.
+// characters. SQLite's group_concat keeps the order of its ordered subquery, which the
+// primary key serves without a sort.
 const (
 	summaryQuerySQLite = `SELECT
-	(SELECT group_concat(reaction || char(31) || count, char(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),
+	(SELECT group_concat(reaction || char(31) || count, char(30)) FROM
+		(SELECT reaction, count FROM reaction_counts WHERE message_id = $1 ORDER BY first_id)),
 	(SELECT group_concat(reaction, char(30)) FROM reactions WHERE message_id = $1 AND uid = $2)`
 	summaryQueryPostgres = `SELECT
 	(SELECT string_agg(reaction || chr(31) || count, chr(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),

@@ -83,12 +83,16 @@ CREATE TABLE reactions (
 -- a user is purged, which may scan. Each index is one more write per reaction.
 
 -- One row per distinct reaction on a message, kept in the same transaction as the rows.
--- first_id orders the summary by first appearance and stays put while count > 0.
+-- Keyed by first_id (the row that made the reaction appear; ids grow with time), so a
+-- message's summary reads out in first-appearance order without a sort; the order stays put
+-- while count > 0. The unique index is the database's guarantee of one row per reaction; it
+-- is written only when a reaction first appears, not when a count changes.
 CREATE TABLE reaction_counts (
     message_id BIGINT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+    first_id   BIGINT NOT NULL,
     reaction   TEXT NOT NULL,
     count      BIGINT NOT NULL,
     first_at   BIGINT NOT NULL,
-    first_id   BIGINT NOT NULL,
-    PRIMARY KEY (message_id, reaction)
+    PRIMARY KEY (message_id, first_id),
+    UNIQUE (message_id, reaction)
 );
