@@ -36,7 +36,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k chat.APIKey, max int) error {
 			return err
 		}
 		if n >= max {
-			return chat.ErrLimitReached
+			return refuse(chat.ErrLimitReached)
 		}
 		return db.insertKey(ctx, tx, k)
 	})

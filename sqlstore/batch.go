@@ -3,18 +3,21 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
 // SQLite has one writer, so natter's write transactions queue for it anyway. batcher runs
 // whatever is queued in one real transaction (group commit): the fixed cost of a commit —
 // WAL frames, checksums, locks — is paid once per batch, and rows written together share
-// pages. Each job runs inside its own SAVEPOINT, so a job that fails (a rule says no, a
-// unique key collides) rolls back alone and the others still commit; each caller gets its
-// own result only after the batch has committed. A lone job pays no wait: a batch is what
-// is queued when the writer comes free, never more.
+// pages. A lone job pays no wait: a batch is what is queued when the writer comes free.
+//
+// Each caller gets its own result only after the batch has committed. A job that refuses
+// cleanly — it wrote nothing, and says so by returning refuse(err) — costs the others
+// nothing. Any other failure (or a panic) rolls the whole transaction back, and the other
+// jobs run again in a new one: rare, and cheaper on the common path than a savepoint
+// around every job.
 type batcher struct {
-	db   *DB
 	w    *sql.DB
 	jobs chan *job
 	done chan struct{}
@@ -27,17 +30,30 @@ type job struct {
 	panic  any
 }
 
+// cleanRefusal is a job's error that left nothing written.
+type cleanRefusal struct{ err error }
+
+func (c cleanRefusal) Error() string { return c.err.Error() }
+func (c cleanRefusal) Unwrap() error { return c.err }
+
+// refuse marks err as a refusal made before the job wrote anything (or after it undid what it
+// wrote), so the rest of its transaction can still commit.
+func refuse(err error) error { return cleanRefusal{err} }
+
+// unrefuse strips the marker for callers.
+func unrefuse(err error) error {
+	var c cleanRefusal
+	if errors.As(err, &c) {
+		return c.err
+	}
+	return err
+}
+
 // maxBatch bounds a batch so one commit never holds the writer for long.
 const maxBatch = 64
 
-const (
-	savepointQuery  = `SAVEPOINT job`
-	rollbackToQuery = `ROLLBACK TO job`
-	releaseQuery    = `RELEASE job`
-)
-
-func newBatcher(db *DB) *batcher {
-	b := &batcher{db: db, w: db.w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{})}
+func newBatcher(w *sql.DB) *batcher {
+	b := &batcher{w: w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{})}
 	go b.loop()
 	return b
 }
@@ -58,12 +74,10 @@ func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if j.panic != nil {
 		panic(j.panic)
 	}
-	return err
+	return unrefuse(err)
 }
 
-func (b *batcher) close() {
-	close(b.done)
-}
+func (b *batcher) close() { close(b.done) }
 
 func (b *batcher) loop() {
 	batch := make([]*job, 0, maxBatch)
@@ -100,61 +114,67 @@ func (b *batcher) drain() {
 	}
 }
 
+// run commits as many of the batch's jobs as succeed or refuse cleanly. A job that fails
+// otherwise is answered with its error and dropped, and the rest run again.
 func (b *batcher) run(batch []*job) {
-	results := make([]error, len(batch))
-	err := func() error {
-		// The batch is not any one request's: a caller that gives up must not abort the
-		// others' commit.
-		ctx := context.Background()
-		tx, err := b.w.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		for i, j := range batch {
-			if err := j.ctx.Err(); err != nil {
-				results[i] = err // gave up while queued: skip, nothing written
-				continue
+	pending := batch
+	for len(pending) > 0 {
+		failed, err := b.attempt(pending)
+		if failed < 0 { // committed, or the transaction itself failed: everyone has an answer
+			for _, j := range pending {
+				if err != nil {
+					j.result <- err
+				}
 			}
-			var batchErr error
-			results[i], batchErr = b.runOne(ctx, tx, j)
-			if batchErr != nil {
-				// The transaction itself is broken (SQLite may have rolled it back on an I/O
-				// error): nothing of this batch is committed, and nothing more may run in it.
-				return batchErr
-			}
+			return
 		}
-		return tx.Commit()
-	}()
-	for i, j := range batch {
-		if err != nil {
-			results[i] = err
-		}
-		j.result <- results[i]
+		pending = append(pending[:failed:failed], pending[failed+1:]...)
 	}
 }
 
-// runOne runs a job inside a savepoint, rolling back to it if the job fails or panics.
-// jobErr is the job's own failure; batchErr means the savepoint could not be handled and the
-// whole transaction must be abandoned.
-func (b *batcher) runOne(ctx context.Context, tx *sql.Tx, j *job) (jobErr, batchErr error) {
-	if _, err := b.db.txExec(ctx, tx, savepointQuery); err != nil {
-		return err, err
+// attempt runs jobs in one transaction. If job i fails uncleanly it is answered, the
+// transaction is rolled back, and attempt returns i. Otherwise it commits, answers every
+// job, and returns -1; if the commit (or begin) fails, it returns -1 and that error for
+// run to give everyone.
+func (b *batcher) attempt(jobs []*job) (failed int, err error) {
+	// The batch is not any one request's: a caller that gives up must not abort the others.
+	ctx := context.Background()
+	tx, err := b.w.BeginTx(ctx, nil)
+	if err != nil {
+		return -1, err
 	}
+	results := make([]error, len(jobs))
+	for i, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			results[i] = refuse(err) // gave up while queued: skipped, nothing written
+			continue
+		}
+		err := runJob(tx, j)
+		var clean cleanRefusal
+		if err != nil && !errors.As(err, &clean) {
+			tx.Rollback()
+			j.result <- err
+			return i, nil
+		}
+		results[i] = err
+	}
+	if err := tx.Commit(); err != nil {
+		tx.Rollback()
+		return -1, err
+	}
+	for i, j := range jobs {
+		j.result <- results[i]
+	}
+	return -1, nil
+}
+
+// runJob runs one job, turning a panic into an unclean failure that the caller re-panics.
+func runJob(tx *sql.Tx, j *job) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			j.panic = p
-			jobErr = fmt.Errorf("panic in write transaction: %v", p)
-		}
-		if jobErr != nil {
-			if _, err := b.db.txExec(ctx, tx, rollbackToQuery); err != nil {
-				batchErr = fmt.Errorf("roll back to savepoint after %v: %w", jobErr, err)
-				return
-			}
-		}
-		if _, err := b.db.txExec(ctx, tx, releaseQuery); err != nil {
-			batchErr = fmt.Errorf("release savepoint: %w", err)
+			err = fmt.Errorf("panic in write transaction: %v", p)
 		}
 	}()
-	return j.fn(tx), nil
+	return j.fn(tx)
 }

@@ -96,7 +96,7 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	r.SetMaxIdleConns(readers)
 	r.SetConnMaxLifetime(0)
 	db := &DB{w: w, r: r, dialect: sqliteDialect, readStmts: newStmtCache(r), writeStmts: newStmtCache(w)}
-	db.batch = newBatcher(db)
+	db.batch = newBatcher(w)
 	return db, nil
 }
 
@@ -150,7 +150,8 @@ func (db *DB) Close() error {
 
 // transact runs fn in a write transaction, committing if fn returns nil and rolling back on
 // an error or a panic. On SQLite, fn shares a group commit with other writers (batch.go), so
-// fn must do nothing but its statements on tx.
+// fn must do nothing but its statements on tx, may run more than once, and should return
+// refuse(err) for a refusal that wrote nothing.
 func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	if db.batch != nil {
 		return mapErr(db.batch.do(ctx, fn))
@@ -169,7 +170,7 @@ func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err erro
 		}
 	}()
 	if err = fn(tx); err != nil {
-		return mapErr(err)
+		return mapErr(unrefuse(err))
 	}
 	return mapErr(tx.Commit())
 }

@@ -31,7 +31,12 @@ func mapErr(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return chat.ErrNotFound
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The request's deadline passed while the database had it: to the client that is
+		// the database being unavailable (or overloaded), not a bug.
+		return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
+	}
+	if errors.Is(err, context.Canceled) {
 		return err
 	}
 	var se *sqlite.Error

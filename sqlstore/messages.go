@@ -178,11 +178,14 @@ func (db *DB) head(ctx context.Context, tx *sql.Tx, appID string, id int64) (cha
 func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) error {
 	return db.transact(ctx, func(tx *sql.Tx) error {
 		h, err := db.head(ctx, tx, appID, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return refuse(chat.ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
 		if err := check(h); err != nil {
-			return err
+			return refuse(err)
 		}
 		if del.Permanent {
 			_, err = tx.ExecContext(ctx, db.q(`DELETE FROM messages WHERE app_id = $1 AND id = $2`), appID, id)

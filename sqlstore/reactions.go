@@ -17,6 +17,7 @@ const (
 	countKindsQuery     = `SELECT COUNT(*) FROM reaction_counts WHERE message_id = $1`
 	insertCountQuery    = `INSERT INTO reaction_counts (message_id, reaction, count, first_at, first_id)
 			VALUES ($1, $2, 1, $3, $4)`
+	undoReactionQuery   = `DELETE FROM reactions WHERE id = $1`
 	deleteReactionQuery = `DELETE FROM reactions WHERE app_id = $1 AND message_id = $2 AND uid = $3 AND reaction = $4`
 	decrementCountQuery = `UPDATE reaction_counts SET count = count - 1 WHERE message_id = $1 AND reaction = $2`
 	dropCountQuery      = `DELETE FROM reaction_counts WHERE message_id = $1 AND reaction = $2 AND count <= 0`
@@ -37,8 +38,11 @@ func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check f
 			// Which comes first, an unknown actor or an unknown message: the actor.
 			u, uerr := scanUser(db.txRow(ctx, tx, userQuery, c.AppID, c.UID), c.AppID)
 			if errors.Is(uerr, chat.ErrNotFound) || uerr == nil && !u.Active() {
-				return chat.ErrActorNotFound
+				return refuse(chat.ErrActorNotFound)
 			}
+		}
+		if errors.Is(err, chat.ErrNotFound) {
+			return refuse(err)
 		}
 		if err != nil {
 			return err
@@ -53,17 +57,17 @@ func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check f
 		default:
 			actor, err = scanUser(db.txRow(ctx, tx, userQuery, c.AppID, c.UID), c.AppID)
 			if errors.Is(err, chat.ErrNotFound) {
-				return chat.ErrActorNotFound
+				return refuse(chat.ErrActorNotFound)
 			}
 			if err != nil {
 				return err
 			}
 		}
 		if actor.UID == "" {
-			return chat.ErrActorNotFound
+			return refuse(chat.ErrActorNotFound)
 		}
 		if err := check(actor, m.Head()); err != nil {
-			return err
+			return refuse(err)
 		}
 		if c.Add {
 			err = db.addReaction(ctx, tx, c)
@@ -112,7 +116,11 @@ func (db *DB) addReaction(ctx context.Context, tx *sql.Tx, c chat.ReactionChange
 			return err
 		}
 		if distinct >= c.Max {
-			return chat.ErrLimitReached
+			// Undo the row added above, so the refusal leaves nothing written.
+			if _, err := db.txExec(ctx, tx, undoReactionQuery, rid); err != nil {
+				return err
+			}
+			return refuse(chat.ErrLimitReached)
 		}
 	}
 	_, err = db.txExec(ctx, tx, insertCountQuery, c.MessageID, c.Reaction, c.At, rid)

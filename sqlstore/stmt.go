@@ -89,8 +89,8 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 
 // hotWrites are the statements of the write hot path, prepared on the writer when it opens.
 var hotWrites = []string{
-	userQuery, actableMessageQuery, summaryQuerySQLite, savepointQuery, rollbackToQuery, releaseQuery,
-	insertReactionQuery, incrementCountQuery, countKindsQuery, insertCountQuery,
+	userQuery, actableMessageQuery, summaryQuerySQLite,
+	insertReactionQuery, incrementCountQuery, countKindsQuery, insertCountQuery, undoReactionQuery,
 	deleteReactionQuery, decrementCountQuery, dropCountQuery, insertMessageQuery,
 }
 

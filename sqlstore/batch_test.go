@@ -1,0 +1,100 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// TestBatcher: jobs queued together share a commit; a job that fails uncleanly leaves
+// nothing while the others commit; a clean refusal is answered as itself; a panic reaches its
+// caller and costs the others nothing.
+func TestBatcher(t *testing.T) {
+	w, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "b.db")+"?_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec(`CREATE TABLE t (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	b := newBatcher(w)
+	defer b.close()
+	insert := func(k string) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error { _, err := tx.Exec(`INSERT INTO t VALUES (?)`, k); return err }
+	}
+	errRule := errors.New("refused by a rule")
+	jobs := map[string]func(*sql.Tx) error{
+		"ok1": insert("a"),
+		"ok2": insert("b"),
+		// writes, then fails: must leave no "c"
+		"unclean": func(tx *sql.Tx) error {
+			if err := insert("c")(tx); err != nil {
+				return err
+			}
+			return errors.New("late failure")
+		},
+		"dup":   func(tx *sql.Tx) error { insert("d")(tx); return insert("d")(tx) }, // unique violation after a write
+		"clean": func(*sql.Tx) error { return refuse(errRule) },
+		"panic": func(tx *sql.Tx) error { insert("e")(tx); panic("boom") },
+		"ok3":   insert("f"),
+	}
+	// Hold the writer so that every job queues into one batch.
+	hold, holding := make(chan struct{}), make(chan struct{})
+	go b.do(context.Background(), func(*sql.Tx) error { close(holding); <-hold; return nil })
+	<-holding
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]string{}
+	for name, fn := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					got[name] = fmt.Sprint("panic: ", p)
+					mu.Unlock()
+				}
+			}()
+			err := b.do(context.Background(), fn)
+			mu.Lock()
+			got[name] = fmt.Sprint(err)
+			mu.Unlock()
+		}()
+	}
+	for len(b.jobs) < len(jobs) {
+		runtimeGosched()
+	}
+	close(hold)
+	wg.Wait()
+	want := map[string]string{"ok1": "<nil>", "ok2": "<nil>", "ok3": "<nil>", "unclean": "late failure",
+		"clean": errRule.Error(), "panic": "panic: boom"}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: got %q, want %q", name, got[name], w)
+		}
+	}
+	if got["dup"] == "<nil>" {
+		t.Errorf("dup: no error")
+	}
+	var keys string
+	rows, _ := w.Query(`SELECT k FROM t ORDER BY k`)
+	for rows.Next() {
+		var k string
+		rows.Scan(&k)
+		keys += k
+	}
+	rows.Close()
+	if keys != "abf" {
+		t.Fatalf("committed %q, want abf: failed jobs must leave nothing", keys)
+	}
+}
+
+func runtimeGosched() { runtime.Gosched() }
