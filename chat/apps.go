@@ -52,7 +52,7 @@ func (s *Service) CreateApp(ctx context.Context, in AppCreate) (App, []NewKey, e
 	auth, authValue := newAPIKey(app.ID, "Default Auth Key", ScopeAuthOnly, now)
 	err := s.store.CreateApp(ctx, app, []APIKey{full, auth})
 	if errors.Is(err, ErrAlreadyExists) {
-		return App{}, nil, Errorf(CodeBadRequest, "The app %q, or one of its keys, already exists.", app.ID)
+		return App{}, nil, &Error{Code: CodeBadRequest, Message: "The app \"" + app.ID + "\", or one of its keys, already exists.", Err: err}
 	}
 	if err != nil {
 		return App{}, nil, internal("create app", err)

@@ -117,7 +117,7 @@ func loggablePath(r *http.Request) string {
 	if strings.Contains(r.Pattern, "{apiKey}") {
 		return r.Pattern
 	}
-	if strings.Contains(r.URL.Path, "/apikeys/") {
+	if strings.Contains(strings.ToLower(r.URL.Path), "/apikeys/") { // paths are case-sensitive; a key is a key whatever the spelling
 		return "/…/apikeys/…"
 	}
 	return r.URL.Path

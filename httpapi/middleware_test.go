@@ -29,12 +29,14 @@ func TestAccessLogNeverHoldsAKey(t *testing.T) {
 	var logs bytes.Buffer
 	s := New(nil, Options{AccessLog: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	key := "0123456789abcdef0123456789abcdef01234567"
-	req := httptest.NewRequest("DELETE", "/v3/apikeys/"+key, nil)
-	req.Header.Set("apikey", key)
-	h := s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
-	h.ServeHTTP(httptest.NewRecorder(), req)
-	if strings.Contains(logs.String(), key) || !strings.Contains(logs.String(), "status=204") {
-		t.Fatalf("access log:\n%s", logs.String())
+	for _, path := range []string{"/v3/apikeys/", "/v3/apiKeys/", "/V3/APIKEYS/"} {
+		req := httptest.NewRequest("DELETE", path+key, nil)
+		req.Header.Set("apikey", key)
+		h := s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if strings.Contains(logs.String(), key) || !strings.Contains(logs.String(), "status=204") {
+			t.Fatalf("access log for %s:\n%s", path, logs.String())
+		}
 	}
 }
 

@@ -45,11 +45,7 @@ func appsCreate(ctx context.Context, args []string, getenv func(string) string, 
 	defer db.Close()
 	app, keys, err := chat.New(db, chat.Config{}).CreateApp(ctx, chat.AppCreate{ID: *id, Region: chat.Region(*region), Name: *name})
 	if err != nil {
-		var ce *chat.Error
-		if errors.As(err, &ce) && len(ce.Details) > 0 {
-			return fmt.Errorf("%s %v", ce.Message, ce.Details)
-		}
-		return err
+		return errors.New(describe(err))
 	}
 	out := appJSON{AppID: app.ID, Region: app.Region, Name: app.Name}
 	for _, k := range keys {

@@ -104,8 +104,13 @@ func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) stri
 		in.Region = "us"
 	}
 	app, keys, err := svc.CreateApp(ctx, in)
+	if errors.Is(err, chat.ErrAlreadyExists) {
+		// Another node starting on the same empty database created it first: that is the
+		// app this node serves too (nodes of one deployment share NATTER_* settings).
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("create the first app: %w", err)
+		return fmt.Errorf("create the first app (NATTER_APP_ID, NATTER_APP_REGION, NATTER_API_KEY): %s", describe(err))
 	}
 	_, port, _ := net.SplitHostPort(addr)
 	full, auth := keys[0], keys[1]
@@ -137,4 +142,13 @@ func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
 	go srv.Serve(ln)
 	log.Info("debug listener (pprof)", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
+}
+
+// describe renders an error for the command line, with a validation error's field details.
+func describe(err error) string {
+	var ce *chat.Error
+	if errors.As(err, &ce) && len(ce.Details) > 0 {
+		return fmt.Sprintf("%s %v", ce.Message, ce.Details)
+	}
+	return err.Error()
 }
