@@ -101,6 +101,14 @@ func openSQLite(path string, opt Options) (*DB, error) {
 }
 
 func openPostgres(dbURL string, opt Options) (*DB, error) {
+	// A server that stopped answering (rather than refusing) would otherwise hold each new
+	// connection attempt until the request's deadline; 503 should come sooner.
+	if u, err := url.Parse(dbURL); err == nil && !u.Query().Has("connect_timeout") {
+		q := u.Query()
+		q.Set("connect_timeout", "3")
+		u.RawQuery = q.Encode()
+		dbURL = u.String()
+	}
 	db, err := sql.Open("pgx", dbURL)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", redact(dbURL), err)
