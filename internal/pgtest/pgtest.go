@@ -28,14 +28,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/natter-chat/natter/internal/pgserver"
 )
+
+// tempPrefix names the temporary directories of pgtest's throwaway servers.
+const tempPrefix = "natter-pgtest-"
+
+// newServer starts a throwaway server with pgserver's default, durability-free settings.
+func newServer() (*pgserver.Server, error) {
+	return pgserver.Start(pgserver.Options{TempPrefix: tempPrefix})
+}
 
 // shared is the server behind URL, set up once per test binary.
 var shared struct {
 	once  sync.Once
-	srv   *server // nil when using NATTER_TEST_POSTGRES_URL
-	admin string  // URL of a database to run CREATE DATABASE in
+	srv   *pgserver.Server // nil when using NATTER_TEST_POSTGRES_URL
+	admin string           // URL of a database to run CREATE DATABASE in
 	err   error
 
 	logOnce sync.Once
@@ -50,7 +58,7 @@ func Main(m *testing.M) {
 	mainCalled.Store(true)
 	code := m.Run()
 	if shared.srv != nil {
-		if err := shared.srv.destroy(); err != nil {
+		if err := shared.srv.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: stopping the shared PostgreSQL server: %v\n", err)
 		}
 	}
@@ -89,9 +97,9 @@ func setupShared() {
 	shared.srv, shared.err = newServer()
 	if shared.err == nil {
 		took := time.Since(t0).Round(time.Millisecond)
-		shared.admin = shared.srv.adminURL()
+		shared.admin = shared.srv.AdminURL()
 		shared.log = fmt.Sprintf("pgtest: %s started in %v on 127.0.0.1:%d, data in %s",
-			shared.srv.version(), took, shared.srv.port, shared.srv.dir)
+			shared.srv.Version(), took, shared.srv.Port(), shared.srv.Dir())
 	}
 }
 
@@ -99,11 +107,11 @@ func setupShared() {
 // failure under CI), a failure otherwise.
 func fail(tb testing.TB, err error) {
 	tb.Helper()
-	var ue *unavailableError
+	var ue *pgserver.UnavailableError
 	if !errors.As(err, &ue) {
 		tb.Fatalf("pgtest: %v", err)
 	}
-	msg := fmt.Sprintf("!!! PostgreSQL not available: %v; install the postgresql package or set NATTER_TEST_POSTGRES_URL", ue.why)
+	msg := fmt.Sprintf("!!! PostgreSQL not available: %v; install the postgresql package or set NATTER_TEST_POSTGRES_URL", ue.Reason)
 	if os.Getenv("CI") == "true" {
 		tb.Fatal(msg + " (CI=true: failing rather than skipping)")
 	}
@@ -113,42 +121,25 @@ func fail(tb testing.TB, err error) {
 // createDatabase creates a database on the server that admin connects to, drops it in
 // tb.Cleanup, and returns a URL for it.
 func createDatabase(tb testing.TB, admin string) (string, error) {
-	au, err := url.Parse(admin)
-	if err != nil || (au.Scheme != "postgres" && au.Scheme != "postgresql") {
-		return "", fmt.Errorf("want a postgres:// URL, have %q", redact(admin))
-	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	name := "natter_test_" + hex.EncodeToString(rnd[:])
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, admin)
+	u, err := pgserver.CreateDatabase(ctx, admin, name)
 	if err != nil {
-		return "", fmt.Errorf("connect to %s: %w", redact(admin), err)
-	}
-	defer conn.Close(ctx)
-	// template0 rather than template1: an empty database even if someone added objects to
-	// template1 on a shared server.
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
-		return "", fmt.Errorf("create database %s on %s: %w", name, redact(admin), err)
+		return "", err
 	}
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, admin)
-		if err == nil {
-			// FORCE: the test may have left connections open, e.g. in a leaked pool.
-			_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			conn.Close(ctx)
-		}
-		if err != nil {
+		// DropDatabase forces: the test may have left connections open, e.g. in a leaked pool.
+		if err := pgserver.DropDatabase(ctx, admin, name); err != nil {
 			tb.Errorf("pgtest: drop database %s on %s: %v", name, redact(admin), err)
 		}
 	})
-	du := *au
-	du.Path, du.RawPath = "/"+name, ""
-	return du.String(), nil
+	return u, nil
 }
 
 func redact(u string) string {
@@ -163,7 +154,7 @@ func redact(u string) string {
 // can stop the server under load and start it again. It is deleted in tb.Cleanup.
 type Instance struct {
 	tb      testing.TB
-	srv     *server
+	srv     *pgserver.Server
 	urlOnce sync.Once
 	url     string
 }
@@ -178,12 +169,12 @@ func NewServer(tb testing.TB) *Instance {
 		fail(tb, err)
 	}
 	tb.Cleanup(func() {
-		if err := srv.destroy(); err != nil {
+		if err := srv.Close(); err != nil {
 			tb.Errorf("pgtest: %v", err)
 		}
 	})
 	took := time.Since(t0).Round(time.Millisecond)
-	tb.Logf("pgtest: dedicated %s started in %v on 127.0.0.1:%d", srv.version(), took, srv.port)
+	tb.Logf("pgtest: dedicated %s started in %v on 127.0.0.1:%d", srv.Version(), took, srv.Port())
 	return &Instance{tb: tb, srv: srv}
 }
 
@@ -192,7 +183,7 @@ func NewServer(tb testing.TB) *Instance {
 func (i *Instance) URL() string {
 	i.tb.Helper()
 	i.urlOnce.Do(func() {
-		u, err := createDatabase(i.tb, i.srv.adminURL())
+		u, err := createDatabase(i.tb, i.srv.AdminURL())
 		if err != nil {
 			i.tb.Fatalf("pgtest: %v", err)
 		}
@@ -208,7 +199,7 @@ func (i *Instance) URL() string {
 // back their transactions. Stopping a stopped server does nothing.
 func (i *Instance) Stop() {
 	i.tb.Helper()
-	if err := i.srv.stop("fast"); err != nil {
+	if err := i.srv.Stop(); err != nil {
 		i.tb.Fatalf("pgtest: %v", err)
 	}
 }
@@ -217,7 +208,7 @@ func (i *Instance) Stop() {
 // accepts connections. Starting a running server does nothing.
 func (i *Instance) Start() {
 	i.tb.Helper()
-	if err := i.srv.start(); err != nil {
-		i.tb.Fatalf("pgtest: restart on port %d: %v", i.srv.port, err)
+	if err := i.srv.Start(); err != nil {
+		i.tb.Fatalf("pgtest: restart on port %d: %v", i.srv.Port(), err)
 	}
 }

@@ -66,10 +66,13 @@ type result struct {
 	warmErrs  uint64
 	firstErr  string
 	natterCPU float64 // cores used by natter during the measured window
-	benchCPU  float64 // cores used by this process (load generator, and the bare server)
+	benchCPU  float64 // cores used by this process (load generator, and the bare server), plus pgbench in its row
+	pgCPU     float64 // cores used by PostgreSQL (-postgres mode)
 	busyCPU   float64 // cores busy machine-wide
 	notes     string
 	capped    bool // stopped by -max-requests rather than by -duration
+
+	pgLatMS, pgConnMS string // pgbench's own latency average and initial connection time
 }
 
 type loadConfig struct {
@@ -79,6 +82,7 @@ type loadConfig struct {
 	maxRequests uint64
 	apiKey      string
 	natterPID   int
+	pgPID       int // the postmaster in -postgres mode, else 0
 }
 
 // runScenario drives sc with cfg.conns closed loops: a warmup that is not recorded, then
@@ -161,9 +165,9 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	if cfg.warmup > 0 {
 		run(time.Now().Add(cfg.warmup), false)
 	}
-	before := sampleCPU(cfg.natterPID)
+	before := sampleCPU(cfg.natterPID, cfg.pgPID)
 	elapsed, capped := run(time.Now().Add(cfg.duration), true)
-	after := sampleCPU(cfg.natterPID)
+	after := sampleCPU(cfg.natterPID, cfg.pgPID)
 	if err := ctx.Err(); err != nil {
 		return result{}, err
 	}
@@ -187,6 +191,7 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	res.rps = float64(res.requests) / elapsed.Seconds()
 	res.p50, res.p99, res.mean, res.max = h.quantile(0.50), h.quantile(0.99), h.mean(), time.Duration(h.max)
 	res.natterCPU, res.benchCPU, res.busyCPU = after.since(before)
+	res.pgCPU = after.pgSince(before)
 	if sc.notes != nil {
 		res.notes = sc.notes()
 	}

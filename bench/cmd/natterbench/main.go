@@ -1,8 +1,10 @@
 // Command natterbench is natter's load-benchmark harness. It starts natter on a loopback
-// port over a fresh SQLite file (or a given loopback PostgreSQL URL), seeds users and
-// messages through the REST API, drives closed-loop HTTP/1.1 load at a few endpoints and at
-// a bare net/http handler (the machine's ceiling), and prints requests/s and latency
-// percentiles. Run it through bench/run.sh; see bench/README.md.
+// port over a fresh SQLite file (or, with -postgres, a throwaway PostgreSQL server it starts
+// itself, or a given loopback PostgreSQL URL), seeds users and messages through the REST API,
+// drives closed-loop HTTP/1.1 load at a few endpoints and at a bare net/http handler (the
+// machine's ceiling), with -postgres also runs pgbench's single-row insert against the same
+// server, and prints requests/s and latency percentiles. Run it through bench/run.sh; see
+// bench/README.md.
 package main
 
 import (
@@ -23,7 +25,14 @@ import (
 // defaultAPIKey is the fullAccess key natter is started with (NATTER_API_KEY).
 const defaultAPIKey = "be7c4a11d00dfeedbe7c4a11d00dfeedbe7c4a11"
 
-var allScenarios = []string{"bare", "add-reaction", "send-message", "get-message"}
+// defaultNatterDBConns is natter's PostgreSQL pool size (NATTER_DB_MAX_CONNS) in -postgres mode.
+const defaultNatterDBConns = 16
+
+var (
+	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message"}
+	defaultScenarios  = []string{"bare", "add-reaction", "send-message", "get-message"}
+	postgresScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message"}
+)
 
 type stringList []string
 
@@ -39,6 +48,8 @@ func (s *stringList) Set(v string) error {
 type options struct {
 	natterBin   string
 	database    string
+	postgres    bool // start a throwaway PostgreSQL server for natter and pgbench
+	natterConns int  // NATTER_DB_MAX_CONNS; 0 leaves natter's default
 	host        string
 	apiKey      string
 	duration    time.Duration
@@ -59,6 +70,8 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("natterbench", flag.ContinueOnError)
 	fs.StringVar(&o.natterBin, "natter", "", "path to a built natter binary (required; bench/run.sh builds one)")
 	fs.StringVar(&o.database, "database", "", "natter's database: empty for a fresh SQLite file in a temp dir, or a loopback postgres://… URL of an EMPTY database")
+	fs.BoolVar(&o.postgres, "postgres", false, "start a throwaway PostgreSQL server, run natter on it, and compare with pgbench's single-row insert on the same server")
+	fs.IntVar(&o.natterConns, "natter-db-conns", defaultNatterDBConns, "natter's database pool size, NATTER_DB_MAX_CONNS (1 to 256); set with -postgres, otherwise only when given")
 	fs.StringVar(&o.host, "host", "127.0.0.1", "loopback address natter and the bare server listen on")
 	fs.StringVar(&o.apiKey, "api-key", defaultAPIKey, "fullAccess key natter is started with (NATTER_API_KEY)")
 	fs.DurationVar(&o.duration, "duration", 15*time.Second, "measured time per scenario (1s to 120s)")
@@ -68,7 +81,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.messages, "messages", 1000, "one-to-one messages to seed (1 to 1000000)")
 	fs.IntVar(&o.seedConns, "seed-conns", 8, "concurrent requests while seeding (1 to 64)")
 	fs.Uint64Var(&o.maxRequests, "max-requests", 5_000_000, "request cap per scenario, warmup included (1 to 50000000)")
-	scen := fs.String("scenarios", strings.Join(allScenarios, ","), "comma-separated scenarios to run, in this order: "+strings.Join(allScenarios, ", "))
+	scen := fs.String("scenarios", "", "comma-separated scenarios to run, in the order given: some of "+strings.Join(allScenarios, ", ")+
+		" (default "+strings.Join(defaultScenarios, ",")+"; with -postgres "+strings.Join(postgresScenarios, ",")+")")
 	fs.StringVar(&o.out, "out", "bench/out/results.md", "Markdown report path (its directory is created)")
 	fs.Var(&o.natterEnv, "natter-env", "extra KEY=VALUE for natter's environment (repeatable; applied last)")
 	fs.StringVar(&o.command, "command", "", "the command line to print in the report (bench/run.sh sets it)")
@@ -77,6 +91,11 @@ func parseFlags(args []string) (options, error) {
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !o.postgres && !set["natter-db-conns"] {
+		o.natterConns = 0 // natter's own default, as before -natter-db-conns existed
 	}
 	switch {
 	case o.natterBin == "":
@@ -99,6 +118,10 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("-host %q is not a loopback address; only loopback may be load-tested", o.host)
 	case len(o.apiKey) < 16:
 		return o, errors.New("-api-key must be at least 16 characters")
+	case set["natter-db-conns"] && (o.natterConns < 1 || o.natterConns > 256):
+		return o, errors.New("-natter-db-conns must be 1 to 256")
+	case o.postgres && o.database != "":
+		return o, errors.New("-postgres starts its own server; do not give -database with it")
 	}
 	if o.database != "" {
 		if err := checkDatabase(o.database); err != nil {
@@ -108,6 +131,12 @@ func parseFlags(args []string) (options, error) {
 	for _, kv := range o.natterEnv {
 		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "NATTER_") && k != "GOMAXPROCS" && k != "GOGC" && k != "GOMEMLIMIT" && k != "GODEBUG" {
 			return o, fmt.Errorf("-natter-env %q: only NATTER_* and GOMAXPROCS/GOGC/GOMEMLIMIT/GODEBUG may be set", kv)
+		}
+	}
+	if !set["scenarios"] {
+		*scen = strings.Join(defaultScenarios, ",")
+		if o.postgres {
+			*scen = strings.Join(postgresScenarios, ",")
 		}
 	}
 	for _, s := range strings.Split(*scen, ",") {
@@ -127,10 +156,28 @@ func parseFlags(args []string) (options, error) {
 	if len(o.scenarios) == 0 {
 		return o, errors.New("-scenarios is empty")
 	}
+	if o.runs("pgbench-insert") {
+		switch {
+		case !o.postgres:
+			return o, errors.New("-scenarios pgbench-insert needs -postgres (pgbench runs against the harness's own PostgreSQL server)")
+		case o.duration%time.Second != 0:
+			return o, fmt.Errorf("-duration %v: with pgbench-insert it must be whole seconds (pgbench -T)", o.duration)
+		}
+	}
 	if o.command == "" {
 		o.command = strings.Join(os.Args, " ")
 	}
 	return o, nil
+}
+
+// runs reports whether scenario name is to be run.
+func (o options) runs(name string) bool {
+	for _, s := range o.scenarios {
+		if s == name {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
@@ -170,18 +217,45 @@ func run(ctx context.Context, o options) (err error) {
 			err = rmErr
 		}
 	}()
-	database := o.database
-	if database == "" {
-		database = "sqlite:" + filepath.Join(tmp, "natter.db")
-	}
 	outDir := filepath.Dir(o.out)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
+	var pg *pgBench
+	var natterEnv []string // the harness's additions to natter's environment
+	database := o.database
+	if o.postgres {
+		logf("starting a throwaway PostgreSQL server")
+		if pg, err = startPostgres(ctx, tmp, o.runs("pgbench-insert")); err != nil {
+			return err
+		}
+		defer func() {
+			// After natter has stopped (defers run last-in, first-out).
+			pgLog := filepath.Join(outDir, "postgres.log")
+			if closeErr := pg.close(pgLog); closeErr != nil {
+				logf("stopping PostgreSQL: %v", closeErr)
+				if err == nil {
+					err = closeErr
+				}
+			} else {
+				logf("PostgreSQL stopped and its directory removed; its log is %s", pgLog)
+			}
+		}()
+		natterEnv = append(natterEnv, "NATTER_DATABASE_URL="+pg.natterURL)
+	} else if database == "" {
+		database = "sqlite:" + filepath.Join(tmp, "natter.db")
+	}
+	if o.natterConns > 0 {
+		natterEnv = append(natterEnv, "NATTER_DB_MAX_CONNS="+strconv.Itoa(o.natterConns))
+	}
+	shownDB := redactDB(database)
+	if pg != nil {
+		shownDB = pg.natterURL + " via NATTER_DATABASE_URL, " + pg.description()
+	}
 	logPath := filepath.Join(outDir, "natter.log")
 
-	logf("starting natter (%s) on %s, database %s", o.natterBin, o.host, redactDB(database))
-	nat, err := startNatter(ctx, o.natterBin, o.host, database, o.apiKey, o.natterEnv, logPath)
+	logf("starting natter (%s) on %s, database %s", o.natterBin, o.host, shownDB)
+	nat, err := startNatter(ctx, o.natterBin, o.host, database, o.apiKey, natterEnv, o.natterEnv, logPath)
 	if err != nil {
 		return err
 	}
@@ -218,11 +292,27 @@ func run(ctx context.Context, o options) (err error) {
 	defer bare.Close()
 
 	cfg := loadConfig{conns: o.conns, duration: o.duration, warmup: o.warmup, maxRequests: o.maxRequests, apiKey: o.apiKey}
+	if pg != nil {
+		cfg.pgPID = pg.srv.PID()
+	}
 	var results []result
 	for _, name := range o.scenarios {
 		var sc *scenario
 		c := cfg
 		switch name {
+		case "pgbench-insert":
+			warm := "no warmup"
+			if o.warmup > 0 {
+				warm = fmt.Sprintf("after an unrecorded %ds run", wholeSeconds(o.warmup))
+			}
+			logf("running %s: %s (%s)", name, pg.pgbenchCommandLine(o.conns, o.duration), warm)
+			res, err := pg.runPgbench(ctx, c)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			logf("  %s: %.0f tps, p50 %s ms, p99 %s ms, %d failed", name, res.rps, ms(res.p50), ms(res.p99), res.errors)
+			results = append(results, res)
+			continue
 		case "bare":
 			sc = bareScenario(bareBase, &data)
 		case "add-reaction":
@@ -258,7 +348,7 @@ func run(ctx context.Context, o options) (err error) {
 		logf("natter stopped with SIGTERM and exited 0")
 	}
 
-	rep := report{opts: o, machine: machine, results: results, database: redactDB(database),
+	rep := report{opts: o, machine: machine, results: results, database: shownDB, postgres: pg != nil,
 		seedTook: seedTook, total: time.Since(started), natterExit: stopErr, loadEnd: loadAvg1()}
 	fmt.Print(rep.text())
 	if err := os.WriteFile(o.out, []byte(rep.markdown()), 0o644); err != nil {

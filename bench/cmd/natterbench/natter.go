@@ -78,8 +78,10 @@ func freePort(host string) (string, error) {
 
 // startNatter runs `natter serve` on a free loopback port and waits until /readyz answers
 // 200. The child gets this process's environment minus every NATTER_* variable, then the
-// harness's settings, then the -natter-env overrides.
-func startNatter(ctx context.Context, bin, host, database, apiKey string, extraEnv []string, logPath string) (*natterProc, error) {
+// harness's settings (harnessEnv after the fixed ones), then the -natter-env overrides.
+// database, when not empty, is passed as --database (otherwise harnessEnv names it, as
+// NATTER_DATABASE_URL).
+func startNatter(ctx context.Context, bin, host, database, apiKey string, harnessEnv, extraEnv []string, logPath string) (*natterProc, error) {
 	addr, err := freePort(host)
 	if err != nil {
 		return nil, fmt.Errorf("find a free port: %w", err)
@@ -91,13 +93,18 @@ func startNatter(ctx context.Context, bin, host, database, apiKey string, extraE
 		}
 	}
 	env = append(env, "NATTER_API_KEY="+apiKey, "NATTER_ACCESS_LOG=false", "NATTER_MAX_REACTIONS=0")
+	env = append(env, harnessEnv...)
 	env = append(env, extraEnv...)
 
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--database", database)
+	args := []string{"serve", "--addr", addr}
+	if database != "" {
+		args = append(args, "--database", database)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

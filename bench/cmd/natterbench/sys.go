@@ -14,18 +14,24 @@ import (
 // architecture (sysconf(_SC_CLK_TCK) would need cgo).
 const clockTick = 100
 
-// cpuSample is the CPU time, in clock ticks, used so far by natter, by this process, and by
-// the whole machine (busy = everything but idle and iowait).
+// cpuSample is the CPU time, in clock ticks, used so far by natter, by PostgreSQL (in
+// -postgres mode), by this process, and by the whole machine (busy = everything but idle and
+// iowait).
 type cpuSample struct {
-	at                  time.Time
-	natter, self, busy  uint64
-	natterOK, machineOK bool
+	at                        time.Time
+	natter, pg, self, busy    uint64
+	natterOK, pgOK, machineOK bool
 }
 
-func sampleCPU(natterPID int) cpuSample {
+// sampleCPU samples natter's process (natterPID > 0) and PostgreSQL's postmaster and its
+// children (pgPID > 0).
+func sampleCPU(natterPID, pgPID int) cpuSample {
 	s := cpuSample{at: time.Now()}
 	if natterPID > 0 {
 		s.natter, s.natterOK = procTicks(strconv.Itoa(natterPID))
+	}
+	if pgPID > 0 {
+		s.pg, s.pgOK = pgTicks(pgPID)
 	}
 	s.self, _ = procTicks("self")
 	s.busy, s.machineOK = machineBusy()
@@ -49,25 +55,101 @@ func (s cpuSample) since(b cpuSample) (natter, self, busy float64) {
 	return natter, self, busy
 }
 
-// procTicks reads utime+stime of /proc/<pid>/stat.
-func procTicks(pid string) (uint64, bool) {
+// pgSince returns the cores PostgreSQL used between b and s.
+func (s cpuSample) pgSince(b cpuSample) float64 {
+	wall := s.at.Sub(b.at).Seconds()
+	if wall <= 0 || !s.pgOK || !b.pgOK {
+		return 0
+	}
+	return float64(s.pg-b.pg) / clockTick / wall
+}
+
+// procStat reads /proc/<pid>/stat's ppid, utime+stime and cutime+cstime (the CPU of waited-for
+// children).
+func procStat(pid string) (ppid int, self, children uint64, ok bool) {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	// The command name, field 2, is in parentheses and may hold spaces; fields after it
-	// start at 3, so utime (14) and stime (15) are the 12th and 13th after the ')'.
+	// start at 3, so ppid (4) is the 2nd after the ')', utime (14), stime (15), cutime (16)
+	// and cstime (17) the 12th to 15th.
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
-		return 0, false
+		return 0, 0, 0, false
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
+	if len(f) < 15 {
+		return 0, 0, 0, false
 	}
-	u, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	return u + st, err1 == nil && err2 == nil
+	var v [4]uint64
+	for j := range v {
+		if v[j], err = strconv.ParseUint(f[11+j], 10, 64); err != nil {
+			return 0, 0, 0, false
+		}
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return ppid, v[0] + v[1], v[2] + v[3], err == nil
+}
+
+// procTicks reads utime+stime of /proc/<pid>/stat.
+func procTicks(pid string) (uint64, bool) {
+	_, t, _, ok := procStat(pid)
+	return t, ok
+}
+
+// childCount is how many processes have ppid as their parent.
+func childCount(ppid int) int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, d := range dirs {
+		if name := d.Name(); name[0] >= '0' && name[0] <= '9' {
+			if p, _, _, ok := procStat(name); ok && p == ppid {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// pgTicks is the CPU time of a PostgreSQL server: its postmaster's, including the backends and
+// workers that have exited (the postmaster waits for them, so they are in its cutime and
+// cstime), plus that of the postmaster's live children.
+//
+// A child reaped while /proc is being scanned would be missed (gone from /proc, but not yet in
+// the cutime read before the scan) or counted twice, so the scan is repeated until the
+// postmaster's cutime+cstime is the same before and after it. That matters after pgbench,
+// whose 64 backends exit just as the sample is taken.
+func pgTicks(postmaster int) (uint64, bool) {
+	pm := strconv.Itoa(postmaster)
+	for attempt := 0; attempt < 50; attempt++ {
+		_, self, exited, ok := procStat(pm)
+		if !ok {
+			return 0, false
+		}
+		dirs, err := os.ReadDir("/proc")
+		if err != nil {
+			return 0, false
+		}
+		var live uint64
+		for _, d := range dirs {
+			name := d.Name()
+			if name[0] < '0' || name[0] > '9' {
+				continue
+			}
+			if ppid, t, c, ok := procStat(name); ok && ppid == postmaster {
+				live += t + c
+			}
+		}
+		if _, _, exited2, ok := procStat(pm); ok && exited2 == exited {
+			return self + exited + live, true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return 0, false
 }
 
 // machineBusy sums the non-idle columns of /proc/stat's "cpu" line.

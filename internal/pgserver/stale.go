@@ -1,4 +1,4 @@
-package pgtest
+package pgserver
 
 import (
 	"bytes"
@@ -13,13 +13,34 @@ import (
 	"time"
 )
 
-// A test binary that dies without running Main (killed, or a -timeout panic) leaves its
-// temporary directory behind, and on systems without Pdeathsig its server too. Each directory
-// records its owner in a file, so the next run can sweep up after owners that are gone.
+// A process that dies without calling Close (killed, or a test binary's -timeout panic) leaves
+// its temporary directory behind, and on systems without Pdeathsig its server too. Each
+// directory records its owner in a file, so the next Start can sweep up after owners that are
+// gone.
 
 const ownerFile = "owner"
 
-var sweepOnce sync.Once
+// knownPrefixes are swept by every Start, whatever prefix it uses itself: the default and
+// internal/pgtest's.
+var knownPrefixes = []string{DefaultTempPrefix, "natter-pgtest-"}
+
+var (
+	sweepMu sync.Mutex
+	swept   = map[string]bool{} // "parent\x00prefix" already swept by this process
+)
+
+// sweepStaleOnce sweeps each (parent directory, prefix) pair at most once per process.
+func sweepStaleOnce(parent, own string) {
+	sweepMu.Lock()
+	defer sweepMu.Unlock()
+	for _, p := range append([]string{own}, knownPrefixes...) {
+		k := parent + "\x00" + p
+		if !swept[k] {
+			swept[k] = true
+			sweepStale(parent, p)
+		}
+	}
+}
 
 // writeOwner records this process as the owner of dir: its PID, and its start time so that a
 // reused PID does not keep a dead owner's directory alive forever.
@@ -55,14 +76,15 @@ func ownerAlive(owner string) bool {
 	return start == "" || now == "" || now == start
 }
 
-// sweepStale removes the directories, and stops the servers, of owners that are gone.
-func sweepStale() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+// sweepStale removes the directories named prefix* in parent, and stops their servers, whose
+// owners are gone.
+func sweepStale(parent, prefix string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, prefix+"*"))
 	for _, dir := range dirs {
 		owner, err := os.ReadFile(filepath.Join(dir, ownerFile))
 		if err != nil {
-			// Another test binary may have just created the directory and not yet written
-			// the owner file; only a directory that stayed ownerless for long is abandoned.
+			// Another process may have just created the directory and not yet written the
+			// owner file; only a directory that stayed ownerless for long is abandoned.
 			if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Hour {
 				continue
 			}

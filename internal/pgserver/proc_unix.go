@@ -1,6 +1,6 @@
 //go:build unix
 
-package pgtest
+package pgserver
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 const platformSupported = true
 
 // sysProcAttr runs a child as uid/gid when asUser (PostgreSQL refuses to run as root), in its
-// own process group so a terminal's Ctrl-C reaches only the test binary, which then shuts the
-// server down itself.
+// own process group so a terminal's Ctrl-C reaches only the calling program, which then shuts
+// the server down itself.
 func sysProcAttr(asUser bool, uid, gid int) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true}
 	if asUser {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package pgtest
+package pgserver
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// Off Unix, URL and NewServer skip (or fail under CI) unless NATTER_TEST_POSTGRES_URL is set.
+// Off Unix, Start reports ErrUnavailable.
 const platformSupported = false
 
 func sysProcAttr(bool, int, int) *syscall.SysProcAttr { return nil }
