@@ -47,9 +47,6 @@ func New(store Store, cfg Config) *Service {
 	return &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now)}
 }
 
-// Config returns the configuration in force.
-func (s *Service) Config() Config { return s.cfg }
-
 // Ready reports whether the database answers.
 func (s *Service) Ready(ctx context.Context) error { return s.store.Ping(ctx) }
 
