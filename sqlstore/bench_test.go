@@ -11,35 +11,31 @@ import (
 // BenchmarkStoreAddReaction is the reaction transaction alone, read-back included, one at a
 // time (so each is its own group commit) on SQLite.
 func BenchmarkStoreAddReaction(b *testing.B) {
-	{
-		{
-			ctx := context.Background()
-			db := openB(b)
-			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-				b.Fatal(err)
-			}
-			for _, u := range []string{"u0", "u1"} {
-				if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			var ids []int64
-			for i := 0; i < 1000; i++ {
-				m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
-					Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
-				if err := db.CreateMessage(ctx, m); err != nil {
-					b.Fatal(err)
-				}
-				ids = append(ids, m.ID)
-			}
-			anyone := func(chat.User, chat.MessageHead) error { return nil }
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				id := ids[i%len(ids)]
-				if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: "u0", Reaction: fmt.Sprint("r", i/len(ids)), Add: true, At: 1}, anyone); err != nil {
-					b.Fatal(err)
-				}
-			}
+	ctx := context.Background()
+	db := openB(b)
+	if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, u := range []string{"u0", "u1"} {
+		if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ids []int64
+	for i := 0; i < 1000; i++ {
+		m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
+			Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
+		if err := db.CreateMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	anyone := func(chat.User, chat.MessageHead) error { return nil }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := ids[i%len(ids)]
+		if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: "u0", Reaction: fmt.Sprint("r", i/len(ids)), Add: true, At: 1}, anyone); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
