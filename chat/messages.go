@@ -289,16 +289,8 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id, onBehalfOf
 		action.ConversationID = ConversationID(h.Sender, h.Receiver)
 		return nil
 	}
-	// Read the message first so the action can show it as it was, with its entities.
-	target, err := s.store.Message(ctx, p.App.ID, mid, "")
-	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(id)
-	}
-	if err != nil {
-		return Message{}, internal("get message", err)
-	}
 	del := MessageDeletion{By: actor.UID, At: now, Permanent: permanent, Action: action}
-	err = s.store.DeleteMessage(ctx, p.App.ID, mid, del, check)
+	target, err := s.store.DeleteMessage(ctx, p.App.ID, mid, del, check)
 	if errors.Is(err, ErrNotFound) {
 		return Message{}, errMessageNotFound(id)
 	}

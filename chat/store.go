@@ -110,9 +110,10 @@ type MessageStore interface {
 	// Message returns the message with its parties' entities and, when viewer is not empty,
 	// the reaction summary with reactedByMe for viewer.
 	Message(ctx context.Context, appID string, id int64, viewer string) (Message, error)
-	// DeleteMessage runs check on the message inside a write transaction and, if it passes,
-	// marks the message deleted (or removes it when permanent) and stores the action message.
-	DeleteMessage(ctx context.Context, appID string, id int64, del MessageDeletion, check func(MessageHead) error) error
+	// DeleteMessage reads the message inside a write transaction, runs check on it and, if it
+	// passes, marks the message deleted (or removes it when permanent) and stores the action
+	// message. It returns the message as it was read, with its entities.
+	DeleteMessage(ctx context.Context, appID string, id int64, del MessageDeletion, check func(MessageHead) error) (Message, error)
 }
 
 // MessageDeletion says who deletes a message, when, and how.

@@ -32,10 +32,6 @@ const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sende
 		category, type, data, tags, muid, target_id, sent_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`
 
-// headQuery reads what the rules need of a message inside a write transaction.
-const headQuery = `SELECT id, sender, receiver, receiver_type, deleted_at FROM messages
-	WHERE app_id = $1 AND id = $2 AND category <> 'action'`
-
 // The message with both parties' short user shapes and whether each is still active, in one
 // query.
 const messageQuery = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
@@ -164,28 +160,25 @@ func entity(uid string, c [4]sql.NullString) chat.Entity {
 	return chat.Entity{UID: uid, Name: c[0].String, Avatar: c[1].String, Role: c[2].String, Status: c[3].String}
 }
 
-// head reads and, on PostgreSQL, locks the message row for a write transaction. Action
-// messages are not acted on.
-func (db *DB) head(ctx context.Context, tx *sql.Tx, appID string, id int64) (chat.MessageHead, error) {
-	var h chat.MessageHead
-	err := db.txRow(ctx, tx, headQuery+db.dialect.forUpdate, appID, id).
-		Scan(&h.ID, &h.Sender, &h.Receiver, &h.ReceiverType, &h.DeletedAt)
-	return h, err
-}
-
 // DeleteMessage marks a message deleted, or removes it with its reactions, and stores the
 // action message, after check approves.
-func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) error {
-	return db.transact(ctx, func(tx *sql.Tx) error {
-		h, err := db.head(ctx, tx, appID, id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return refuse(chat.ErrNotFound)
+func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) (chat.Message, error) {
+	var m chat.Message
+	err := db.transact(ctx, func(tx *sql.Tx) error {
+		var err error
+		m, _, err = db.scanMessage(db.txRow(ctx, tx, actableMessageQuery+db.dialect.lockMessage, appID, id), appID)
+		if errors.Is(err, chat.ErrNotFound) {
+			return refuse(err)
 		}
 		if err != nil {
 			return err
 		}
-		if err := check(h); err != nil {
+		if err := check(m.Head()); err != nil {
 			return refuse(err)
+		}
+		// The action shows the message as it was, reactions included.
+		if m.Reactions, err = db.summary(ctx, txRunner{db, tx}, id, ""); err != nil {
+			return err
 		}
 		if del.Permanent {
 			_, err = tx.ExecContext(ctx, db.q(`DELETE FROM messages WHERE app_id = $1 AND id = $2`), appID, id)
@@ -198,4 +191,5 @@ func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del cha
 		}
 		return db.insertMessage(ctx, tx, del.Action)
 	})
+	return m, err
 }
