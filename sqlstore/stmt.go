@@ -89,9 +89,9 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 
 // hotWrites are the statements of the write hot path, prepared on the writer when it opens.
 var hotWrites = []string{
-	userQuery, actableMessageQuery, summaryQuerySQLite,
-	insertReactionQuery, incrementCountQuery, countKindsQuery, insertCountQuery, undoReactionQuery,
-	deleteReactionQuery, decrementCountQuery, dropCountQuery, insertMessageQuery,
+	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery,
+	countsQuery, insertReactionQuery, insertCountQuery, bumpCountQuery,
+	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery,
 }
 
 func (c *stmtCache) lookup(query string) *sql.Stmt {
@@ -110,7 +110,19 @@ func (db *DB) prepareWrites(ctx context.Context) error {
 	return nil
 }
 
+// txCtx is the context for a statement inside a write transaction. On SQLite that is a
+// group-commit job, which runs to its end once started (batch.go): interrupting one
+// statement would roll back everyone's batch. And for a context that can end, the driver
+// starts a goroutine per statement to watch it — a large share of a small statement's cost.
+func (db *DB) txCtx(ctx context.Context) context.Context {
+	if db.batch != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 func (db *DB) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) scanner {
+	ctx = db.txCtx(ctx)
 	s, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return errRow{err}
@@ -122,6 +134,7 @@ func (db *DB) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) 
 }
 
 func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	ctx = db.txCtx(ctx)
 	s, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return nil, err
@@ -133,6 +146,7 @@ func (db *DB) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any)
 }
 
 func (db *DB) txRows(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+	ctx = db.txCtx(ctx)
 	s, err := db.txStmt(ctx, tx, query)
 	if err != nil {
 		return nil, err
