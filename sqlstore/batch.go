@@ -21,6 +21,11 @@ type batcher struct {
 	w    *sql.DB
 	jobs chan *job
 	done chan struct{}
+	// aborted runs after a transaction is rolled back, so that state the jobs keep beside
+	// the database (hot.go) forgets what did not commit.
+	aborted func()
+	// between runs after each batch, with the writer free (checkpoint.go).
+	between func()
 }
 
 type job struct {
@@ -52,8 +57,8 @@ func unrefuse(err error) error {
 // maxBatch bounds a batch so one commit never holds the writer for long.
 const maxBatch = 64
 
-func newBatcher(w *sql.DB) *batcher {
-	b := &batcher{w: w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{})}
+func newBatcher(w *sql.DB, aborted, between func()) *batcher {
+	b := &batcher{w: w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{}), aborted: aborted, between: between}
 	go b.loop()
 	return b
 }
@@ -99,6 +104,7 @@ func (b *batcher) loop() {
 			}
 		}
 		b.run(batch)
+		b.between()
 	}
 }
 
@@ -153,6 +159,7 @@ func (b *batcher) attempt(jobs []*job) (failed int, err error) {
 		var clean cleanRefusal
 		if err != nil && !errors.As(err, &clean) {
 			tx.Rollback()
+			b.aborted()
 			j.result <- err
 			return i, nil
 		}
@@ -160,6 +167,7 @@ func (b *batcher) attempt(jobs []*job) (failed int, err error) {
 	}
 	if err := tx.Commit(); err != nil {
 		tx.Rollback()
+		b.aborted()
 		return -1, err
 	}
 	for i, j := range jobs {

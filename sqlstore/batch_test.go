@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -24,7 +25,8 @@ func TestBatcher(t *testing.T) {
 	if _, err := w.Exec(`CREATE TABLE t (k TEXT PRIMARY KEY)`); err != nil {
 		t.Fatal(err)
 	}
-	b := newBatcher(w)
+	var aborts atomic.Int32
+	b := newBatcher(w, func() { aborts.Add(1) }, func() {})
 	defer b.close()
 	insert := func(k string) func(*sql.Tx) error {
 		return func(tx *sql.Tx) error { _, err := tx.Exec(`INSERT INTO t VALUES (?)`, k); return err }
@@ -94,6 +96,11 @@ func TestBatcher(t *testing.T) {
 	rows.Close()
 	if keys != "abf" {
 		t.Fatalf("committed %q, want abf: failed jobs must leave nothing", keys)
+	}
+	// unclean, dup and panic each rolled a transaction back, and each rollback is reported
+	// so that state kept beside the database can forget it.
+	if n := aborts.Load(); n != 3 {
+		t.Errorf("aborted hook ran %d times, want 3", n)
 	}
 }
 

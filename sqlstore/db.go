@@ -38,6 +38,9 @@ type DB struct {
 	// writer that every write transaction goes through.
 	readStmts, writeStmts *stmtCache
 	batch                 *batcher
+	checkpoint            *checkpointer
+	// SQLite only: the writer's cache of messages it changes reactions on (hot.go).
+	hot *hotMessages
 }
 
 // Open connects to url ("sqlite:PATH" or "postgres://…"), and runs the embedded migrations.
@@ -76,18 +79,28 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	// that switching to WAL waits for other processes instead of failing.
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	w, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	// The writer keeps a large page cache: a reaction touches a few random index pages,
+	// and a miss costs a pread and a WAL-index lookup on the one goroutine every write waits
+	// for. It never checkpoints; checkpoint.go does that on its own connection.
+	w, err := sql.Open("sqlite", base+"&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)&_pragma=cache_size(-16384)")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
+	cp, err := sql.Open("sqlite", base)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	cp.SetMaxOpenConns(1)
 	readers := opt.MaxConns
 	if readers <= 0 {
 		readers = max(4, 2*runtime.NumCPU())
@@ -96,7 +109,9 @@ func openSQLite(path string, opt Options) (*DB, error) {
 	r.SetMaxIdleConns(readers)
 	r.SetConnMaxLifetime(0)
 	db := &DB{w: w, r: r, dialect: sqliteDialect, readStmts: newStmtCache(r), writeStmts: newStmtCache(w)}
-	db.batch = newBatcher(w)
+	db.hot = newHotMessages(maxHotMessages)
+	db.checkpoint = newCheckpointer(cp, w, checkpointEvery)
+	db.batch = newBatcher(w, db.hot.reset, db.checkpoint.flushTail)
 	return db, nil
 }
 
@@ -149,7 +164,11 @@ func (db *DB) Close() error {
 		db.readStmts.close()
 		db.writeStmts.close()
 	}
-	err := db.w.Close()
+	var err error
+	if db.checkpoint != nil {
+		err = db.checkpoint.close()
+	}
+	err = errors.Join(err, db.w.Close())
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
 	}
@@ -160,7 +179,22 @@ func (db *DB) Close() error {
 // an error or a panic. On SQLite, fn shares a group commit with other writers (batch.go), so
 // fn must do nothing but its statements on tx, may run more than once, and should return
 // refuse(err) for a refusal that wrote nothing.
+//
+// On SQLite, fn also empties the writer's message cache before it runs (hot.go): it may
+// change what that holds. Only writes that cannot use transactNew.
 func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	if db.batch != nil {
+		return mapErr(db.batch.do(ctx, func(tx *sql.Tx) error {
+			db.hot.reset()
+			return fn(tx)
+		}))
+	}
+	return db.transactNew(ctx, fn)
+}
+
+// transactNew is transact for writes that only add rows the writer's message cache does
+// not hold — a new message — and so leave the cache as it is.
+func (db *DB) transactNew(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	if db.batch != nil {
 		return mapErr(db.batch.do(ctx, fn))
 	}

@@ -14,7 +14,7 @@ import (
 
 // CreateMessage inserts m and sets m.ID.
 func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
-	return db.transact(ctx, func(tx *sql.Tx) error { return db.insertMessage(ctx, tx, m) })
+	return db.transactNew(ctx, func(tx *sql.Tx) error { return db.insertMessage(ctx, tx, m) })
 }
 
 func (db *DB) insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {

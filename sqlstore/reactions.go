@@ -29,6 +29,9 @@ const (
 // changes on one message serialise and the cap cannot be overrun; SQLite's single writer
 // serialises them anyway.
 func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
+	if db.hot != nil {
+		return db.changeReactionSQLite(ctx, c, check)
+	}
 	var m chat.Message
 	err := db.transact(ctx, func(tx *sql.Tx) error {
 		var p parties

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -156,8 +157,15 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpda
 
 // SoftDeleteUser marks a user deleted; the uid stays taken.
 func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error {
-	res, err := db.w.ExecContext(ctx, db.q(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`), at, appID, uid)
-	return affected(res, err)
+	return db.transact(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, db.q(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`), at, appID, uid)
+		if err := affected(res, err); errors.Is(err, chat.ErrNotFound) {
+			return refuse(err)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // PurgeUser removes a user with its tags, the messages it sent or received, and its
@@ -282,20 +290,24 @@ func (db *DB) SetDeactivated(ctx context.Context, appID string, uids []string, a
 		args = append(args, u)
 	}
 	// Deactivating keeps the first deactivation time; reactivating clears it.
-	rows, err := db.w.QueryContext(ctx, db.q(`UPDATE users SET deactivated_at = CASE WHEN $1 = 0 THEN 0
-		WHEN deactivated_at > 0 THEN deactivated_at ELSE $1 END
-		WHERE app_id = $2 AND deleted_at = 0 AND uid IN (`+placeholders(3, len(uids))+`) RETURNING uid`), args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	done := []string{}
-	for rows.Next() {
-		var uid string
-		if err := rows.Scan(&uid); err != nil {
-			return nil, mapErr(err)
+	var done []string
+	err := db.transact(ctx, func(tx *sql.Tx) error {
+		done = []string{} // a job may run more than once
+		rows, err := tx.QueryContext(ctx, db.q(`UPDATE users SET deactivated_at = CASE WHEN $1 = 0 THEN 0
+			WHEN deactivated_at > 0 THEN deactivated_at ELSE $1 END
+			WHERE app_id = $2 AND deleted_at = 0 AND uid IN (`+placeholders(3, len(uids))+`) RETURNING uid`), args...)
+		if err != nil {
+			return err
 		}
-		done = append(done, uid)
-	}
-	return done, mapErr(rows.Err())
+		defer rows.Close()
+		for rows.Next() {
+			var uid string
+			if err := rows.Scan(&uid); err != nil {
+				return err
+			}
+			done = append(done, uid)
+		}
+		return rows.Err()
+	})
+	return done, err
 }
