@@ -12,7 +12,7 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err != nil {
 		return err
 	}
-	writeData(w, r, messageOut(m), nil)
+	writeMessage(w, r, m)
 	return nil
 }
 
@@ -21,7 +21,7 @@ func (s *Server) removeReaction(w http.ResponseWriter, r *http.Request, p chat.P
 	if err != nil {
 		return err
 	}
-	writeData(w, r, messageOut(m), nil)
+	writeMessage(w, r, m)
 	return nil
 }
 

@@ -85,11 +85,19 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 		status = http.StatusInternalServerError
 		buf.WriteString(`{"error":{"message":"Something went wrong. Please try again later.","devMessage":"Something went wrong. Please try again later.","source":"chat-api","code":"ERR_EXCEPTION"}}` + "\n")
 	}
+	writeBody(w, r, status, buf.Bytes())
+}
+
+// bytesPool holds the buffers of hand-encoded responses (encode.go).
+var bytesPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// writeBody writes an encoded JSON response.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h["Content-Type"] = []string{"application/json"}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if _, err := w.Write(body); err != nil {
 		logger(r).Debug("write response", "err", err, "request_id", requestID(r))
 	}
 }
