@@ -18,6 +18,10 @@ const (
 	dropCountRowQuery = `DELETE FROM reaction_counts WHERE message_id = $1 AND first_id = $2`
 	mineQuery         = `SELECT group_concat(reaction, char(30)) FROM reactions WHERE message_id = $1 AND uid = $2`
 	rowsQuery         = `SELECT uid, reaction FROM reactions WHERE message_id = $1 LIMIT $2`
+	// The insert without RETURNING, which SQLite implements through a temporary table: the
+	// row's id is the result's LastInsertId, and no row affected means it was there.
+	addRowQuery = `INSERT INTO reactions (app_id, message_id, uid, reaction, reacted_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (message_id, uid, reaction) DO NOTHING`
 )
 
 func (db *DB) changeReactionSQLite(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
@@ -139,11 +143,14 @@ func (db *DB) addReactionHot(ctx context.Context, tx *sql.Tx, e *hotMessage, c c
 		// cannot be: a reaction someone made has a count.
 		return refuse(chat.ErrLimitReached)
 	}
-	var rid int64
-	err := db.txRow(ctx, tx, insertReactionQuery, c.AppID, c.MessageID, c.UID, c.Reaction, c.At).Scan(&rid)
-	if err == sql.ErrNoRows {
-		return nil // already there: idempotent
+	res, err := db.txExec(ctx, tx, addRowQuery, c.AppID, c.MessageID, c.UID, c.Reaction, c.At)
+	if err != nil {
+		return err
 	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // n == 0: already there, idempotent
+	}
+	rid, err := res.LastInsertId()
 	if err != nil {
 		return err
 	}

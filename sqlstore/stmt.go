@@ -90,7 +90,7 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 // hotWrites are the statements of the write hot path, prepared on the writer when it opens.
 var hotWrites = []string{
 	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery,
-	countsQuery, insertReactionQuery, insertCountQuery, bumpCountQuery,
+	countsQuery, addRowQuery, insertCountQuery, bumpCountQuery,
 	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery,
 }
 
