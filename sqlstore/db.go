@@ -41,6 +41,8 @@ type DB struct {
 	checkpoint            *checkpointer
 	// SQLite only: the writer's cache of messages it changes reactions on (hot.go).
 	hot *hotMessages
+	// PostgreSQL only: reaction changes in shared transactions (reactions_pg.go).
+	pgBatch *pgBatcher
 }
 
 // Open connects to url ("sqlite:PATH" or "postgres://…"), and runs the embedded migrations.
@@ -64,6 +66,12 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	}
 	if db.writeStmts != nil {
 		if err := db.prepareWrites(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	if db.dialect.name == "postgres" {
+		if db.pgBatch, err = newPGBatcher(ctx, db); err != nil {
 			db.Close()
 			return nil, err
 		}
@@ -159,6 +167,9 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) Close() error {
 	if db.batch != nil {
 		db.batch.close()
+	}
+	if db.pgBatch != nil {
+		db.pgBatch.close()
 	}
 	if db.readStmts != nil {
 		db.readStmts.close()

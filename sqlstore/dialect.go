@@ -12,8 +12,10 @@ type dialect struct {
 	// forUpdate locks the selected row for the transaction (PostgreSQL); SQLite's single
 	// writer already serialises write transactions.
 	forUpdate string
-	// lockMessage locks only the message row of a query that joins it (alias m) to users.
-	lockMessage string
+	// lockMessages, when set, takes the transaction-long lock that serialises every change
+	// to the listed messages and their reactions (PostgreSQL; reactions_pg.go), in the
+	// order given, which must be ascending.
+	lockMessages string
 	// summaryQuery reads a message's reaction summary in one row (messages.go).
 	summaryQuery string
 	rebind       func(string) string
@@ -21,7 +23,7 @@ type dialect struct {
 
 var (
 	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessage: " FOR UPDATE OF m", summaryQuery: summaryQueryPostgres, rebind: func(q string) string { return q }}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessages: lockMessagesQuery, summaryQuery: summaryQueryPostgres, rebind: func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

@@ -34,17 +34,18 @@ const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sende
 
 // The message with both parties' short user shapes and whether each is still active, in one
 // query.
-const messageQuery = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
+const messageSelect = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
 	m.data, m.tags, m.muid, m.target_id, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
 	s.name, s.avatar, s.role, s.status, r.name, r.avatar, r.role, r.status,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)
 	FROM messages m
 	LEFT JOIN users s ON s.app_id = m.app_id AND s.uid = m.sender
-	LEFT JOIN users r ON r.app_id = m.app_id AND r.uid = m.receiver AND m.receiver_type = 'user'
-	WHERE m.app_id = $1 AND m.id = $2`
+	LEFT JOIN users r ON r.app_id = m.app_id AND r.uid = m.receiver AND m.receiver_type = 'user'`
+
+const messageQuery = messageSelect + ` WHERE m.app_id = $1 AND m.id = $2`
 
 // actableMessageQuery is messageQuery for a write transaction: action messages are not acted
-// on. PostgreSQL locks the message row (dialect.lockMessage).
+// on.
 const actableMessageQuery = messageQuery + ` AND m.category <> 'action'`
 
 // The reaction summary, in one row: each distinct reaction and its count in first-appearance
@@ -165,8 +166,13 @@ func entity(uid string, c [4]sql.NullString) chat.Entity {
 func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) (chat.Message, error) {
 	var m chat.Message
 	err := db.transact(ctx, func(tx *sql.Tx) error {
+		if db.dialect.lockMessages != "" {
+			if _, err := tx.ExecContext(ctx, db.dialect.lockMessages, []int64{id}); err != nil {
+				return err
+			}
+		}
 		var err error
-		m, _, err = db.scanMessage(db.txRow(ctx, tx, actableMessageQuery+db.dialect.lockMessage, appID, id), appID)
+		m, _, err = db.scanMessage(db.txRow(ctx, tx, actableMessageQuery, appID, id), appID)
 		if errors.Is(err, chat.ErrNotFound) {
 			return refuse(err)
 		}
@@ -181,6 +187,12 @@ func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del cha
 			return err
 		}
 		if del.Permanent {
+			// Its reactions and counts go first: on PostgreSQL no foreign key cascades them.
+			for _, q := range []string{`DELETE FROM reactions WHERE message_id = $1`, `DELETE FROM reaction_counts WHERE message_id = $1`} {
+				if _, err = tx.ExecContext(ctx, db.q(q), id); err != nil {
+					return err
+				}
+			}
 			_, err = tx.ExecContext(ctx, db.q(`DELETE FROM messages WHERE app_id = $1 AND id = $2`), appID, id)
 		} else {
 			_, err = tx.ExecContext(ctx, db.q(`UPDATE messages SET deleted_at = $1, deleted_by = $2, updated_at = $1

@@ -22,6 +22,7 @@ const (
 	// row's id is the result's LastInsertId, and no row affected means it was there.
 	addRowQuery = `INSERT INTO reactions (app_id, message_id, uid, reaction, reacted_at)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (message_id, uid, reaction) DO NOTHING`
+	deleteReactionQuery = `DELETE FROM reactions WHERE app_id = $1 AND message_id = $2 AND uid = $3 AND reaction = $4`
 )
 
 func (db *DB) changeReactionSQLite(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {

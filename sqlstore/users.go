@@ -172,7 +172,39 @@ func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) e
 // reactions, keeping every other message's reaction counts exact.
 func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 	return db.transact(ctx, func(tx *sql.Tx) error {
+		if db.dialect.lockMessages != "" {
+			// Every message whose reactions or rows this changes is locked first, as
+			// reaction changes lock theirs (reactions_pg.go).
+			var ids []int64
+			rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE app_id = $1 AND (sender = $2
+				OR (receiver_type = 'user' AND receiver = $2)
+				OR id IN (SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)) ORDER BY id`, appID, uid)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, db.dialect.lockMessages, ids); err != nil {
+				return err
+			}
+		}
+		// The user's messages go with their reactions and counts (no foreign key cascades
+		// them on PostgreSQL); the user's reactions elsewhere leave counts exact.
 		steps := []string{
+			`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages
+				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2)))`,
+			`DELETE FROM reactions WHERE message_id IN (SELECT id FROM messages
+				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2)))`,
 			`UPDATE reaction_counts SET count = count - 1 WHERE (message_id, reaction) IN
 				(SELECT message_id, reaction FROM reactions WHERE app_id = $1 AND uid = $2)`,
 			`DELETE FROM reaction_counts WHERE count <= 0 AND message_id IN

@@ -1,0 +1,622 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// On PostgreSQL, reaction changes that arrive together share one transaction and two round
+// trips (group commit, as on SQLite's writer, but for many nodes on one server):
+//
+//  1. BEGIN; lock the batch's messages in id order and read them with their parties; read
+//     their counts, the rows of each (message, user) pair in the batch, and enough new ids;
+//  2. the net writes — rows deleted and inserted, count rows deleted, inserted and updated,
+//     each one statement over arrays — and COMMIT.
+//
+// Between the two, Go applies the rules and the changes one after the other to what it read,
+// so each caller gets the message as its own change left it, summary included, with nothing
+// read back. The messages stay locked until COMMIT (lockMessagesQuery) and every transaction
+// that changes a message or its reactions takes its lock first — reaction batches, message
+// deletion, user purges — so what was read cannot change underneath; locking in id order
+// keeps batches on different nodes from deadlocking each other (should another transaction
+// deadlock with one anyway, the batch runs again).
+//
+// A change on its own pays the same two round trips, against six or seven for a transaction
+// of its own; under load a batch of dozens costs PostgreSQL about what one did.
+type pgBatcher struct {
+	db   *DB
+	seq  string // the reactions id sequence
+	jobs chan *pgJob
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+type pgJob struct {
+	ctx   context.Context
+	c     chat.ReactionChange
+	check func(chat.User, chat.MessageHead) error
+	// Set by the batch before done closes.
+	msg   chat.Message
+	err   error
+	panic any
+	done  chan struct{}
+}
+
+const (
+	// pgMaxBatch bounds a batch. One batch is in flight per node: with two, batches were
+	// half the size and cost PostgreSQL a quarter more per change, for the same throughput
+	// (bench/run.sh -postgres, 64 connections).
+	pgMaxBatch = 64
+	pgWorkers  = 1
+	// pgBatchTimeout bounds a batch that found no deadline among its callers.
+	pgBatchTimeout = 30 * time.Second
+	// pgAttempts is how often a batch runs when PostgreSQL reports a deadlock or a
+	// serialization failure.
+	pgAttempts = 3
+)
+
+func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
+	b := &pgBatcher{db: db, jobs: make(chan *pgJob, 4*pgMaxBatch), stop: make(chan struct{})}
+	if err := db.w.QueryRowContext(ctx, `SELECT pg_get_serial_sequence('reactions', 'id')`).Scan(&b.seq); err != nil {
+		return nil, fmt.Errorf("reactions id sequence: %w", mapErr(err))
+	}
+	for range pgWorkers {
+		b.wg.Add(1)
+		go b.loop()
+	}
+	return b, nil
+}
+
+func (b *pgBatcher) close() {
+	close(b.stop)
+	b.wg.Wait()
+	for {
+		select {
+		case j := <-b.jobs:
+			j.err = sql.ErrConnDone
+			close(j.done)
+		default:
+			return
+		}
+	}
+}
+
+// do queues a change and waits for its batch. Once queued it waits for the outcome even if
+// ctx ends: the batch may be committing, and the caller must not report a failure for a
+// change that landed.
+func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
+	j := &pgJob{ctx: ctx, c: c, check: check, done: make(chan struct{})}
+	select {
+	case b.jobs <- j:
+	case <-ctx.Done():
+		return chat.Message{}, mapErr(ctx.Err())
+	case <-b.stop:
+		return chat.Message{}, mapErr(sql.ErrConnDone)
+	}
+	<-j.done
+	if j.panic != nil {
+		panic(j.panic)
+	}
+	return j.msg, mapErr(unrefuse(j.err))
+}
+
+func (b *pgBatcher) loop() {
+	defer b.wg.Done()
+	batch := make([]*pgJob, 0, pgMaxBatch)
+	for {
+		select {
+		case j := <-b.jobs:
+			batch = append(batch[:0], j)
+		case <-b.stop:
+			return
+		}
+	more:
+		for len(batch) < pgMaxBatch {
+			select {
+			case j := <-b.jobs:
+				batch = append(batch, j)
+			default:
+				break more
+			}
+		}
+		b.run(batch)
+	}
+}
+
+// run answers every job of the batch.
+func (b *pgBatcher) run(batch []*pgJob) {
+	live := batch[:0:0]
+	deadline := time.Now().Add(pgBatchTimeout)
+	latest := time.Time{}
+	for _, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			j.err = err // gave up while queued: skipped, nothing written
+			close(j.done)
+			continue
+		}
+		if d, ok := j.ctx.Deadline(); ok && d.After(latest) {
+			latest = d
+		}
+		live = append(live, j)
+	}
+	if len(live) == 0 {
+		return
+	}
+	if !latest.IsZero() {
+		deadline = latest
+	}
+	// The batch is not any one request's: a caller that gives up must not abort the others.
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var err error
+	for range pgAttempts {
+		if err = b.attempt(ctx, live); !retryable(err) {
+			break
+		}
+	}
+	for _, j := range live {
+		if err != nil {
+			j.msg, j.err = chat.Message{}, err
+		}
+		close(j.done)
+	}
+}
+
+// retryable is a deadlock or a serialization failure: nothing was written, and the same
+// batch may well succeed now.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob) error {
+	conn, err := b.db.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		err := b.exchange(ctx, pc, jobs)
+		if err != nil && !pc.IsClosed() {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, rerr := pc.Exec(rctx, "ROLLBACK"); rerr != nil {
+				pc.Close(rctx) // in an unknown state: database/sql drops a closed connection
+			}
+		}
+		return err
+	})
+}
+
+// The batch's queries. $1 is the batch's message ids, or its (message, user) pairs.
+var (
+	pgMessagesQuery = `SELECT m.app_id, ` + strings.TrimPrefix(messageSelect, "SELECT ") +
+		` WHERE m.id = ANY($1) AND m.category <> 'action'`
+)
+
+const (
+	// lockMessagesQuery takes a message's lock: a transaction-level advisory lock keyed by
+	// its id, which unlike a row lock writes nothing (a row lock rewrites the row's header
+	// and logs it). Ids come sorted, and unnest keeps their order, so every transaction
+	// takes its locks in the same order and batches never deadlock one another. The
+	// migration lock (migrate.go) shares the key space; a message whose id equals it at most
+	// waits for a migration to finish.
+	lockMessagesQuery = `SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id`
+	pgCountsQuery     = `SELECT message_id, reaction, count, first_id, first_at FROM reaction_counts
+		WHERE message_id = ANY($1) ORDER BY message_id, first_id`
+	pgPairRowsQuery = `SELECT r.message_id, r.uid, r.reaction FROM reactions r
+		JOIN unnest($1::bigint[], $2::text[]) AS p(mid, uid) ON r.message_id = p.mid AND r.uid = p.uid`
+	pgUsersQuery = `SELECT u.app_id, u.uid, u.deactivated_at, u.deleted_at FROM users u
+		JOIN unnest($1::text[], $2::text[]) AS p(app, uid) ON u.app_id = p.app AND u.uid = p.uid`
+	pgDeleteRowsQuery = `DELETE FROM reactions r USING unnest($1::bigint[], $2::text[], $3::text[]) AS d(mid, uid, reaction)
+		WHERE r.message_id = d.mid AND r.uid = d.uid AND r.reaction = d.reaction`
+	pgInsertRowsQuery = `INSERT INTO reactions (id, app_id, message_id, uid, reaction, reacted_at)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[])`
+	pgDeleteCountsQuery = `DELETE FROM reaction_counts c USING unnest($1::bigint[], $2::bigint[]) AS d(mid, fid)
+		WHERE c.message_id = d.mid AND c.first_id = d.fid`
+	pgInsertCountsQuery = `INSERT INTO reaction_counts (message_id, first_id, reaction, count, first_at)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::bigint[])`
+	pgUpdateCountsQuery = `UPDATE reaction_counts c SET count = c.count + u.delta
+		FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(mid, fid, delta)
+		WHERE c.message_id = u.mid AND c.first_id = u.fid`
+)
+
+// The batch's view of one message while its changes are applied in order.
+type pgMessage struct {
+	msg     chat.Message
+	p       parties
+	initial []pgCount // as read, to find the net writes
+	counts  []pgCount // as the changes so far left them, in first-appearance order
+}
+
+type pgCount struct {
+	reaction         string
+	count            int64
+	firstID, firstAt int64
+}
+
+type pairKey struct {
+	mid int64
+	uid string
+}
+
+// pgRow is one (message, user, reaction) row: whether it was there before the batch and
+// whether it is there now; newID is set when the batch (re)created it.
+type pgRow struct {
+	initial, final bool
+	newID, at      int64
+}
+
+type userKey struct{ app, uid string }
+
+func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) error {
+	var ids []int64
+	var pairMIDs []int64
+	var pairUIDs []string
+	seenPair := map[pairKey]bool{}
+	adds := 0
+	for _, j := range jobs {
+		ids = append(ids, j.c.MessageID)
+		if k := (pairKey{j.c.MessageID, j.c.UID}); !seenPair[k] {
+			seenPair[k] = true
+			pairMIDs, pairUIDs = append(pairMIDs, k.mid), append(pairUIDs, k.uid)
+		}
+		if j.c.Add {
+			adds++
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+
+	// Round trip 1: lock, read, and reserve ids.
+	read := &pgx.Batch{}
+	read.Queue("BEGIN")
+	// The batch's statements are prepared, and their array parameters would have
+	// PostgreSQL plan each execution afresh (a custom plan per set of values) at a cost
+	// several times the execution's. Their generic plans are kept instead, and made
+	// without sequential scans: every statement here looks rows up by key, one per array
+	// element, but a generic plan made while a table was small (a new database) would
+	// scan it, and keep scanning it as it grows until the table is next analyzed.
+	read.Queue("SET LOCAL plan_cache_mode = force_generic_plan")
+	read.Queue("SET LOCAL enable_seqscan = off")
+	read.Queue(lockMessagesQuery, ids)
+	read.Queue(pgMessagesQuery, ids)
+	read.Queue(pgCountsQuery, ids)
+	read.Queue(pgPairRowsQuery, pairMIDs, pairUIDs)
+	if adds > 0 {
+		read.Queue(`SELECT nextval($1::regclass) FROM generate_series(1, $2)`, b.seq, adds)
+	}
+	msgs := map[int64]*pgMessage{}
+	pairs := map[pairKey]map[string]*pgRow{}
+	var newIDs []int64
+	err := func() error {
+		br := pc.SendBatch(ctx, read)
+		defer br.Close()
+		for range 4 { // BEGIN, SET, SET, lock
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if err := scanAll(br, func(rows pgx.Rows) error {
+			var appID string
+			m, p, err := b.db.scanMessage(prefix{rows, []any{&appID}}, "")
+			m.AppID = appID
+			msgs[m.ID] = &pgMessage{msg: m, p: p}
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := scanAll(br, func(rows pgx.Rows) error {
+			var mid int64
+			var c pgCount
+			if err := rows.Scan(&mid, &c.reaction, &c.count, &c.firstID, &c.firstAt); err != nil {
+				return err
+			}
+			if m := msgs[mid]; m != nil {
+				m.initial = append(m.initial, c)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for k := range seenPair {
+			pairs[k] = map[string]*pgRow{}
+		}
+		if err := scanAll(br, func(rows pgx.Rows) error {
+			var k pairKey
+			var reaction string
+			if err := rows.Scan(&k.mid, &k.uid, &reaction); err != nil {
+				return err
+			}
+			pairs[k][reaction] = &pgRow{initial: true, final: true}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if adds > 0 {
+			return scanAll(br, func(rows pgx.Rows) error {
+				var id int64
+				err := rows.Scan(&id)
+				newIDs = append(newIDs, id)
+				return err
+			})
+		}
+		return nil
+	}()
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		m.counts = slices.Clone(m.initial)
+	}
+
+	// Actors who are not a party of their message (or whose message is missing) are looked
+	// up: rare, since only a participant may react to a one-to-one message.
+	actors, err := b.lookUpActors(ctx, pc, jobs, msgs)
+	if err != nil {
+		return err
+	}
+
+	// The rules and the changes, in order.
+	for _, j := range jobs {
+		j.msg, j.err, j.panic = chat.Message{}, nil, nil
+		j.err = apply(j, msgs[j.c.MessageID], actors, pairs[pairKey{j.c.MessageID, j.c.UID}], &newIDs)
+		if j.err == nil {
+			continue
+		}
+		var clean cleanRefusal
+		if !errors.As(j.err, &clean) {
+			return j.err
+		}
+	}
+
+	// Round trip 2: the net writes, and COMMIT.
+	write := &pgx.Batch{}
+	queueWrites(write, jobs, msgs, pairs)
+	write.Queue("COMMIT")
+	br := pc.SendBatch(ctx, write)
+	for range write.Len() {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
+}
+
+// scanAll reads the next query's rows of a batch.
+func scanAll(br pgx.BatchResults, scan func(pgx.Rows) error) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (b *pgBatcher) lookUpActors(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, msgs map[int64]*pgMessage) (map[userKey]chat.User, error) {
+	var apps, uids []string
+	seen := map[userKey]bool{}
+	for _, j := range jobs {
+		m := msgs[j.c.MessageID]
+		if m != nil && m.msg.AppID == j.c.AppID && (j.c.UID == m.msg.Sender || j.c.UID == m.msg.Receiver) {
+			continue
+		}
+		if k := (userKey{j.c.AppID, j.c.UID}); !seen[k] {
+			seen[k] = true
+			apps, uids = append(apps, k.app), append(uids, k.uid)
+		}
+	}
+	actors := map[userKey]chat.User{}
+	if len(apps) == 0 {
+		return actors, nil
+	}
+	rows, err := pc.Query(ctx, pgUsersQuery, apps, uids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u chat.User
+		if err := rows.Scan(&u.AppID, &u.UID, &u.DeactivatedAt, &u.DeletedAt); err != nil {
+			return nil, err
+		}
+		actors[userKey{u.AppID, u.UID}] = u
+	}
+	return actors, rows.Err()
+}
+
+// apply runs one job's rules and change against the batch's view, and sets its answer. It
+// returns refuse(err) for a refusal, or an error that fails the batch.
+func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string]*pgRow, newIDs *[]int64) error {
+	c := j.c
+	if m == nil || m.msg.AppID != c.AppID {
+		// Which comes first, an unknown actor or an unknown message: the actor.
+		if u, ok := actors[userKey{c.AppID, c.UID}]; !ok || !u.Active() {
+			return refuse(chat.ErrActorNotFound)
+		}
+		return refuse(chat.ErrNotFound)
+	}
+	var actor chat.User
+	switch c.UID {
+	case m.msg.Sender:
+		actor = partyUser(c.AppID, c.UID, m.p.sender)
+	case m.msg.Receiver:
+		actor = partyUser(c.AppID, c.UID, m.p.receiver)
+	default:
+		actor = actors[userKey{c.AppID, c.UID}]
+	}
+	if actor.UID == "" {
+		return refuse(chat.ErrActorNotFound)
+	}
+	if err := runCheck(j, actor, m.msg.Head()); err != nil {
+		return refuse(err)
+	}
+	i := slices.IndexFunc(m.counts, func(pc pgCount) bool { return pc.reaction == c.Reaction })
+	row := mine[c.Reaction]
+	switch {
+	case c.Add && row != nil && row.final, !c.Add && (row == nil || !row.final):
+		// already there, or not there to remove: nothing changes
+	case c.Add:
+		if i < 0 && c.Max > 0 && len(m.counts) >= c.Max {
+			return refuse(chat.ErrLimitReached)
+		}
+		if len(*newIDs) == 0 {
+			return errors.New("reaction batch: ran out of reserved ids")
+		}
+		id := (*newIDs)[0]
+		*newIDs = (*newIDs)[1:]
+		if row == nil {
+			row = &pgRow{}
+			mine[c.Reaction] = row
+		}
+		row.final, row.newID, row.at = true, id, c.At
+		if i >= 0 {
+			m.counts[i].count++
+		} else {
+			m.counts = append(m.counts, pgCount{reaction: c.Reaction, count: 1, firstID: id, firstAt: c.At})
+		}
+	default: // remove
+		row.final, row.newID = false, 0
+		if i < 0 {
+			return errors.New("reaction batch: a row without a count")
+		}
+		if m.counts[i].count--; m.counts[i].count == 0 {
+			m.counts = slices.Delete(m.counts, i, i+1)
+		}
+	}
+	j.msg = m.msg
+	j.msg.Reactions = summarize(m.counts, mine)
+	return nil
+}
+
+// runCheck runs the service's rules; a panic in them reaches the job's caller, not the batch.
+func runCheck(j *pgJob, actor chat.User, h chat.MessageHead) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			j.panic = p
+			err = fmt.Errorf("panic in reaction rules: %v", p)
+		}
+	}()
+	return j.check(actor, h)
+}
+
+func summarize(counts []pgCount, mine map[string]*pgRow) []chat.ReactionSummary {
+	if len(counts) == 0 {
+		return nil
+	}
+	out := make([]chat.ReactionSummary, len(counts))
+	for i, c := range counts {
+		row := mine[c.reaction]
+		out[i] = chat.ReactionSummary{Reaction: c.reaction, Count: c.count, ReactedByMe: row != nil && row.final}
+	}
+	return out
+}
+
+// queueWrites queues the statements that take the database from what was read to what the
+// changes left, each over arrays; deletes come first so that a row or count recreated in
+// the batch does not meet its old self.
+func queueWrites(w *pgx.Batch, jobs []*pgJob, msgs map[int64]*pgMessage, pairs map[pairKey]map[string]*pgRow) {
+	var del struct {
+		mids           []int64
+		uids, reaction []string
+	}
+	var ins struct {
+		ids, mids, ats       []int64
+		apps, uids, reaction []string
+	}
+	done := map[pairKey]bool{}
+	for _, j := range jobs { // in job order, so the statements are deterministic
+		k := pairKey{j.c.MessageID, j.c.UID}
+		if done[k] || msgs[k.mid] == nil {
+			continue
+		}
+		done[k] = true
+		reactions := make([]string, 0, len(pairs[k]))
+		for r := range pairs[k] {
+			reactions = append(reactions, r)
+		}
+		slices.Sort(reactions)
+		for _, r := range reactions {
+			row := pairs[k][r]
+			if row.initial && (!row.final || row.newID != 0) {
+				del.mids, del.uids, del.reaction = append(del.mids, k.mid), append(del.uids, k.uid), append(del.reaction, r)
+			}
+			if row.final && row.newID != 0 {
+				ins.ids, ins.mids, ins.ats = append(ins.ids, row.newID), append(ins.mids, k.mid), append(ins.ats, row.at)
+				ins.apps, ins.uids, ins.reaction = append(ins.apps, msgs[k.mid].msg.AppID), append(ins.uids, k.uid), append(ins.reaction, r)
+			}
+		}
+	}
+	var cdel struct{ mids, fids []int64 }
+	var cins struct {
+		mids, fids, counts, ats []int64
+		reactions               []string
+	}
+	var cupd struct{ mids, fids, deltas []int64 }
+	mids := make([]int64, 0, len(msgs))
+	for id := range msgs {
+		mids = append(mids, id)
+	}
+	slices.Sort(mids)
+	for _, mid := range mids {
+		m := msgs[mid]
+		final := map[int64]pgCount{}
+		for _, c := range m.counts {
+			final[c.firstID] = c
+		}
+		for _, c := range m.initial {
+			f, ok := final[c.firstID]
+			switch {
+			case !ok:
+				cdel.mids, cdel.fids = append(cdel.mids, mid), append(cdel.fids, c.firstID)
+			case f.count != c.count:
+				cupd.mids, cupd.fids, cupd.deltas = append(cupd.mids, mid), append(cupd.fids, c.firstID), append(cupd.deltas, f.count-c.count)
+			}
+			delete(final, c.firstID)
+		}
+		added := make([]pgCount, 0, len(final))
+		for _, c := range final {
+			added = append(added, c)
+		}
+		slices.SortFunc(added, func(a, b pgCount) int { return cmp.Compare(a.firstID, b.firstID) })
+		for _, c := range added {
+			cins.mids, cins.fids, cins.counts = append(cins.mids, mid), append(cins.fids, c.firstID), append(cins.counts, c.count)
+			cins.ats, cins.reactions = append(cins.ats, c.firstAt), append(cins.reactions, c.reaction)
+		}
+	}
+	if len(del.mids) > 0 {
+		w.Queue(pgDeleteRowsQuery, del.mids, del.uids, del.reaction)
+	}
+	if len(cdel.mids) > 0 {
+		w.Queue(pgDeleteCountsQuery, cdel.mids, cdel.fids)
+	}
+	if len(ins.ids) > 0 {
+		w.Queue(pgInsertRowsQuery, ins.ids, ins.apps, ins.mids, ins.uids, ins.reaction, ins.ats)
+	}
+	if len(cins.mids) > 0 {
+		w.Queue(pgInsertCountsQuery, cins.mids, cins.fids, cins.reactions, cins.counts, cins.ats)
+	}
+	if len(cupd.mids) > 0 {
+		w.Queue(pgUpdateCountsQuery, cupd.mids, cupd.fids, cupd.deltas)
+	}
+}
