@@ -37,11 +37,12 @@ import (
 // A change on its own pays the same two round trips, against six or seven for a transaction
 // of its own; under load a batch of dozens costs PostgreSQL about what one did.
 type pgBatcher struct {
-	db   *DB
-	seq  string // the reactions id sequence
-	jobs chan *pgJob
-	stop chan struct{}
-	wg   sync.WaitGroup
+	db       *DB
+	seq      string // the reactions id sequence
+	jobs     chan *pgJob
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	readTurn sync.Mutex
 }
 
 type pgJob struct {
@@ -56,11 +57,10 @@ type pgJob struct {
 }
 
 const (
-	// pgMaxBatch bounds a batch. One batch is in flight per node: with two, batches were
-	// half the size and cost PostgreSQL a quarter more per change, for the same throughput
-	// (bench/run.sh -postgres, 64 connections).
+	// pgMaxBatch bounds a batch; up to pgWorkers are in flight, one reading while the
+	// others write (loop).
 	pgMaxBatch = 64
-	pgWorkers  = 1
+	pgWorkers  = 2
 	// pgBatchTimeout bounds a batch that found no deadline among its callers.
 	pgBatchTimeout = 30 * time.Second
 	// pgAttempts is how often a batch runs when PostgreSQL reports a deadlock or a
@@ -113,14 +113,20 @@ func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(ch
 	return j.msg, mapErr(unrefuse(j.err))
 }
 
+// loop forms and runs batches. The workers take turns at forming a batch and reading for it
+// (readTurn); a batch's writes overlap the next batch's reads. Were the workers to take
+// batches freely, each would find the queue just emptied by the other and batches would
+// be half the size.
 func (b *pgBatcher) loop() {
 	defer b.wg.Done()
 	batch := make([]*pgJob, 0, pgMaxBatch)
 	for {
+		b.readTurn.Lock()
 		select {
 		case j := <-b.jobs:
 			batch = append(batch[:0], j)
 		case <-b.stop:
+			b.readTurn.Unlock()
 			return
 		}
 	more:
@@ -132,12 +138,15 @@ func (b *pgBatcher) loop() {
 				break more
 			}
 		}
-		b.run(batch)
+		var once sync.Once
+		b.run(batch, func() { once.Do(b.readTurn.Unlock) })
 	}
 }
 
-// run answers every job of the batch.
-func (b *pgBatcher) run(batch []*pgJob) {
+// run answers every job of the batch; readsDone is called once its reads are done (or it
+// failed) and may be called again.
+func (b *pgBatcher) run(batch []*pgJob, readsDone func()) {
+	defer readsDone()
 	live := batch[:0:0]
 	deadline := time.Now().Add(pgBatchTimeout)
 	latest := time.Time{}
@@ -163,7 +172,7 @@ func (b *pgBatcher) run(batch []*pgJob) {
 	defer cancel()
 	var err error
 	for range pgAttempts {
-		if err = b.attempt(ctx, live); !retryable(err) {
+		if err = b.attempt(ctx, live, readsDone); !retryable(err) {
 			break
 		}
 	}
@@ -182,7 +191,7 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
-func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob) error {
+func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob, readsDone func()) error {
 	conn, err := b.db.w.Conn(ctx)
 	if err != nil {
 		return err
@@ -190,7 +199,7 @@ func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob) error {
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
-		err := b.exchange(ctx, pc, jobs)
+		err := b.exchange(ctx, pc, jobs, readsDone)
 		if err != nil && !pc.IsClosed() {
 			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -263,7 +272,7 @@ type pgRow struct {
 
 type userKey struct{ app, uid string }
 
-func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) error {
+func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, readsDone func()) error {
 	var ids []int64
 	var pairMIDs []int64
 	var pairUIDs []string
@@ -383,6 +392,8 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 			return j.err
 		}
 	}
+
+	readsDone()
 
 	// Round trip 2: the net writes, and COMMIT.
 	write := &pgx.Batch{}
