@@ -78,7 +78,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "unrecorded warmup per scenario, on the same connections (0 to 10s)")
 	fs.IntVar(&o.conns, "conns", 64, "concurrent connections, one closed loop each (1 to 512)")
 	fs.IntVar(&o.users, "users", 2000, "users to seed (2 to 100000)")
-	fs.IntVar(&o.messages, "messages", 6000, "one-to-one messages to seed (1 to 1000000); 6000 gives 240000 (message, participant, reaction) triples, so that add-reaction keeps adding new rows at ~10k requests/s")
+	fs.IntVar(&o.messages, "messages", 10000, "one-to-one messages to seed (1 to 1000000); 10000 gives 400000 (message, participant, reaction) triples, so that add-reaction keeps adding new rows at ~20k requests/s")
 	fs.IntVar(&o.seedConns, "seed-conns", 8, "concurrent requests while seeding (1 to 64)")
 	fs.Uint64Var(&o.maxRequests, "max-requests", 5_000_000, "request cap per scenario, warmup included (1 to 50000000)")
 	scen := fs.String("scenarios", "", "comma-separated scenarios to run, in the order given: some of "+strings.Join(allScenarios, ", ")+
