@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // SQLite has one writer, so natter's write transactions queue for it anyway. batcher runs
@@ -26,6 +27,10 @@ type batcher struct {
 	aborted func()
 	// between runs after each batch, with the writer free (checkpoint.go).
 	between func()
+	// closing is held shared while a job is queued and exclusively to close, so that no job
+	// is queued once the loop may have drained the queue for the last time.
+	closing sync.RWMutex
+	closed  bool
 }
 
 type job struct {
@@ -66,13 +71,18 @@ func newBatcher(w *sql.DB, aborted, between func()) *batcher {
 // do queues fn and waits for its batch to commit.
 func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
+	b.closing.RLock()
+	if b.closed {
+		b.closing.RUnlock()
+		return sql.ErrConnDone
+	}
 	select {
 	case b.jobs <- j:
 	case <-ctx.Done():
+		b.closing.RUnlock()
 		return ctx.Err()
-	case <-b.done:
-		return sql.ErrConnDone
 	}
+	b.closing.RUnlock()
 	// Once queued, wait for the outcome even if ctx ends: the job may be committing, and
 	// the caller must not report a failure for a write that landed.
 	err := <-j.result
@@ -82,7 +92,12 @@ func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return unrefuse(err)
 }
 
-func (b *batcher) close() { close(b.done) }
+func (b *batcher) close() {
+	b.closing.Lock()
+	b.closed = true
+	b.closing.Unlock()
+	close(b.done)
+}
 
 func (b *batcher) loop() {
 	batch := make([]*job, 0, maxBatch)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestBatcher: jobs queued together share a commit; a job that fails uncleanly leaves
@@ -105,3 +106,39 @@ func TestBatcher(t *testing.T) {
 }
 
 func runtimeGosched() { runtime.Gosched() }
+
+// TestBatcherCloseAnswersEveryone: callers racing a close each get an answer — their
+// write, or sql.ErrConnDone — and none waits forever for a loop that has stopped.
+func TestBatcherCloseAnswersEveryone(t *testing.T) {
+	w, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "c.db")+"?_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.SetMaxOpenConns(1)
+	b := newBatcher(w, func() {}, func() {})
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if err := b.do(context.Background(), func(*sql.Tx) error { return nil }); err != nil {
+					if !errors.Is(err, sql.ErrConnDone) {
+						t.Errorf("after close: %v", err)
+					}
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(20 * time.Millisecond)
+	b.close()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("callers still waiting 10 s after close")
+	}
+}

@@ -43,6 +43,9 @@ type pgBatcher struct {
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	readTurn sync.Mutex
+	// closing is held shared while a job is queued and exclusively to close (as in batch.go).
+	closing sync.RWMutex
+	closed  bool
 }
 
 type pgJob struct {
@@ -81,6 +84,9 @@ func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
 }
 
 func (b *pgBatcher) close() {
+	b.closing.Lock()
+	b.closed = true
+	b.closing.Unlock()
 	close(b.stop)
 	b.wg.Wait()
 	for {
@@ -99,13 +105,18 @@ func (b *pgBatcher) close() {
 // change that landed.
 func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
 	j := &pgJob{ctx: ctx, c: c, check: check, done: make(chan struct{})}
+	b.closing.RLock()
+	if b.closed {
+		b.closing.RUnlock()
+		return chat.Message{}, mapErr(sql.ErrConnDone)
+	}
 	select {
 	case b.jobs <- j:
 	case <-ctx.Done():
+		b.closing.RUnlock()
 		return chat.Message{}, mapErr(ctx.Err())
-	case <-b.stop:
-		return chat.Message{}, mapErr(sql.ErrConnDone)
 	}
+	b.closing.RUnlock()
 	<-j.done
 	if j.panic != nil {
 		panic(j.panic)
