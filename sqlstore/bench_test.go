@@ -8,30 +8,14 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore"
 )
 
 // BenchmarkStoreAddReaction is the reaction transaction alone, read-back included, one at a
 // time (so each is its own group commit) on SQLite.
 func BenchmarkStoreAddReaction(b *testing.B) {
 	ctx := context.Background()
-	db := openB(b)
-	if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-		b.Fatal(err)
-	}
-	for _, u := range []string{"u0", "u1"} {
-		if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var ids []int64
-	for i := 0; i < 1000; i++ {
-		m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
-			Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
-		if err := db.CreateMessage(ctx, m); err != nil {
-			b.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
+	db, ids := seedB(b, 1000)
 	anyone := func(chat.User, chat.MessageHead) error { return nil }
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -47,25 +31,8 @@ func BenchmarkStoreAddReaction(b *testing.B) {
 // ns/op is the single writer's cost per reaction.
 func BenchmarkStoreAddReactionConcurrent(b *testing.B) {
 	ctx := context.Background()
-	db := openB(b)
-	if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-		b.Fatal(err)
-	}
-	for _, u := range []string{"u0", "u1"} {
-		if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
-			b.Fatal(err)
-		}
-	}
 	const messages = 6000
-	var ids []int64
-	for i := 0; i < messages; i++ {
-		m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
-			Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
-		if err := db.CreateMessage(ctx, m); err != nil {
-			b.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
+	db, ids := seedB(b, messages)
 	anyone := func(chat.User, chat.MessageHead) error { return nil }
 	var next atomic.Int64
 	b.SetParallelism(64 / runtime.GOMAXPROCS(0))
@@ -81,4 +48,28 @@ func BenchmarkStoreAddReactionConcurrent(b *testing.B) {
 			}
 		}
 	})
+}
+
+// seedB opens a SQLite store with app "a", users u0 and u1, and n messages from u0 to u1.
+func seedB(b *testing.B, n int) (*sqlstore.DB, []int64) {
+	ctx := context.Background()
+	db := openB(b)
+	if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, u := range []string{"u0", "u1"} {
+		if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: u, Name: u, Role: "default", Status: "offline"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ids := make([]int64, 0, n)
+	for range n {
+		m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
+			Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
+		if err := db.CreateMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	return db, ids
 }

@@ -48,20 +48,8 @@ func TestManyUsersOneReaction(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db := open(t, backend)
-			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-				t.Fatal(err)
-			}
 			const n = 100
-			for i := 0; i < n; i++ {
-				if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: fmt.Sprint("u", i), Name: "u", Role: "default", Status: "offline"}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
-				Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
-			if err := db.CreateMessage(ctx, m); err != nil {
-				t.Fatal(err)
-			}
+			m := seedMessage(t, db, n)
 			anyone := func(chat.User, chat.MessageHead) error { return nil }
 			var wg sync.WaitGroup
 			start := make(chan struct{})
