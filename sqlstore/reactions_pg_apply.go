@@ -1,0 +1,219 @@
+package sqlstore
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// How a PostgreSQL reaction batch (reactions_pg.go) applies its changes to what it read, and
+// turns the result into its writes.
+
+// The batch's view of one message while its changes are applied in order.
+type pgMessage struct {
+	msg     chat.Message
+	p       parties
+	initial []pgCount // as read, to find the net writes
+	counts  []pgCount // as the changes so far left them, in first-appearance order
+}
+
+type pgCount struct {
+	reaction         string
+	count            int64
+	firstID, firstAt int64
+}
+
+type pairKey struct {
+	mid int64
+	uid string
+}
+
+// pgRow is one (message, user, reaction) row: whether it was there before the batch and
+// whether it is there now; newID is set when the batch (re)created it.
+type pgRow struct {
+	initial, final bool
+	newID, at      int64
+}
+
+type userKey struct{ app, uid string }
+
+// apply runs one job's rules and change against the batch's view, and sets its answer. It
+// returns refuse(err) for a refusal, or an error that fails the batch.
+func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string]*pgRow, newIDs *[]int64) error {
+	c := j.c
+	if m == nil || m.msg.AppID != c.AppID {
+		// Which comes first, an unknown actor or an unknown message: the actor.
+		if u, ok := actors[userKey{c.AppID, c.UID}]; !ok || !u.Active() {
+			return refuse(chat.ErrActorNotFound)
+		}
+		return refuse(chat.ErrNotFound)
+	}
+	var actor chat.User
+	switch c.UID {
+	case m.msg.Sender:
+		actor = partyUser(c.AppID, c.UID, m.p.sender)
+	case m.msg.Receiver:
+		actor = partyUser(c.AppID, c.UID, m.p.receiver)
+	default:
+		actor = actors[userKey{c.AppID, c.UID}]
+	}
+	if actor.UID == "" {
+		return refuse(chat.ErrActorNotFound)
+	}
+	if err := runCheck(j, actor, m.msg.Head()); err != nil {
+		return refuse(err)
+	}
+	i := slices.IndexFunc(m.counts, func(pc pgCount) bool { return pc.reaction == c.Reaction })
+	row := mine[c.Reaction]
+	switch {
+	case c.Add && row != nil && row.final, !c.Add && (row == nil || !row.final):
+		// already there, or not there to remove: nothing changes
+	case c.Add:
+		if i < 0 && c.Max > 0 && len(m.counts) >= c.Max {
+			return refuse(chat.ErrLimitReached)
+		}
+		if len(*newIDs) == 0 {
+			return errors.New("reaction batch: ran out of reserved ids")
+		}
+		id := (*newIDs)[0]
+		*newIDs = (*newIDs)[1:]
+		if row == nil {
+			row = &pgRow{}
+			mine[c.Reaction] = row
+		}
+		row.final, row.newID, row.at = true, id, c.At
+		if i >= 0 {
+			m.counts[i].count++
+		} else {
+			m.counts = append(m.counts, pgCount{reaction: c.Reaction, count: 1, firstID: id, firstAt: c.At})
+		}
+	default: // remove
+		row.final, row.newID = false, 0
+		if i < 0 {
+			return errors.New("reaction batch: a row without a count")
+		}
+		if m.counts[i].count--; m.counts[i].count == 0 {
+			m.counts = slices.Delete(m.counts, i, i+1)
+		}
+	}
+	j.msg = m.msg
+	j.msg.Reactions = summarize(m.counts, mine)
+	return nil
+}
+
+// runCheck runs the service's rules; a panic in them reaches the job's caller, not the batch.
+func runCheck(j *pgJob, actor chat.User, h chat.MessageHead) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			j.panic = p
+			err = fmt.Errorf("panic in reaction rules: %v", p)
+		}
+	}()
+	return j.check(actor, h)
+}
+
+func summarize(counts []pgCount, mine map[string]*pgRow) []chat.ReactionSummary {
+	if len(counts) == 0 {
+		return nil
+	}
+	out := make([]chat.ReactionSummary, len(counts))
+	for i, c := range counts {
+		row := mine[c.reaction]
+		out[i] = chat.ReactionSummary{Reaction: c.reaction, Count: c.count, ReactedByMe: row != nil && row.final}
+	}
+	return out
+}
+
+// queueWrites queues the statements that take the database from what was read to what the
+// changes left, each over arrays; deletes come first so that a row or count recreated in
+// the batch does not meet its old self.
+func queueWrites(w *pgx.Batch, jobs []*pgJob, msgs map[int64]*pgMessage, pairs map[pairKey]map[string]*pgRow) {
+	var del struct {
+		mids           []int64
+		uids, reaction []string
+	}
+	var ins struct {
+		ids, mids, ats       []int64
+		apps, uids, reaction []string
+	}
+	done := map[pairKey]bool{}
+	for _, j := range jobs { // in job order, so the statements are deterministic
+		k := pairKey{j.c.MessageID, j.c.UID}
+		if done[k] || msgs[k.mid] == nil {
+			continue
+		}
+		done[k] = true
+		reactions := make([]string, 0, len(pairs[k]))
+		for r := range pairs[k] {
+			reactions = append(reactions, r)
+		}
+		slices.Sort(reactions)
+		for _, r := range reactions {
+			row := pairs[k][r]
+			if row.initial && (!row.final || row.newID != 0) {
+				del.mids, del.uids, del.reaction = append(del.mids, k.mid), append(del.uids, k.uid), append(del.reaction, r)
+			}
+			if row.final && row.newID != 0 {
+				ins.ids, ins.mids, ins.ats = append(ins.ids, row.newID), append(ins.mids, k.mid), append(ins.ats, row.at)
+				ins.apps, ins.uids, ins.reaction = append(ins.apps, msgs[k.mid].msg.AppID), append(ins.uids, k.uid), append(ins.reaction, r)
+			}
+		}
+	}
+	var cdel struct{ mids, fids []int64 }
+	var cins struct {
+		mids, fids, counts, ats []int64
+		reactions               []string
+	}
+	var cupd struct{ mids, fids, deltas []int64 }
+	mids := make([]int64, 0, len(msgs))
+	for id := range msgs {
+		mids = append(mids, id)
+	}
+	slices.Sort(mids)
+	for _, mid := range mids {
+		m := msgs[mid]
+		final := map[int64]pgCount{}
+		for _, c := range m.counts {
+			final[c.firstID] = c
+		}
+		for _, c := range m.initial {
+			f, ok := final[c.firstID]
+			switch {
+			case !ok:
+				cdel.mids, cdel.fids = append(cdel.mids, mid), append(cdel.fids, c.firstID)
+			case f.count != c.count:
+				cupd.mids, cupd.fids, cupd.deltas = append(cupd.mids, mid), append(cupd.fids, c.firstID), append(cupd.deltas, f.count-c.count)
+			}
+			delete(final, c.firstID)
+		}
+		added := make([]pgCount, 0, len(final))
+		for _, c := range final {
+			added = append(added, c)
+		}
+		slices.SortFunc(added, func(a, b pgCount) int { return cmp.Compare(a.firstID, b.firstID) })
+		for _, c := range added {
+			cins.mids, cins.fids, cins.counts = append(cins.mids, mid), append(cins.fids, c.firstID), append(cins.counts, c.count)
+			cins.ats, cins.reactions = append(cins.ats, c.firstAt), append(cins.reactions, c.reaction)
+		}
+	}
+	if len(del.mids) > 0 {
+		w.Queue(pgDeleteRowsQuery, del.mids, del.uids, del.reaction)
+	}
+	if len(cdel.mids) > 0 {
+		w.Queue(pgDeleteCountsQuery, cdel.mids, cdel.fids)
+	}
+	if len(ins.ids) > 0 {
+		w.Queue(pgInsertRowsQuery, ins.ids, ins.apps, ins.mids, ins.uids, ins.reaction, ins.ats)
+	}
+	if len(cins.mids) > 0 {
+		w.Queue(pgInsertCountsQuery, cins.mids, cins.fids, cins.reactions, cins.counts, cins.ats)
+	}
+	if len(cupd.mids) > 0 {
+		w.Queue(pgUpdateCountsQuery, cupd.mids, cupd.fids, cupd.deltas)
+	}
+}
