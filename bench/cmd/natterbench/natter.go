@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -107,15 +108,27 @@ func startNatter(ctx context.Context, bin, host, database, apiKey string, harnes
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	setPdeathsig(cmd.SysProcAttr)
+	p := &natterProc{cmd: cmd, base: "http://" + addr, logPath: logPath, logFile: logFile, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started natter exits, not the process; Go
+		// may retire idle threads, so start from a locked thread and hold it until natter
+		// exits (as internal/pgserver does for postgres).
+		runtime.LockOSThread()
+		defer close(p.done)
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		p.waitErr = cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start natter: %w", err)
 	}
-	p := &natterProc{cmd: cmd, base: "http://" + addr, logPath: logPath, logFile: logFile, done: make(chan struct{})}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
 
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
