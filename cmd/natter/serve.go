@@ -39,6 +39,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// Packages below log through slog's default (sqlstore's checkpoint warnings): in the
+	// same format and at the same level as the rest.
+	slog.SetDefault(log)
 	if getenv("GOGC") == "" {
 		// natter's live heap is a few MB, so collecting at 5x it rather than 2x costs tens of
 		// MB and buys ~15% add-reaction throughput (bench/README.md). GOGC overrides.
