@@ -54,8 +54,10 @@ func mapErr(err error) error {
 		switch {
 		case pe.Code == "23505":
 			return fmt.Errorf("%w: %v", chat.ErrAlreadyExists, err)
-		case pe.Code[:2] == "08", pe.Code[:2] == "57", pe.Code[:2] == "53":
-			// connection exceptions, operator intervention (shutdown), insufficient resources
+		case pe.Code[:2] == "08", pe.Code[:2] == "57", pe.Code[:2] == "53", pe.Code[:2] == "40":
+			// connection exceptions, operator intervention (shutdown), insufficient resources,
+			// and transaction rollbacks (a deadlock or serialization failure that outlived
+			// its retries): the client may well succeed by retrying
 			return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
 		}
 		return err
