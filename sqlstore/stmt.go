@@ -61,18 +61,6 @@ func (db *DB) readRow(ctx context.Context, query string, args ...any) scanner {
 	return s.QueryRowContext(ctx, args...)
 }
 
-func (db *DB) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	query = db.q(query)
-	if db.readStmts == nil {
-		return db.r.QueryContext(ctx, query, args...)
-	}
-	s, err := db.readStmts.get(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return s.QueryContext(ctx, args...)
-}
-
 // txStmt returns query prepared for tx when it is one of the writer's prepared statements,
 // else nil. It never prepares: on SQLite the transaction holds the writer's only connection,
 // so preparing on the pool here would wait for that connection forever.
@@ -157,21 +145,16 @@ func (db *DB) txRows(ctx context.Context, tx *sql.Tx, query string, args ...any)
 	return s.QueryContext(ctx, args...)
 }
 
-// runner runs fixed queries on the read pool, or inside a write transaction, so one read
-// function serves both.
+// runner runs a fixed one-row query on the read pool, or inside a write transaction, so one
+// read function serves both.
 type runner interface {
 	row(ctx context.Context, query string, args ...any) scanner
-	rows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 type poolRunner struct{ db *DB }
 
 func (p poolRunner) row(ctx context.Context, q string, args ...any) scanner {
 	return p.db.readRow(ctx, q, args...)
-}
-
-func (p poolRunner) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return p.db.readRows(ctx, q, args...)
 }
 
 type txRunner struct {
@@ -181,8 +164,4 @@ type txRunner struct {
 
 func (t txRunner) row(ctx context.Context, q string, args ...any) scanner {
 	return t.db.txRow(ctx, t.tx, q, args...)
-}
-
-func (t txRunner) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.db.txRows(ctx, t.tx, q, args...)
 }
