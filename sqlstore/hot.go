@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"slices"
+
 	"github.com/natter-chat/natter/chat"
 )
 
@@ -23,19 +25,13 @@ type hotMessages struct {
 type hotMessage struct {
 	msg    chat.Message // without Reactions; shared, so never modified in place
 	p      parties
-	counts []hotCount
+	counts []reactionCount
 	// rows is every (uid, reaction) row of the message, for reactedByMe, when it has at most
 	// maxHotRows of them; nil otherwise, and the viewer's rows are read from the database.
 	rows []hotRow
 }
 
 type hotRow struct{ uid, reaction string }
-
-type hotCount struct {
-	reaction string
-	count    int64
-	firstID  int64 // the reaction_counts key with message_id
-}
 
 // maxHotMessages and maxHotRows bound the cache: a message is a few hundred bytes plus its
 // data (bounded by the send limits) and its rows, so this is tens of megabytes at most.
@@ -67,15 +63,6 @@ func (h *hotMessages) put(e *hotMessage) {
 }
 
 func (h *hotMessages) reset() { clear(h.m) }
-
-func (e *hotMessage) find(reaction string) int {
-	for i := range e.counts {
-		if e.counts[i].reaction == reaction {
-			return i
-		}
-	}
-	return -1
-}
 
 // addRow and dropRow keep rows in step with a written change.
 func (e *hotMessage) addRow(uid, reaction string) {
@@ -113,17 +100,5 @@ func (e *hotMessage) mine(viewer string) (mine []string, ok bool) {
 
 // summary is the message's data.reactions for a viewer whose reactions are mine.
 func (e *hotMessage) summary(mine []string) []chat.ReactionSummary {
-	if len(e.counts) == 0 {
-		return nil
-	}
-	out := make([]chat.ReactionSummary, len(e.counts))
-	for i, c := range e.counts {
-		out[i] = chat.ReactionSummary{Reaction: c.reaction, Count: c.count}
-	}
-	for _, r := range mine {
-		if i := e.find(r); i >= 0 {
-			out[i].ReactedByMe = true
-		}
-	}
-	return out
+	return summarize(e.counts, func(r string) bool { return slices.Contains(mine, r) })
 }

@@ -24,12 +24,54 @@ func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check f
 	return db.pgBatch.do(ctx, c, check)
 }
 
-// partyUser is what the rules need of a participant whose state came with the message.
-func partyUser(appID, uid string, st partyState) chat.User {
-	if st < 0 {
-		return chat.User{}
+// partyActor is the acting user when uid is a party of m, from the parties' state read with
+// it (an empty UID when that user is gone); ok is false for anyone else, who is looked up.
+func partyActor(appID, uid string, m chat.Message, p parties) (actor chat.User, ok bool) {
+	var st partyState
+	switch uid {
+	case m.Sender:
+		st = p.sender
+	case m.Receiver:
+		st = p.receiver
+	default:
+		return chat.User{}, false
 	}
-	return chat.User{AppID: appID, UID: uid, DeactivatedAt: int64(st)}
+	if st < 0 {
+		return chat.User{}, true
+	}
+	return chat.User{AppID: appID, UID: uid, DeactivatedAt: int64(st)}, true
+}
+
+// reactionCount is one reaction_counts row as the write paths keep it: a distinct reaction
+// on a message, how many made it, and the row that made it appear (with message_id its key;
+// ids grow with time, so also its first-appearance order).
+type reactionCount struct {
+	reaction         string
+	count            int64
+	firstID, firstAt int64
+}
+
+// indexOf finds reaction among counts, or -1.
+func indexOf(counts []reactionCount, reaction string) int {
+	for i := range counts {
+		if counts[i].reaction == reaction {
+			return i
+		}
+	}
+	return -1
+}
+
+// summarize is a message's data.reactions: counts in first-appearance order, with
+// reactedByMe where mine says the viewer made that reaction.
+func summarize(counts []reactionCount, mine func(reaction string) bool) []chat.ReactionSummary {
+	if len(counts) == 0 {
+		return nil
+	}
+	out := make([]chat.ReactionSummary, len(counts))
+	for i, c := range counts {
+		out[i] = chat.ReactionSummary{Reaction: c.reaction, Count: c.count, ReactedByMe: mine(c.reaction)}
+	}
+	return out
 }
 
 // ListReactions pages a message's reaction records by id, each with its user.

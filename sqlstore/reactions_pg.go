@@ -234,8 +234,8 @@ const (
 	// takes its locks in the same order and batches never deadlock one another. The
 	// migration lock (migrate.go) shares the key space; a message whose id equals it at most
 	// waits for a migration to finish.
-	lockMessagesQuery = `SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id`
-	pgCountsQuery     = `SELECT message_id, reaction, count, first_id, first_at FROM reaction_counts
+	lockMessagesQuery   = `SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id`
+	reactionCountsQuery = `SELECT message_id, reaction, count, first_id, first_at FROM reaction_counts
 		WHERE message_id = ANY($1) ORDER BY message_id, first_id`
 	pgPairRowsQuery = `SELECT r.message_id, r.uid, r.reaction FROM reactions r
 		JOIN unnest($1::bigint[], $2::text[]) AS p(mid, uid) ON r.message_id = p.mid AND r.uid = p.uid`
@@ -286,7 +286,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, r
 	read.Queue("SET LOCAL enable_seqscan = off")
 	read.Queue(lockMessagesQuery, ids)
 	read.Queue(pgMessagesQuery, ids)
-	read.Queue(pgCountsQuery, ids)
+	read.Queue(reactionCountsQuery, ids)
 	read.Queue(pgPairRowsQuery, pairMIDs, pairUIDs)
 	if adds > 0 {
 		read.Queue(`SELECT nextval($1::regclass) FROM generate_series(1, $2)`, b.seq, adds)
@@ -313,7 +313,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, r
 		}
 		if err := scanAll(br, func(rows pgx.Rows) error {
 			var mid int64
-			var c pgCount
+			var c reactionCount
 			if err := rows.Scan(&mid, &c.reaction, &c.count, &c.firstID, &c.firstAt); err != nil {
 				return err
 			}
@@ -411,8 +411,10 @@ func (b *pgBatcher) lookUpActors(ctx context.Context, pc *pgx.Conn, jobs []*pgJo
 	seen := map[userKey]bool{}
 	for _, j := range jobs {
 		m := msgs[j.c.MessageID]
-		if m != nil && m.msg.AppID == j.c.AppID && (j.c.UID == m.msg.Sender || j.c.UID == m.msg.Receiver) {
-			continue
+		if m != nil && m.msg.AppID == j.c.AppID {
+			if _, party := partyActor(j.c.AppID, j.c.UID, m.msg, m.p); party {
+				continue
+			}
 		}
 		if k := (userKey{j.c.AppID, j.c.UID}); !seen[k] {
 			seen[k] = true

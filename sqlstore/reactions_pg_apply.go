@@ -18,14 +18,8 @@ import (
 type pgMessage struct {
 	msg     chat.Message
 	p       parties
-	initial []pgCount // as read, to find the net writes
-	counts  []pgCount // as the changes so far left them, in first-appearance order
-}
-
-type pgCount struct {
-	reaction         string
-	count            int64
-	firstID, firstAt int64
+	initial []reactionCount // as read, to find the net writes
+	counts  []reactionCount // as the changes so far left them, in first-appearance order
 }
 
 type pairKey struct {
@@ -53,13 +47,8 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 		}
 		return refuse(chat.ErrNotFound)
 	}
-	var actor chat.User
-	switch c.UID {
-	case m.msg.Sender:
-		actor = partyUser(c.AppID, c.UID, m.p.sender)
-	case m.msg.Receiver:
-		actor = partyUser(c.AppID, c.UID, m.p.receiver)
-	default:
+	actor, party := partyActor(c.AppID, c.UID, m.msg, m.p)
+	if !party {
 		actor = actors[userKey{c.AppID, c.UID}]
 	}
 	if actor.UID == "" {
@@ -68,7 +57,7 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 	if err := runCheck(j, actor, m.msg.Head()); err != nil {
 		return refuse(err)
 	}
-	i := slices.IndexFunc(m.counts, func(pc pgCount) bool { return pc.reaction == c.Reaction })
+	i := indexOf(m.counts, c.Reaction)
 	row := mine[c.Reaction]
 	switch {
 	case c.Add && row != nil && row.final, !c.Add && (row == nil || !row.final):
@@ -90,7 +79,7 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 		if i >= 0 {
 			m.counts[i].count++
 		} else {
-			m.counts = append(m.counts, pgCount{reaction: c.Reaction, count: 1, firstID: id, firstAt: c.At})
+			m.counts = append(m.counts, reactionCount{reaction: c.Reaction, count: 1, firstID: id, firstAt: c.At})
 		}
 	default: // remove
 		row.final, row.newID = false, 0
@@ -102,7 +91,7 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 		}
 	}
 	j.msg = m.msg
-	j.msg.Reactions = summarize(m.counts, mine)
+	j.msg.Reactions = summarize(m.counts, func(r string) bool { row := mine[r]; return row != nil && row.final })
 	return nil
 }
 
@@ -115,18 +104,6 @@ func runCheck(j *pgJob, actor chat.User, h chat.MessageHead) (err error) {
 		}
 	}()
 	return j.check(actor, h)
-}
-
-func summarize(counts []pgCount, mine map[string]*pgRow) []chat.ReactionSummary {
-	if len(counts) == 0 {
-		return nil
-	}
-	out := make([]chat.ReactionSummary, len(counts))
-	for i, c := range counts {
-		row := mine[c.reaction]
-		out[i] = chat.ReactionSummary{Reaction: c.reaction, Count: c.count, ReactedByMe: row != nil && row.final}
-	}
-	return out
 }
 
 // queueWrites queues the statements that take the database from what was read to what the
@@ -177,7 +154,7 @@ func queueWrites(w *pgx.Batch, jobs []*pgJob, msgs map[int64]*pgMessage, pairs m
 	slices.Sort(mids)
 	for _, mid := range mids {
 		m := msgs[mid]
-		final := map[int64]pgCount{}
+		final := map[int64]reactionCount{}
 		for _, c := range m.counts {
 			final[c.firstID] = c
 		}
@@ -191,11 +168,11 @@ func queueWrites(w *pgx.Batch, jobs []*pgJob, msgs map[int64]*pgMessage, pairs m
 			}
 			delete(final, c.firstID)
 		}
-		added := make([]pgCount, 0, len(final))
+		added := make([]reactionCount, 0, len(final))
 		for _, c := range final {
 			added = append(added, c)
 		}
-		slices.SortFunc(added, func(a, b pgCount) int { return cmp.Compare(a.firstID, b.firstID) })
+		slices.SortFunc(added, func(a, b reactionCount) int { return cmp.Compare(a.firstID, b.firstID) })
 		for _, c := range added {
 			cins.mids, cins.fids, cins.counts = append(cins.mids, mid), append(cins.fids, c.firstID), append(cins.counts, c.count)
 			cins.ats, cins.reactions = append(cins.ats, c.firstAt), append(cins.reactions, c.reaction)

@@ -18,9 +18,9 @@ import (
 func TestPGBatchModel(t *testing.T) {
 	m := &pgMessage{
 		msg:     chat.Message{ID: 7, AppID: "a", Sender: "u0", Receiver: "u1", ReceiverType: "user"},
-		initial: []pgCount{{reaction: "x", count: 1, firstID: 10, firstAt: 1}},
+		initial: []reactionCount{{reaction: "x", count: 1, firstID: 10, firstAt: 1}},
 	}
-	m.counts = append([]pgCount(nil), m.initial...)
+	m.counts = append([]reactionCount(nil), m.initial...)
 	msgs := map[int64]*pgMessage{7: m}
 	pairs := map[pairKey]map[string]*pgRow{
 		{7, "u0"}: {"x": {initial: true, final: true}},

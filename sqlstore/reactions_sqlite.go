@@ -13,7 +13,7 @@ import (
 // its parties and its counts. A change on a cached message costs the row's insert or delete,
 // one count write, and the viewer's own reactions for reactedByMe.
 const (
-	countsQuery       = `SELECT reaction, count, first_id FROM reaction_counts WHERE message_id = $1 ORDER BY first_id`
+	countsQuery       = `SELECT reaction, count, first_id, first_at FROM reaction_counts WHERE message_id = $1 ORDER BY first_id`
 	bumpCountQuery    = `UPDATE reaction_counts SET count = count + $3 WHERE message_id = $1 AND first_id = $2`
 	dropCountRowQuery = `DELETE FROM reaction_counts WHERE message_id = $1 AND first_id = $2`
 	mineQuery         = `SELECT group_concat(reaction, char(30)) FROM reactions WHERE message_id = $1 AND uid = $2`
@@ -35,13 +35,8 @@ func (db *DB) changeReactionSQLite(ctx context.Context, c chat.ReactionChange, c
 				return err
 			}
 		}
-		var actor chat.User
-		switch c.UID {
-		case e.msg.Sender:
-			actor = partyUser(c.AppID, c.UID, e.p.sender)
-		case e.msg.Receiver:
-			actor = partyUser(c.AppID, c.UID, e.p.receiver)
-		default:
+		actor, party := partyActor(c.AppID, c.UID, e.msg, e.p)
+		if !party {
 			var err error
 			actor, err = scanUser(db.txRow(ctx, tx, userQuery, c.AppID, c.UID), c.AppID)
 			if errors.Is(err, chat.ErrNotFound) {
@@ -97,8 +92,8 @@ func (db *DB) loadHot(ctx context.Context, tx *sql.Tx, c chat.ReactionChange) (*
 	}
 	e := &hotMessage{msg: m, p: p}
 	err = db.scanRows(ctx, tx, countsQuery, []any{c.MessageID}, func(rows *sql.Rows) error {
-		var hc hotCount
-		err := rows.Scan(&hc.reaction, &hc.count, &hc.firstID)
+		var hc reactionCount
+		err := rows.Scan(&hc.reaction, &hc.count, &hc.firstID, &hc.firstAt)
 		e.counts = append(e.counts, hc)
 		return err
 	})
@@ -138,7 +133,7 @@ func (db *DB) scanRows(ctx context.Context, tx *sql.Tx, query string, args []any
 
 // addReactionHot writes the row and its count; the cache changes only once both are written.
 func (db *DB) addReactionHot(ctx context.Context, tx *sql.Tx, e *hotMessage, c chat.ReactionChange) error {
-	i := e.find(c.Reaction)
+	i := indexOf(e.counts, c.Reaction)
 	if i < 0 && c.Max > 0 && len(e.counts) >= c.Max {
 		// A new distinct reaction over the cap, unless this user already made it — which
 		// cannot be: a reaction someone made has a count.
@@ -164,7 +159,7 @@ func (db *DB) addReactionHot(ctx context.Context, tx *sql.Tx, e *hotMessage, c c
 		if _, err := db.txExec(ctx, tx, insertCountQuery, c.MessageID, c.Reaction, c.At, rid); err != nil {
 			return err
 		}
-		e.counts = append(e.counts, hotCount{reaction: c.Reaction, count: 1, firstID: rid})
+		e.counts = append(e.counts, reactionCount{reaction: c.Reaction, count: 1, firstID: rid, firstAt: c.At})
 	}
 	e.addRow(c.UID, c.Reaction)
 	return nil
@@ -178,7 +173,7 @@ func (db *DB) removeReactionHot(ctx context.Context, tx *sql.Tx, e *hotMessage, 
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // not there: a no-op
 	}
-	i := e.find(c.Reaction)
+	i := indexOf(e.counts, c.Reaction)
 	if i < 0 {
 		// A row without a count: the cache is not what the database holds. The job fails,
 		// and its rolled-back batch empties the cache for the next change to read afresh.
