@@ -65,8 +65,8 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 		}
 		return nil
 	}
-	// One transaction does it all, the read-back included: on SQLite it runs on the writer,
-	// whose page cache every other connection's reads would find invalidated.
+	// One store call does it all and answers with the message as the change left it, so the
+	// rules are checked against the state the change is made on.
 	m, err := s.store.ChangeReaction(ctx, ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction,
 		Add: add, At: s.now(), Max: s.cfg.MaxReactions}, check)
 	switch {

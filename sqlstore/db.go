@@ -191,8 +191,8 @@ func (db *DB) Close() error {
 // fn must do nothing but its statements on tx, may run more than once, and should return
 // refuse(err) for a refusal that wrote nothing.
 //
-// On SQLite, fn also empties the writer's message cache before it runs (hot.go): it may
-// change what that holds. Only writes that cannot use transactNew.
+// On SQLite the writer's message cache (hot.go) is emptied before fn runs, since fn may change
+// what it holds; writes that only add a message use transactNew, which keeps it.
 func (db *DB) transact(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	if db.batch != nil {
 		return mapErr(db.batch.do(ctx, func(tx *sql.Tx) error {
