@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 )
 
 // SQLite has one writer, so natter's write transactions queue for it anyway. batcher runs
@@ -19,18 +18,14 @@ import (
 // jobs run again in a new one: rare, and cheaper on the common path than a savepoint
 // around every job.
 type batcher struct {
-	w    *sql.DB
-	jobs chan *job
-	done chan struct{}
+	w     *sql.DB
+	queue *jobQueue[*job]
 	// aborted runs after a transaction is rolled back, so that state the jobs keep beside
 	// the database (hot.go) forgets what did not commit.
 	aborted func()
 	// between runs after each batch, with the writer free (checkpoint.go).
 	between func()
-	// closing is held shared while a job is queued and exclusively to close, so that no job
-	// is queued once the loop may have drained the queue for the last time.
-	closing sync.RWMutex
-	closed  bool
+	done    chan struct{} // closed when the loop has answered its last job
 }
 
 type job struct {
@@ -63,7 +58,7 @@ func unrefuse(err error) error {
 const maxBatch = 64
 
 func newBatcher(w *sql.DB, aborted, between func()) *batcher {
-	b := &batcher{w: w, jobs: make(chan *job, 4*maxBatch), done: make(chan struct{}), aborted: aborted, between: between}
+	b := &batcher{w: w, queue: newJobQueue[*job](4 * maxBatch), done: make(chan struct{}), aborted: aborted, between: between}
 	go b.loop()
 	return b
 }
@@ -71,18 +66,9 @@ func newBatcher(w *sql.DB, aborted, between func()) *batcher {
 // do queues fn and waits for its batch to commit.
 func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
-	b.closing.RLock()
-	if b.closed {
-		b.closing.RUnlock()
-		return sql.ErrConnDone
+	if err := b.queue.put(ctx, j); err != nil {
+		return err
 	}
-	select {
-	case b.jobs <- j:
-	case <-ctx.Done():
-		b.closing.RUnlock()
-		return ctx.Err()
-	}
-	b.closing.RUnlock()
 	// Once queued, wait for the outcome even if ctx ends: the job may be committing, and
 	// the caller must not report a failure for a write that landed.
 	err := <-j.result
@@ -92,46 +78,23 @@ func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return unrefuse(err)
 }
 
+// close answers what is still queued with sql.ErrConnDone once the loop has stopped.
 func (b *batcher) close() {
-	b.closing.Lock()
-	b.closed = true
-	b.closing.Unlock()
-	close(b.done)
+	b.queue.close()
+	<-b.done
 }
 
 func (b *batcher) loop() {
+	defer close(b.done)
+	defer b.queue.drain(func(j *job) { j.result <- sql.ErrConnDone })
 	batch := make([]*job, 0, maxBatch)
 	for {
-		select {
-		case j := <-b.jobs:
-			batch = append(batch[:0], j)
-		case <-b.done:
-			b.drain()
+		var ok bool
+		if batch, ok = b.queue.next(batch, maxBatch); !ok {
 			return
-		}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case j := <-b.jobs:
-				batch = append(batch, j)
-			default:
-				break more
-			}
 		}
 		b.run(batch)
 		b.between()
-	}
-}
-
-// drain fails what is still queued at close.
-func (b *batcher) drain() {
-	for {
-		select {
-		case j := <-b.jobs:
-			j.result <- sql.ErrConnDone
-		default:
-			return
-		}
 	}
 }
 

@@ -72,7 +72,7 @@ func TestBatcher(t *testing.T) {
 			mu.Unlock()
 		}()
 	}
-	for len(b.jobs) < len(jobs) {
+	for len(b.queue.jobs) < len(jobs) {
 		runtimeGosched()
 	}
 	close(hold)

@@ -38,13 +38,9 @@ import (
 type pgBatcher struct {
 	db       *DB
 	seq      string // the reactions id sequence
-	jobs     chan *pgJob
-	stop     chan struct{}
+	queue    *jobQueue[*pgJob]
 	wg       sync.WaitGroup
 	readTurn sync.Mutex
-	// closing is held shared while a job is queued and exclusively to close (as in batch.go).
-	closing sync.RWMutex
-	closed  bool
 }
 
 type pgJob struct {
@@ -71,7 +67,7 @@ const (
 )
 
 func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
-	b := &pgBatcher{db: db, jobs: make(chan *pgJob, 4*pgMaxBatch), stop: make(chan struct{})}
+	b := &pgBatcher{db: db, queue: newJobQueue[*pgJob](4 * pgMaxBatch)}
 	if err := db.w.QueryRowContext(ctx, `SELECT pg_get_serial_sequence('reactions', 'id')`).Scan(&b.seq); err != nil {
 		return nil, fmt.Errorf("reactions id sequence: %w", mapErr(err))
 	}
@@ -82,21 +78,14 @@ func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
 	return b, nil
 }
 
+// close answers what is still queued with sql.ErrConnDone once the workers have stopped.
 func (b *pgBatcher) close() {
-	b.closing.Lock()
-	b.closed = true
-	b.closing.Unlock()
-	close(b.stop)
+	b.queue.close()
 	b.wg.Wait()
-	for {
-		select {
-		case j := <-b.jobs:
-			j.err = sql.ErrConnDone
-			close(j.done)
-		default:
-			return
-		}
-	}
+	b.queue.drain(func(j *pgJob) {
+		j.err = sql.ErrConnDone
+		close(j.done)
+	})
 }
 
 // do queues a change and waits for its batch. Once queued it waits for the outcome even if
@@ -104,18 +93,9 @@ func (b *pgBatcher) close() {
 // change that landed.
 func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
 	j := &pgJob{ctx: ctx, c: c, check: check, done: make(chan struct{})}
-	b.closing.RLock()
-	if b.closed {
-		b.closing.RUnlock()
-		return chat.Message{}, mapErr(sql.ErrConnDone)
+	if err := b.queue.put(ctx, j); err != nil {
+		return chat.Message{}, mapErr(err)
 	}
-	select {
-	case b.jobs <- j:
-	case <-ctx.Done():
-		b.closing.RUnlock()
-		return chat.Message{}, mapErr(ctx.Err())
-	}
-	b.closing.RUnlock()
 	<-j.done
 	if j.panic != nil {
 		panic(j.panic)
@@ -132,21 +112,10 @@ func (b *pgBatcher) loop() {
 	batch := make([]*pgJob, 0, pgMaxBatch)
 	for {
 		b.readTurn.Lock()
-		select {
-		case j := <-b.jobs:
-			batch = append(batch[:0], j)
-		case <-b.stop:
+		var ok bool
+		if batch, ok = b.queue.next(batch, pgMaxBatch); !ok {
 			b.readTurn.Unlock()
 			return
-		}
-	more:
-		for len(batch) < pgMaxBatch {
-			select {
-			case j := <-b.jobs:
-				batch = append(batch, j)
-			default:
-				break more
-			}
 		}
 		var once sync.Once
 		b.run(batch, func() { once.Do(b.readTurn.Unlock) })
