@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -29,18 +26,16 @@ type scenario struct {
 }
 
 // worker is one connection's closed loop. Everything it sends is built in buffers it
-// reuses: the request, its header map, its URL and its body.
+// reuses: the request line, its headers and its body.
 type worker struct {
 	id     int
 	rng    *rand.Rand
-	rt     *http.Transport
-	req    *http.Request
-	url    url.URL
-	path   []byte // the request-URI being built, reused
-	body   []byte // the request body being built, reused; nil for no body
-	rd     bytes.Reader
-	rc     io.ReadCloser
-	behalf []string // the onBehalfOf header's value slice, reused
+	conn   rawConn
+	apiKey string
+	hdrs   []header
+	path   []byte   // the request-URI being built, reused
+	body   []byte   // the request body being built, reused; nil for no body
+	behalf []string // the onBehalfOf header's value, set by the scenario
 	sample [512]byte
 
 	hist     hist
@@ -98,45 +93,22 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	if err != nil {
 		return result{}, err
 	}
+	deadline := time.Now().Add(cfg.warmup + cfg.duration + 30*time.Second)
 	workers := make([]*worker, cfg.conns)
 	for i := range workers {
 		w := &worker{id: i, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)))}
-		w.rt = &http.Transport{
-			Proxy: nil,
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				dials.Add(1)
-				return dialer.DialContext(ctx, network, addr)
-			},
-			MaxIdleConns:          1,
-			MaxIdleConnsPerHost:   1,
-			MaxConnsPerHost:       1,
-			IdleConnTimeout:       90 * time.Second,
-			ResponseHeaderTimeout: 30 * time.Second,
-			DisableCompression:    true,
-			ForceAttemptHTTP2:     false,
-		}
-		w.rt.Protocols = new(http.Protocols)
-		w.rt.Protocols.SetHTTP1(true) // HTTP/1.1 only
-		w.url = url.URL{Scheme: base.Scheme, Host: base.Host}
-		w.req = (&http.Request{
-			Method:     sc.method,
-			URL:        &w.url,
-			Proto:      "HTTP/1.1",
-			ProtoMajor: 1,
-			ProtoMinor: 1,
-			Header:     http.Header{},
-			Host:       base.Host,
-		}).WithContext(hard)
-		w.req.Header["Apikey"] = []string{cfg.apiKey}
-		w.req.Header["Accept"] = []string{"application/json"}
+		w.conn = rawConn{addr: base.Host, deadline: deadline, dial: func() (net.Conn, error) {
+			dials.Add(1)
+			return dialer.DialContext(hard, "tcp", base.Host)
+		}}
+		w.apiKey = cfg.apiKey
 		w.behalf = []string{""}
-		w.rc = io.NopCloser(&w.rd)
 		w.status = map[int]uint64{}
 		workers[i] = w
 	}
 	defer func() {
 		for _, w := range workers {
-			w.rt.CloseIdleConnections()
+			w.conn.close()
 		}
 	}()
 
@@ -198,46 +170,25 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	return res, nil
 }
 
-var contentTypeJSON = []string{"application/json"} // shared, read-only
-
 // once sends one request and reads its response to the end.
 func (w *worker) once(sc *scenario, record bool) {
 	w.body = w.body[:0]
 	w.path = w.path[:0]
 	w.behalf[0] = ""
 	sc.next(w)
-	w.url.Opaque = string(w.path)
-	req := w.req
+	w.hdrs = append(w.hdrs[:0], header{"Apikey", w.apiKey}, header{"Accept", "application/json"})
 	if len(w.body) > 0 {
-		w.rd.Reset(w.body)
-		req.Body, req.ContentLength = w.rc, int64(len(w.body))
-		req.GetBody = w.getBody
-		req.Header["Content-Type"] = contentTypeJSON
-	} else {
-		req.Body, req.ContentLength, req.GetBody = nil, 0, nil
-		delete(req.Header, "Content-Type")
+		w.hdrs = append(w.hdrs, header{"Content-Type", "application/json"})
 	}
 	if w.behalf[0] != "" {
-		req.Header["Onbehalfof"] = w.behalf
-	} else {
-		delete(req.Header, "Onbehalfof")
+		w.hdrs = append(w.hdrs, header{"OnBehalfOf", w.behalf[0]})
 	}
 
 	start := time.Now()
-	resp, err := w.rt.RoundTrip(req)
-	if err == nil {
-		if resp.StatusCode/100 != 2 {
-			n, _ := io.ReadFull(resp.Body, w.sample[:])
-			if record && w.firstErr == "" {
-				w.firstErr = fmt.Sprintf("%s %s: %d %s", req.Method, req.URL.Opaque, resp.StatusCode, strings.TrimSpace(string(w.sample[:n])))
-			}
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
+	status, n, err := w.conn.roundTrip(sc.method, w.path, w.hdrs, w.body, w.sample[:])
 	d := time.Since(start)
 	if !record {
-		if err != nil || resp.StatusCode/100 != 2 {
+		if err != nil || status/100 != 2 {
 			w.warmErrs++
 		}
 		return
@@ -247,18 +198,16 @@ func (w *worker) once(sc *scenario, record bool) {
 	case err != nil:
 		w.netErrs++
 		if w.firstErr == "" {
-			w.firstErr = fmt.Sprintf("%s %s: %v", req.Method, req.URL.Opaque, err)
+			w.firstErr = fmt.Sprintf("%s %s: %v", sc.method, w.path, err)
 		}
-	case resp.StatusCode/100 != 2:
-		w.status[resp.StatusCode]++
+	case status/100 != 2:
+		w.status[status]++
+		if w.firstErr == "" {
+			w.firstErr = fmt.Sprintf("%s %s: %d %s", sc.method, w.path, status, strings.TrimSpace(string(w.sample[:n])))
+		}
 	default:
 		w.ok++
 	}
-}
-
-func (w *worker) getBody() (io.ReadCloser, error) {
-	w.rd.Reset(w.body)
-	return w.rc, nil
 }
 
 // statusSummary renders non-2xx counts as "409×3 500×1".
