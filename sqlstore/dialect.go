@@ -16,14 +16,15 @@ type dialect struct {
 	// to the listed messages and their reactions (PostgreSQL; reactions_pg.go), in the
 	// order given, which must be ascending.
 	lockMessages string
-	// summaryQuery reads a message's reaction summary in one row (messages.go).
-	summaryQuery string
-	rebind       func(string) string
+	// summaryQuery reads a message's reaction summary in one row, and messageViewQuery
+	// a message with its summary (messages.go).
+	summaryQuery, messageViewQuery string
+	rebind                         func(string) string
 }
 
 var (
-	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessages: lockMessagesQuery, summaryQuery: summaryQueryPostgres, rebind: func(q string) string { return q }}
+	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite), rebind: cachedRebind(dollarToQuestion)}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessages: lockMessagesQuery, summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres), rebind: func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

@@ -34,13 +34,18 @@ const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sende
 
 // The message with both parties' short user shapes and whether each is still active, in one
 // query.
-const messageSelect = `SELECT m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
+const messageSelect = `SELECT ` + messageColumns + messageFrom
+
+const (
+	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
 	m.data, m.tags, m.muid, m.target_id, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
 	s.name, s.avatar, s.role, s.status, r.name, r.avatar, r.role, r.status,
-	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)
+	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
+	messageFrom = `
 	FROM messages m
 	LEFT JOIN users s ON s.app_id = m.app_id AND s.uid = m.sender
 	LEFT JOIN users r ON r.app_id = m.app_id AND r.uid = m.receiver AND m.receiver_type = 'user'`
+)
 
 const messageQuery = messageSelect + ` WHERE m.app_id = $1 AND m.id = $2`
 
@@ -48,22 +53,32 @@ const messageQuery = messageSelect + ` WHERE m.app_id = $1 AND m.id = $2`
 // on.
 const actableMessageQuery = messageQuery + ` AND m.category <> 'action'`
 
-// The reaction summary, in one row: each distinct reaction and its count in first-appearance
-// order (first_id is the id of the row that made it appear; ids grow with time), and the
-// viewer's own reactions, for reactedByMe. Reading ~20 rows one by one through database/sql
-// costs several times this one row. The separators are ASCII unit (31) and record (30)
-// separators, which a reaction cannot contain: chat.ValidateReaction refuses control
-// characters. SQLite's group_concat keeps the order of its ordered subquery, which the
-// primary key serves without a sort.
+// The reaction summary, in two columns: each distinct reaction and its count in
+// first-appearance order (first_id is the id of the row that made it appear; ids grow with
+// time), and the viewer's own reactions, for reactedByMe. Reading ~20 rows one by one
+// through database/sql costs several times these two values. The separators are ASCII unit
+// (31) and record (30) separators, which a reaction cannot contain: chat.ValidateReaction
+// refuses control characters. SQLite's group_concat keeps the order of its ordered
+// subquery, which the primary key serves without a sort. $1 is the message id, $2 the
+// viewer.
 const (
-	summaryQuerySQLite = `SELECT
-	(SELECT group_concat(reaction || char(31) || count, char(30)) FROM
+	summaryColumnsSQLite = `(SELECT group_concat(reaction || char(31) || count, char(30)) FROM
 		(SELECT reaction, count FROM reaction_counts WHERE message_id = $1 ORDER BY first_id)),
 	(SELECT group_concat(reaction, char(30)) FROM reactions WHERE message_id = $1 AND uid = $2)`
-	summaryQueryPostgres = `SELECT
-	(SELECT string_agg(reaction || chr(31) || count, chr(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),
+	summaryColumnsPostgres = `(SELECT string_agg(reaction || chr(31) || count, chr(30) ORDER BY first_id) FROM reaction_counts WHERE message_id = $1),
 	(SELECT string_agg(reaction, chr(30)) FROM reactions WHERE message_id = $1 AND uid = $2)`
+
+	summaryQuerySQLite   = `SELECT ` + summaryColumnsSQLite
+	summaryQueryPostgres = `SELECT ` + summaryColumnsPostgres
 )
+
+// messageViewQuery reads a message and its summary in one statement, for reads outside a
+// write transaction: on PostgreSQL a second statement is a second round trip, which costs
+// the server more than either query. $1 is the app, $2 the message id, $3 the viewer.
+func messageViewQuery(summaryColumns string) string {
+	cols := strings.NewReplacer("$1", "m.id", "$2", "$3").Replace(summaryColumns)
+	return `SELECT ` + messageColumns + `, ` + cols + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
+}
 
 // Message returns a message with its entities and reaction summary; an action message
 // also carries the message it acted on.
@@ -83,11 +98,12 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 }
 
 func (db *DB) message(ctx context.Context, run runner, appID string, id int64, viewer string) (chat.Message, error) {
-	m, _, err := db.scanMessage(run.row(ctx, messageQuery, appID, id), appID)
+	var all, mine sql.NullString
+	m, _, err := db.scanMessage(suffix{run.row(ctx, db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine}}, appID)
 	if err != nil || m.Category == chat.CategoryAction {
 		return m, err
 	}
-	m.Reactions, err = db.summary(ctx, run, id, viewer)
+	m.Reactions, err = parseSummary(id, all.String, mine.String)
 	return m, err
 }
 
@@ -129,10 +145,15 @@ func (db *DB) summary(ctx context.Context, run runner, id int64, viewer string) 
 	if err := run.row(ctx, db.dialect.summaryQuery, id, viewer).Scan(&all, &mine); err != nil {
 		return nil, mapErr(err)
 	}
-	if all.String == "" {
+	return parseSummary(id, all.String, mine.String)
+}
+
+// parseSummary reads the two summary columns of message id.
+func parseSummary(id int64, all, mine string) ([]chat.ReactionSummary, error) {
+	if all == "" {
 		return nil, nil
 	}
-	kinds := strings.Split(all.String, "\x1e")
+	kinds := strings.Split(all, "\x1e")
 	out := make([]chat.ReactionSummary, 0, len(kinds))
 	for _, k := range kinds {
 		reaction, count, ok := strings.Cut(k, "\x1f")
@@ -142,8 +163,8 @@ func (db *DB) summary(ctx context.Context, run runner, id int64, viewer string) 
 		}
 		out = append(out, chat.ReactionSummary{Reaction: reaction, Count: n})
 	}
-	if mine.String != "" {
-		for _, r := range strings.Split(mine.String, "\x1e") {
+	if mine != "" {
+		for _, r := range strings.Split(mine, "\x1e") {
 			for i := range out {
 				if out[i].Reaction == r {
 					out[i].ReactedByMe = true

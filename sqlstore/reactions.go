@@ -128,3 +128,11 @@ type prefix struct {
 }
 
 func (p prefix) Scan(dest ...any) error { return p.s.Scan(append(p.dest, dest...)...) }
+
+// suffix scans some trailing columns into its own destinations after the rest.
+type suffix struct {
+	s    scanner
+	dest []any
+}
+
+func (p suffix) Scan(dest ...any) error { return p.s.Scan(append(dest, p.dest...)...) }
