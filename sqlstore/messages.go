@@ -14,18 +14,26 @@ import (
 
 // CreateMessage inserts m and sets m.ID.
 func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
+	if db.batch == nil {
+		// PostgreSQL: the insert is one statement and atomic by itself; a transaction
+		// around it would add two round trips.
+		return mapErr(db.w.QueryRowContext(ctx, db.q(insertMessageQuery), insertMessageArgs(m)...).Scan(&m.ID))
+	}
 	return db.transactNew(ctx, func(tx *sql.Tx) error { return db.insertMessage(ctx, tx, m) })
 }
 
 func (db *DB) insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
+	return db.txRow(ctx, tx, insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID)
+}
+
+func insertMessageArgs(m *chat.Message) []any {
 	var tags any
 	if len(m.Tags) > 0 {
 		b, _ := json.Marshal(m.Tags)
 		tags = string(b)
 	}
-	return db.txRow(ctx, tx, insertMessageQuery,
-		m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt).Scan(&m.ID)
+	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt}
 }
 
 const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
