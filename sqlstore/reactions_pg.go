@@ -36,11 +36,10 @@ import (
 // A change on its own pays the same two round trips, against six or seven for a transaction
 // of its own; under load a batch of dozens costs PostgreSQL about what one did.
 type pgBatcher struct {
-	db       *DB
-	seq      string // the reactions id sequence
-	queue    *jobQueue[*pgJob]
-	wg       sync.WaitGroup
-	readTurn sync.Mutex
+	db    *DB
+	seq   string // the reactions id sequence
+	queue *jobQueue[*pgJob]
+	wg    sync.WaitGroup
 }
 
 type pgJob struct {
@@ -55,8 +54,7 @@ type pgJob struct {
 }
 
 const (
-	// pgMaxBatch bounds a batch; up to pgWorkers are in flight, one reading while the
-	// others write (loop).
+	// pgMaxBatch bounds a batch; up to pgWorkers are in flight (loop).
 	pgMaxBatch = 64
 	pgWorkers  = 2
 	// pgBatchTimeout bounds a batch that found no deadline among its callers.
@@ -103,29 +101,25 @@ func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(ch
 	return j.msg, mapErr(unrefuse(j.err))
 }
 
-// loop forms and runs batches. The workers take turns at forming a batch and reading for it
-// (readTurn); a batch's writes overlap the next batch's reads. Were the workers to take
-// batches freely, each would find the queue just emptied by the other and batches would
-// be half the size.
+// loop forms and runs batches. Each worker takes what is queued when it comes free, so two
+// batches are in flight and PostgreSQL works on one while natter answers the other's
+// callers and their next requests arrive. (Workers used to take turns at reading, for
+// batches twice the size; with the load generator's own CPU cut, reads in turn left the
+// machine ~12 % idle, and free workers gave 15 % more requests per second.)
 func (b *pgBatcher) loop() {
 	defer b.wg.Done()
 	batch := make([]*pgJob, 0, pgMaxBatch)
 	for {
-		b.readTurn.Lock()
 		var ok bool
 		if batch, ok = b.queue.next(batch, pgMaxBatch); !ok {
-			b.readTurn.Unlock()
 			return
 		}
-		var once sync.Once
-		b.run(batch, func() { once.Do(b.readTurn.Unlock) })
+		b.run(batch)
 	}
 }
 
-// run answers every job of the batch; readsDone is called once its reads are done (or it
-// failed) and may be called again.
-func (b *pgBatcher) run(batch []*pgJob, readsDone func()) {
-	defer readsDone()
+// run answers every job of the batch.
+func (b *pgBatcher) run(batch []*pgJob) {
 	live := batch[:0:0]
 	deadline := time.Now().Add(pgBatchTimeout)
 	latest := time.Time{}
@@ -151,7 +145,7 @@ func (b *pgBatcher) run(batch []*pgJob, readsDone func()) {
 	defer cancel()
 	var err error
 	for range pgAttempts {
-		if err = b.attempt(ctx, live, readsDone); !retryable(err) {
+		if err = b.attempt(ctx, live); !retryable(err) {
 			break
 		}
 	}
@@ -170,7 +164,7 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
 }
 
-func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob, readsDone func()) error {
+func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob) error {
 	conn, err := b.db.w.Conn(ctx)
 	if err != nil {
 		return err
@@ -178,7 +172,7 @@ func (b *pgBatcher) attempt(ctx context.Context, jobs []*pgJob, readsDone func()
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
-		err := b.exchange(ctx, pc, jobs, readsDone)
+		err := b.exchange(ctx, pc, jobs)
 		if err != nil && !pc.IsClosed() {
 			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -223,7 +217,7 @@ const (
 		WHERE c.message_id = u.mid AND c.first_id = u.fid`
 )
 
-func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, readsDone func()) error {
+func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) error {
 	var ids []int64
 	var pairMIDs []int64
 	var pairUIDs []string
@@ -343,8 +337,6 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, r
 			return j.err
 		}
 	}
-
-	readsDone()
 
 	// Round trip 2: the net writes, and COMMIT.
 	write := &pgx.Batch{}
