@@ -82,8 +82,18 @@ func (rc *rawConn) close() {
 	}
 }
 
-// readResponse reads the status line, the headers and the body.
+// readResponse reads the status line, the headers and the body; an interim 1xx response
+// is skipped for the final one that follows it.
 func (rc *rawConn) readResponse(sample []byte) (status, n int, err error) {
+	for {
+		if status, n, err = rc.readOne(sample); err != nil || status/100 != 1 || status == 101 {
+			return status, n, err
+		}
+	}
+}
+
+// readOne reads one response: the status line, the headers and the body.
+func (rc *rawConn) readOne(sample []byte) (status, n int, err error) {
 	line, err := rc.br.ReadSlice('\n')
 	if err != nil {
 		return 0, 0, err

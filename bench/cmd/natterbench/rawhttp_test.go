@@ -88,6 +88,52 @@ func TestRawConnAgainstNetHTTP(t *testing.T) {
 	}
 }
 
+// TestRawConnSkipsInterimResponses: a 100 Continue before the final response is read past,
+// so the connection stays in step.
+func TestRawConnSkipsInterimResponses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		for _, resp := range []string{
+			"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nfirst",
+			"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond",
+		} {
+			for { // the request's head; it has no body
+				line, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if line == "\r\n" {
+					break
+				}
+			}
+			io.WriteString(c, resp)
+		}
+	}()
+	addr := ln.Addr().String()
+	rc := rawConn{addr: addr, deadline: time.Now().Add(5 * time.Second), dial: func() (net.Conn, error) { return net.Dial("tcp", addr) }}
+	defer rc.close()
+	var sample [512]byte
+	for _, want := range []struct {
+		status int
+		body   string
+	}{{201, "first"}, {200, "second"}} {
+		status, n, err := rc.roundTrip("GET", []byte("/"), nil, nil, sample[:])
+		if err != nil || status != want.status || string(sample[:n]) != want.body {
+			t.Fatalf("got %d %q %v, want %d %q", status, sample[:n], err, want.status, want.body)
+		}
+	}
+}
+
 // TestRawConnRejectsBrokenResponses: a response the client cannot frame is an error, and
 // the connection is dropped rather than read out of step.
 func TestRawConnRejectsBrokenResponses(t *testing.T) {
