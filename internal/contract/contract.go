@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
@@ -38,6 +39,10 @@ type Spec struct {
 	ops     []operation
 	// errorSchemas are the error bodies of requests no operation describes, by status.
 	errorSchemas map[int]*base.Schema
+	// schemasMu serialises checks against errorSchemas: the schema validator renders a
+	// schema before compiling it, and rendering writes into the shared *base.Schema, a
+	// data race when two tests check an unrouted answer at once (seen under -race).
+	schemasMu sync.Mutex
 }
 
 type operation struct {
@@ -246,7 +251,10 @@ func (s *Spec) checkUnrouted(res *http.Response, body []byte, pathKnown bool) []
 	if res.StatusCode == http.StatusMethodNotAllowed && res.Header.Get("Allow") == "" {
 		problems = append(problems, "header Allow is missing on 405")
 	}
-	if ok, errs := s.schemas.ValidateSchemaBytesWithVersion(s.errorSchemas[res.StatusCode], body, 3.1); !ok {
+	s.schemasMu.Lock()
+	ok, errs := s.schemas.ValidateSchemaBytesWithVersion(s.errorSchemas[res.StatusCode], body, 3.1)
+	s.schemasMu.Unlock()
+	if !ok {
 		for _, e := range errs {
 			problems = append(problems, "body vs components.schemas.Error"+strconv.Itoa(res.StatusCode)+": "+describe(e))
 		}
