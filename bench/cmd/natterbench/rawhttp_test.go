@@ -91,17 +91,7 @@ func TestRawConnAgainstNetHTTP(t *testing.T) {
 // TestRawConnSkipsInterimResponses: a 100 Continue before the final response is read past,
 // so the connection stays in step.
 func TestRawConnSkipsInterimResponses(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	rc := scripted(t, func(c net.Conn) {
 		r := bufio.NewReader(c)
 		for _, resp := range []string{
 			"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 5\r\n\r\nfirst",
@@ -118,10 +108,7 @@ func TestRawConnSkipsInterimResponses(t *testing.T) {
 			}
 			io.WriteString(c, resp)
 		}
-	}()
-	addr := ln.Addr().String()
-	rc := rawConn{addr: addr, deadline: time.Now().Add(5 * time.Second), dial: func() (net.Conn, error) { return net.Dial("tcp", addr) }}
-	defer rc.close()
+	})
 	var sample [512]byte
 	for _, want := range []struct {
 		status int
@@ -146,23 +133,12 @@ func TestRawConnRejectsBrokenResponses(t *testing.T) {
 		"short body":           "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
 	} {
 		t.Run(name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
-			go func() {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			rc := scripted(t, func(c net.Conn) {
 				bufio.NewReader(c).ReadString('\n')
 				io.WriteString(c, resp)
-			}()
-			rc := rawConn{addr: ln.Addr().String(), deadline: time.Now().Add(5 * time.Second), dial: func() (net.Conn, error) { return net.Dial("tcp", ln.Addr().String()) }}
+			})
 			var sample [512]byte
-			_, _, err = rc.roundTrip("GET", []byte("/"), nil, nil, sample[:])
+			_, _, err := rc.roundTrip("GET", []byte("/"), nil, nil, sample[:])
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -174,4 +150,27 @@ func TestRawConnRejectsBrokenResponses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scripted starts a loopback server whose first connection is handed to serve, and
+// returns a client for it; both end with the test.
+func scripted(t *testing.T, serve func(c net.Conn)) *rawConn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	addr := ln.Addr().String()
+	rc := &rawConn{addr: addr, deadline: time.Now().Add(5 * time.Second), dial: func() (net.Conn, error) { return net.Dial("tcp", addr) }}
+	t.Cleanup(rc.close)
+	return rc
 }
