@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -25,6 +26,14 @@ func (f fieldErrors) scope(field string, s Scope) {
 	}
 }
 
+// APIKeyTx is what creating a key needs inside its transaction.
+type APIKeyTx interface {
+	// LockApp holds the app until the transaction ends.
+	LockApp(appID string) error
+	CountAPIKeys(appID string) (int, error)
+	InsertAPIKey(k APIKey) error
+}
+
 // CreateAPIKey creates a key for the caller's app, at most MaxAPIKeysPerApp per app.
 func (s *Service) CreateAPIKey(ctx context.Context, p Principal, in APIKeyCreate) (NewKey, error) {
 	if in.Scope == "" {
@@ -37,9 +46,23 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, in APIKeyCreate
 		return NewKey{}, err
 	}
 	k, v := newAPIKey(p.App.ID, in.Name, in.Scope, s.now())
-	err := s.store.CreateAPIKey(ctx, k, MaxAPIKeysPerApp)
-	if errors.Is(err, ErrLimitReached) {
-		return NewKey{}, InvalidField("apiKey", "An app may have at most 25 API keys; delete one first.")
+	err := s.store.Transact(ctx, func(tx Tx) error {
+		// The app stays locked until the key is in, so concurrent creates cannot both pass
+		// the count.
+		if err := tx.LockApp(p.App.ID); err != nil {
+			return err
+		}
+		n, err := tx.CountAPIKeys(p.App.ID)
+		if err != nil {
+			return err
+		}
+		if n >= MaxAPIKeysPerApp {
+			return InvalidField("apiKey", fmt.Sprintf("An app may have at most %d API keys; delete one first.", MaxAPIKeysPerApp))
+		}
+		return tx.InsertAPIKey(k)
+	})
+	if ErrorCode(err) != "" {
+		return NewKey{}, err
 	}
 	if err != nil {
 		return NewKey{}, internal("create api key", err)

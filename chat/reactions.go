@@ -2,7 +2,7 @@ package chat
 
 import (
 	"context"
-	"errors"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,6 +25,81 @@ func ValidateReaction(r string) error {
 		}
 	}
 	return nil
+}
+
+// ReactionChange is one add or removal of a user's reaction.
+type ReactionChange struct {
+	AppID     string
+	MessageID int64
+	UID       string
+	Reaction  string
+	Add       bool
+	At        int64
+	Max       int // distinct reactions per message when adding; 0 means no cap
+}
+
+// ReactionState is what a reaction change is decided on, as the storage engine read it
+// inside the transaction that makes the change.
+type ReactionState struct {
+	// Actor is the acting user as stored, whatever its state; an empty UID when there is none.
+	Actor User
+	// Message is the message; an empty ID when the app has no such message that can be
+	// acted on (action messages cannot).
+	Message MessageHead
+	// Distinct is how many distinct reactions the message has; Count how many users made
+	// the change's reaction on it, and Mine whether the actor is one of them.
+	Distinct int
+	Count    int64
+	Mine     bool
+}
+
+// ReactionEffect is what a decided change writes.
+type ReactionEffect int
+
+const (
+	// ReactionUnchanged: already as asked (adding what the user made, removing what it did
+	// not): nothing is written.
+	ReactionUnchanged ReactionEffect = iota
+	// ReactionAddFirst: the user's row, and the reaction's count row, new on the message.
+	ReactionAddFirst
+	// ReactionAddMore: the user's row, and the reaction's count up by one.
+	ReactionAddMore
+	// ReactionRemoveLast: the user's row deleted, and with it the reaction's count row.
+	ReactionRemoveLast
+	// ReactionRemoveOne: the user's row deleted, and the reaction's count down by one.
+	ReactionRemoveOne
+)
+
+// DecideReaction is the reaction rule, the one both storage engines apply to what they read:
+// an unknown or inactive actor before an unknown message, then access, then a deleted
+// message, then idempotence, and the distinct-reaction cap last. A refusal is the error to
+// answer with.
+func DecideReaction(c ReactionChange, s ReactionState) (ReactionEffect, error) {
+	h := s.Message
+	switch {
+	case s.Actor.UID == "" || !s.Actor.Active():
+		return 0, errUIDNotFound(c.UID)
+	case h.ID == 0:
+		return 0, errMessageNotFound(strconv.FormatInt(c.MessageID, 10))
+	}
+	if err := canSee(h, c.UID); err != nil {
+		return 0, err
+	}
+	switch {
+	case h.DeletedAt != 0:
+		return 0, errDeleted(h)
+	case c.Add == s.Mine:
+		return ReactionUnchanged, nil
+	case !c.Add && s.Count <= 1:
+		return ReactionRemoveLast, nil
+	case !c.Add:
+		return ReactionRemoveOne, nil
+	case s.Count > 0:
+		return ReactionAddMore, nil
+	case c.Max > 0 && s.Distinct >= c.Max:
+		return 0, Errorf(CodeReactionLimitExceeded, "The message already has %d distinct reactions, the most allowed.", c.Max)
+	}
+	return ReactionAddFirst, nil
 }
 
 // AddReaction adds onBehalfOf's reaction to a message and returns the message with its
@@ -53,29 +128,11 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 	if !ok {
 		return Message{}, errUIDNotFound(uid)
 	}
-	check := func(actor User, h MessageHead) error {
-		if !actor.Active() {
-			return errUIDNotFound(uid)
-		}
-		if err := canSee(h, uid); err != nil {
-			return err
-		}
-		if h.DeletedAt != 0 {
-			return errDeleted(h)
-		}
-		return nil
-	}
-	// One store call does it all and answers with the message as the change left it, so the
-	// rules are checked against the state the change is made on.
+	// One store call reads, decides (DecideReaction) and writes in one transaction, and
+	// answers with the message as the change left it.
 	m, err := s.store.ChangeReaction(ctx, ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction,
-		Add: add, At: s.now(), Max: s.cfg.MaxReactions}, check)
+		Add: add, At: s.now(), Max: s.cfg.MaxReactions})
 	switch {
-	case errors.Is(err, ErrActorNotFound):
-		return Message{}, errUIDNotFound(uid)
-	case errors.Is(err, ErrNotFound):
-		return Message{}, errMessageNotFound(id)
-	case errors.Is(err, ErrLimitReached):
-		return Message{}, Errorf(CodeReactionLimitExceeded, "The message already has %d distinct reactions, the most allowed.", s.cfg.MaxReactions)
 	case ErrorCode(err) != "":
 		return Message{}, err
 	case err != nil:

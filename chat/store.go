@@ -16,8 +16,6 @@ type AppStore interface {
 
 // APIKeyStore keeps API keys.
 type APIKeyStore interface {
-	// CreateAPIKey inserts k unless its app already has max keys (ErrLimitReached).
-	CreateAPIKey(ctx context.Context, k APIKey, max int) error
 	// APIKeyByHash finds a key of any app; authentication uses it before the app is known.
 	APIKeyByHash(ctx context.Context, hash string) (APIKey, error)
 	APIKey(ctx context.Context, appID, hash string) (APIKey, error)
@@ -127,25 +125,13 @@ type MessageDeletion struct {
 // ReactionStore keeps reactions. Counts and the distinct-reaction cap are kept in the same
 // transaction as the rows, so they never drift.
 type ReactionStore interface {
-	// ChangeReaction adds (or removes) the acting user's reaction in one write transaction:
-	// it loads the actor (ErrActorNotFound) and the message (ErrNotFound), runs check on
-	// them, changes the row unless it is already as asked (adding is idempotent, removing
-	// what is not there a no-op), keeps the count and the cap (ErrLimitReached), and reads
-	// the message back for the actor.
-	ChangeReaction(ctx context.Context, c ReactionChange, check func(actor User, h MessageHead) error) (Message, error)
+	// ChangeReaction reads the actor, the message and its reactions in one write
+	// transaction, decides with DecideReaction, writes what it decided, and answers with
+	// the message as the change left it, its summary for the actor. A refusal is
+	// DecideReaction's error.
+	ChangeReaction(ctx context.Context, c ReactionChange) (Message, error)
 	// ListReactions pages reaction records by id; reaction filters when not empty.
 	ListReactions(ctx context.Context, appID string, msgID int64, q ReactionQuery) ([]Reaction, error)
-}
-
-// ReactionChange is one add or removal of a user's reaction.
-type ReactionChange struct {
-	AppID     string
-	MessageID int64
-	UID       string
-	Reaction  string
-	Add       bool
-	At        int64
-	Max       int // distinct reactions per message when adding; 0 means no cap
 }
 
 // ReactionQuery is a cursor window over a message's reactions.
@@ -156,8 +142,19 @@ type ReactionQuery struct {
 	Limit    int
 }
 
+// Tx is the store inside one write transaction (Store.Transact), for rules that read, decide
+// and write together. Its methods run with the transaction's own context.
+type Tx interface {
+	APIKeyTx
+}
+
 // Store is everything natter keeps.
 type Store interface {
+	// Transact runs fn in one write transaction: committed when fn returns nil, rolled back
+	// when it returns an error or panics. A caller that gives up does not abort it once it
+	// has started. fn may run more than once, so it must do nothing but its calls on tx and
+	// set its results afresh each time.
+	Transact(ctx context.Context, fn func(tx Tx) error) error
 	AppStore
 	APIKeyStore
 	UserStore

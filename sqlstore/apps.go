@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -11,13 +10,13 @@ var _ chat.Store = (*DB)(nil)
 
 // CreateApp creates an app and its first keys in one transaction.
 func (db *DB) CreateApp(ctx context.Context, app chat.App, keys []chat.APIKey) error {
-	return db.transact(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO apps (id, region, name, created_at) VALUES ($1, $2, $3, $4)`),
+	return db.transact(ctx, func(tx *wtx) error {
+		if _, err := tx.exec(`INSERT INTO apps (id, region, name, created_at) VALUES ($1, $2, $3, $4)`,
 			app.ID, string(app.Region), app.Name, app.CreatedAt); err != nil {
 			return err
 		}
 		for _, k := range keys {
-			if err := db.insertKey(ctx, tx, k); err != nil {
+			if err := insertKey(tx, k); err != nil {
 				return err
 			}
 		}
@@ -29,7 +28,7 @@ func (db *DB) CreateApp(ctx context.Context, app chat.App, keys []chat.APIKey) e
 func (db *DB) App(ctx context.Context, id string) (chat.App, error) {
 	var a chat.App
 	var region string
-	err := db.readRow(ctx, `SELECT id, region, name, created_at FROM apps WHERE id = $1`, id).
+	err := db.read(ctx).fixed(`SELECT id, region, name, created_at FROM apps WHERE id = $1`, id).
 		Scan(&a.ID, &region, &a.Name, &a.CreatedAt)
 	a.Region = chat.Region(region)
 	return a, mapErr(err)
@@ -38,6 +37,13 @@ func (db *DB) App(ctx context.Context, id string) (chat.App, error) {
 // CountApps counts apps.
 func (db *DB) CountApps(ctx context.Context) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM apps`).Scan(&n)
+	err := db.read(ctx).row(`SELECT COUNT(*) FROM apps`).Scan(&n)
 	return n, mapErr(err)
+}
+
+// LockApp holds the app until the transaction ends (chat.APIKeyTx); on SQLite the single
+// writer already serialises every write.
+func (tx txStore) LockApp(appID string) error {
+	var id string
+	return mapErr(tx.row(`SELECT id FROM apps WHERE id = $1`+tx.db.dialect.forUpdate, appID).Scan(&id))
 }

@@ -12,10 +12,6 @@ type dialect struct {
 	// forUpdate locks the selected row for the transaction (PostgreSQL); SQLite's single
 	// writer already serialises write transactions.
 	forUpdate string
-	// lockMessages, when set, takes the transaction-long lock that serialises every change
-	// to the listed messages and their reactions (PostgreSQL; reactions_pg.go), in the
-	// order given, which must be ascending.
-	lockMessages string
 	// summaryQuery reads a message's reaction summary in one row, and messageViewQuery
 	// a message with its summary (messages.go).
 	summaryQuery, messageViewQuery string
@@ -24,7 +20,7 @@ type dialect struct {
 
 var (
 	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite), rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", lockMessages: lockMessagesQuery, summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres), rebind: func(q string) string { return q }}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres), rebind: func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

@@ -14,16 +14,11 @@ import (
 
 // CreateMessage inserts m and sets m.ID.
 func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
-	if db.batch == nil {
-		// PostgreSQL: the insert is one statement and atomic by itself; a transaction
-		// around it would add two round trips.
-		return mapErr(db.w.QueryRowContext(ctx, db.q(insertMessageQuery), insertMessageArgs(m)...).Scan(&m.ID))
-	}
-	return db.transactNew(ctx, func(tx *sql.Tx) error { return db.insertMessage(ctx, tx, m) })
+	return db.eng.createMessage(ctx, m)
 }
 
-func (db *DB) insertMessage(ctx context.Context, tx *sql.Tx, m *chat.Message) error {
-	return db.txRow(ctx, tx, insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID)
+func insertMessage(tx *wtx, m *chat.Message) error {
+	return tx.fixed(insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID)
 }
 
 func insertMessageArgs(m *chat.Message) []any {
@@ -91,12 +86,12 @@ func messageViewQuery(summaryColumns string) string {
 // Message returns a message with its entities and reaction summary; an action message
 // also carries the message it acted on.
 func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string) (chat.Message, error) {
-	run := poolRunner{db}
-	m, err := db.message(ctx, run, appID, id, viewer)
+	run := db.read(ctx)
+	m, err := db.message(run, appID, id, viewer)
 	if err != nil || m.TargetID == 0 {
 		return m, err
 	}
-	t, err := db.message(ctx, run, appID, m.TargetID, "")
+	t, err := db.message(run, appID, m.TargetID, "")
 	if err == nil {
 		m.Target = &t
 	} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
@@ -105,9 +100,9 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	return m, nil
 }
 
-func (db *DB) message(ctx context.Context, run runner, appID string, id int64, viewer string) (chat.Message, error) {
+func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
 	var all, mine sql.NullString
-	m, _, err := db.scanMessage(suffix{run.row(ctx, db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine}}, appID)
+	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine}}, appID)
 	if err != nil || m.Category == chat.CategoryAction {
 		return m, err
 	}
@@ -120,7 +115,7 @@ type parties struct{ sender, receiver partyState }
 
 type partyState int64 // -1: no such user; 0: active; > 0: deactivated or deleted
 
-func (db *DB) scanMessage(row scanner, appID string) (chat.Message, parties, error) {
+func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	m := chat.Message{AppID: appID}
 	var data string
 	var tags sql.NullString
@@ -148,9 +143,9 @@ func (db *DB) scanMessage(row scanner, appID string) (chat.Message, parties, err
 	return m, p, nil
 }
 
-func (db *DB) summary(ctx context.Context, run runner, id int64, viewer string) ([]chat.ReactionSummary, error) {
+func (db *DB) summary(run runner, id int64, viewer string) ([]chat.ReactionSummary, error) {
 	var all, mine sql.NullString
-	if err := run.row(ctx, db.dialect.summaryQuery, id, viewer).Scan(&all, &mine); err != nil {
+	if err := run.fixed(db.dialect.summaryQuery, id, viewer).Scan(&all, &mine); err != nil {
 		return nil, mapErr(err)
 	}
 	return parseSummary(id, all.String, mine.String)
@@ -194,43 +189,38 @@ func entity(uid string, c [4]sql.NullString) chat.Entity {
 // action message, after check approves.
 func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) (chat.Message, error) {
 	var m chat.Message
-	err := db.transact(ctx, func(tx *sql.Tx) error {
-		if db.dialect.lockMessages != "" {
-			if _, err := tx.ExecContext(ctx, db.dialect.lockMessages, []int64{id}); err != nil {
-				return err
-			}
+	err := db.transact(ctx, func(tx *wtx) error {
+		if err := db.eng.lockMessages(tx, []int64{id}); err != nil {
+			return err
 		}
 		var err error
-		m, _, err = db.scanMessage(db.txRow(ctx, tx, actableMessageQuery, appID, id), appID)
-		if errors.Is(err, chat.ErrNotFound) {
-			return refuse(err)
-		}
+		m, _, err = scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
 		if err != nil {
 			return err
 		}
 		if err := check(m.Head()); err != nil {
-			return refuse(err)
+			return err
 		}
 		// The action shows the message as it was, reactions included.
-		if m.Reactions, err = db.summary(ctx, txRunner{db, tx}, id, ""); err != nil {
+		if m.Reactions, err = db.summary(tx, id, ""); err != nil {
 			return err
 		}
 		if del.Permanent {
 			// Its reactions and counts go first: on PostgreSQL no foreign key cascades them.
 			for _, q := range []string{`DELETE FROM reactions WHERE message_id = $1`, `DELETE FROM reaction_counts WHERE message_id = $1`} {
-				if _, err = tx.ExecContext(ctx, db.q(q), id); err != nil {
+				if _, err = tx.exec(q, id); err != nil {
 					return err
 				}
 			}
-			_, err = tx.ExecContext(ctx, db.q(`DELETE FROM messages WHERE app_id = $1 AND id = $2`), appID, id)
+			_, err = tx.exec(`DELETE FROM messages WHERE app_id = $1 AND id = $2`, appID, id)
 		} else {
-			_, err = tx.ExecContext(ctx, db.q(`UPDATE messages SET deleted_at = $1, deleted_by = $2, updated_at = $1
-				WHERE app_id = $3 AND id = $4`), del.At, del.By, appID, id)
+			_, err = tx.exec(`UPDATE messages SET deleted_at = $1, deleted_by = $2, updated_at = $1
+				WHERE app_id = $3 AND id = $4`, del.At, del.By, appID, id)
 		}
 		if err != nil {
 			return err
 		}
-		return db.insertMessage(ctx, tx, del.Action)
+		return insertMessage(tx, del.Action)
 	})
 	return m, err
 }

@@ -50,8 +50,7 @@ func TestMigrateCountsKeepsData(t *testing.T) {
 	if err != nil || len(m.Reactions) != 2 || m.Reactions[0] != want[0] || m.Reactions[1] != want[1] {
 		t.Fatalf("after migrating: %+v, %v", m.Reactions, err)
 	}
-	anyone := func(chat.User, chat.MessageHead) error { return nil }
-	m, err = db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: 7, UID: "u0", Reaction: "b", Add: true}, anyone)
+	m, err = db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: 7, UID: "u0", Reaction: "b", Add: true})
 	if err != nil || len(m.Reactions) != 2 || m.Reactions[0].Count != 2 || !m.Reactions[0].ReactedByMe {
 		t.Fatalf("a reaction after migrating: %+v, %v", m.Reactions, err)
 	}

@@ -41,20 +41,23 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 				}
 				return m.ID
 			}
-			anyone := func(chat.User, chat.MessageHead) error { return nil }
 			react := func(id int64, uid, r string) {
-				if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: uid, Reaction: r, Add: true, At: 1}, anyone); err != nil {
+				if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: uid, Reaction: r, Add: true, At: 1}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			gone := send("u0", "u1")   // deleted for good
 			purged := send("u2", "u0") // goes with u2
 			kept := send("u0", "u1")   // keeps u0's and u1's reactions, loses u2's
-			for _, id := range []int64{gone, purged, kept} {
+			toU2 := send("u0", "u2")   // goes with u2, as does its reaction from u0
+			for _, id := range []int64{gone, kept} {
 				react(id, "u0", "a")
 				react(id, "u1", "a")
-				react(id, "u2", "b")
 			}
+			react(purged, "u2", "b")
+			react(purged, "u0", "a")
+			react(toU2, "u0", "b")
+			react(toU2, "u2", "b")
 			action := &chat.Message{AppID: "a", ConversationID: "c", Sender: "u0", Receiver: "u1", ReceiverType: "user",
 				Category: "action", Type: "message", Data: []byte(`{}`), TargetID: gone}
 			if _, err := db.DeleteMessage(ctx, "a", gone, chat.MessageDeletion{By: "u0", At: 2, Permanent: true, Action: action},

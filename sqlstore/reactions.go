@@ -13,15 +13,11 @@ const insertCountQuery = `INSERT INTO reaction_counts (message_id, reaction, cou
 
 // ChangeReaction adds or removes one (message, user, reaction) row and keeps the message's
 // per-reaction count and the distinct-reaction cap in the same transaction, and answers
-// with the message as the change left it. Each database has its own way of doing it fast
-// and exactly: SQLite's single writer with the messages it holds in memory
-// (reactions_sqlite.go), PostgreSQL's shared transactions over locked messages
-// (reactions_pg.go).
-func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
-	if db.hot != nil {
-		return db.changeReactionSQLite(ctx, c, check)
-	}
-	return db.pgBatch.do(ctx, c, check)
+// with the message as the change left it. Each engine has its own way of doing it fast
+// and exactly (sqlite_reactions.go, postgres_reactions.go); both decide with
+// chat.DecideReaction.
+func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
+	return db.eng.changeReaction(ctx, c)
 }
 
 // partyActor is the acting user when uid is a party of m, from the parties' state read with
@@ -94,45 +90,17 @@ func (db *DB) ListReactions(ctx context.Context, appID string, msgID int64, q ch
 	}
 	args = append(args, q.Limit)
 	query += ` LIMIT $` + itoa(len(args))
-	rows, err := db.r.QueryContext(ctx, db.q(query), args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []chat.Reaction
-	for rows.Next() {
+	out, err := collect(db.read(ctx).rows(query, args...), func(s scanner) (chat.Reaction, error) {
 		var r chat.Reaction
-		var sc scanner = rows
-		u, err := scanUser(prefix{sc, []any{&r.ID, &r.MessageID, &r.Reaction, &r.ReactedAt}}, appID)
-		if err != nil {
-			return nil, err
-		}
+		u, err := scanUser(prefix{s, []any{&r.ID, &r.MessageID, &r.Reaction, &r.ReactedAt}}, appID)
 		r.UID, r.ReactedBy = u.UID, u
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
+		return r, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if desc {
 		slices.Reverse(out)
 	}
 	return out, nil
 }
-
-type scanner interface{ Scan(...any) error }
-
-// prefix scans some leading columns into its own destinations before the rest.
-type prefix struct {
-	s    scanner
-	dest []any
-}
-
-func (p prefix) Scan(dest ...any) error { return p.s.Scan(append(p.dest, dest...)...) }
-
-// suffix scans some trailing columns into its own destinations after the rest.
-type suffix struct {
-	s    scanner
-	dest []any
-}
-
-func (p suffix) Scan(dest ...any) error { return p.s.Scan(append(dest, p.dest...)...) }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -12,7 +11,7 @@ import (
 const userColumns = `uid, name, avatar, link, role, status, status_message, metadata, created_at, updated_at,
 	last_active_at, deactivated_at, deleted_at`
 
-func scanUser(row interface{ Scan(...any) error }, appID string) (chat.User, error) {
+func scanUser(row scanner, appID string) (chat.User, error) {
 	u := chat.User{AppID: appID}
 	var meta sql.NullString
 	err := row.Scan(&u.UID, &u.Name, &u.Avatar, &u.Link, &u.Role, &u.Status, &u.StatusMessage, &meta,
@@ -32,20 +31,20 @@ func nullJSON(b []byte) any {
 
 // CreateUser inserts a user and its tags; a taken uid is ErrAlreadyExists.
 func (db *DB) CreateUser(ctx context.Context, u chat.User) error {
-	return db.transact(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, db.q(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
-			metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`),
+	return db.transact(ctx, func(tx *wtx) error {
+		_, err := tx.exec(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
+			metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			u.AppID, u.UID, u.Name, u.Avatar, u.Link, u.Role, u.Status, u.StatusMessage, nullJSON(u.Metadata), u.CreatedAt)
 		if err != nil {
 			return err
 		}
-		return db.insertTags(ctx, tx, u.AppID, u.UID, u.Tags)
+		return insertTags(tx, u.AppID, u.UID, u.Tags)
 	})
 }
 
-func (db *DB) insertTags(ctx context.Context, tx *sql.Tx, appID, uid string, tags []string) error {
+func insertTags(tx *wtx, appID, uid string, tags []string) error {
 	for i, t := range tags {
-		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO user_tags (app_id, uid, tag, pos) VALUES ($1, $2, $3, $4)`), appID, uid, t, i); err != nil {
+		if _, err := tx.exec(`INSERT INTO user_tags (app_id, uid, tag, pos) VALUES ($1, $2, $3, $4)`, appID, uid, t, i); err != nil {
 			return err
 		}
 	}
@@ -56,19 +55,15 @@ const userQuery = `SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND u
 
 // User returns a user without its tags.
 func (db *DB) User(ctx context.Context, appID, uid string) (chat.User, error) {
-	return scanUser(db.readRow(ctx, userQuery, appID, uid), appID)
+	return scanUser(db.read(ctx).fixed(userQuery, appID, uid), appID)
 }
 
 // UserTags returns the listed users' tags in their given order.
 func (db *DB) UserTags(ctx context.Context, appID string, uids []string) (map[string][]string, error) {
-	return userTags(ctx, db.r, db, appID, uids)
+	return userTags(db.read(ctx), appID, uids)
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func userTags(ctx context.Context, qr querier, db *DB, appID string, uids []string) (map[string][]string, error) {
+func userTags(run runner, appID string, uids []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	if len(uids) == 0 {
 		return out, nil
@@ -77,25 +72,20 @@ func userTags(ctx context.Context, qr querier, db *DB, appID string, uids []stri
 	for _, u := range uids {
 		args = append(args, u)
 	}
-	rows, err := qr.QueryContext(ctx, db.q(`SELECT uid, tag FROM user_tags WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid, pos`), args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var uid, tag string
-		if err := rows.Scan(&uid, &tag); err != nil {
-			return nil, mapErr(err)
-		}
-		out[uid] = append(out[uid], tag)
-	}
-	return out, mapErr(rows.Err())
+	err := each(run.rows(`SELECT uid, tag FROM user_tags WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid, pos`, args...),
+		func(s scanner) error {
+			var uid, tag string
+			err := s.Scan(&uid, &tag)
+			out[uid] = append(out[uid], tag)
+			return err
+		})
+	return out, err
 }
 
 // UpdateUser applies u to an active user and returns the user with its tags.
 func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpdate) (chat.User, error) {
 	var out chat.User
-	err := db.transact(ctx, func(tx *sql.Tx) error {
+	err := db.transact(ctx, func(tx *wtx) error {
 		set := []string{"updated_at = $1"}
 		args := []any{u.UpdatedAt}
 		add := func(col string, v any) {
@@ -131,24 +121,24 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpda
 			}
 		}
 		args = append(args, appID, uid)
-		res, err := tx.ExecContext(ctx, db.q(`UPDATE users SET `+strings.Join(set, ", ")+` WHERE app_id = $`+itoa(len(args)-1)+
-			` AND uid = $`+itoa(len(args))+` AND deleted_at = 0 AND deactivated_at = 0`), args...)
+		res, err := tx.exec(`UPDATE users SET `+strings.Join(set, ", ")+` WHERE app_id = $`+itoa(len(args)-1)+
+			` AND uid = $`+itoa(len(args))+` AND deleted_at = 0 AND deactivated_at = 0`, args...)
 		if err := affected(res, err); err != nil {
 			return err
 		}
 		if u.Tags != nil {
-			if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM user_tags WHERE app_id = $1 AND uid = $2`), appID, uid); err != nil {
+			if _, err := tx.exec(`DELETE FROM user_tags WHERE app_id = $1 AND uid = $2`, appID, uid); err != nil {
 				return err
 			}
-			if err := db.insertTags(ctx, tx, appID, uid, *u.Tags); err != nil {
+			if err := insertTags(tx, appID, uid, *u.Tags); err != nil {
 				return err
 			}
 		}
-		out, err = scanUser(tx.QueryRowContext(ctx, db.q(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid = $2`), appID, uid), appID)
+		out, err = scanUser(tx.fixed(userQuery, appID, uid), appID)
 		if err != nil {
 			return err
 		}
-		tags, err := userTags(ctx, tx, db, appID, []string{uid})
+		tags, err := userTags(tx, appID, []string{uid})
 		out.Tags = tags[uid]
 		return err
 	})
@@ -157,46 +147,27 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpda
 
 // SoftDeleteUser marks a user deleted; the uid stays taken.
 func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error {
-	return db.transact(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, db.q(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`), at, appID, uid)
-		if err := affected(res, err); errors.Is(err, chat.ErrNotFound) {
-			return refuse(err)
-		} else if err != nil {
-			return err
-		}
-		return nil
+	return db.transact(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`, at, appID, uid)
+		return affected(res, err)
 	})
 }
 
 // PurgeUser removes a user with its tags, the messages it sent or received, and its
 // reactions, keeping every other message's reaction counts exact.
 func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
-	return db.transact(ctx, func(tx *sql.Tx) error {
-		if db.dialect.lockMessages != "" {
-			// Every message whose reactions or rows this changes is locked first, as
-			// reaction changes lock theirs (reactions_pg.go).
-			var ids []int64
-			rows, err := tx.QueryContext(ctx, `SELECT id FROM messages WHERE app_id = $1 AND (sender = $2
-				OR (receiver_type = 'user' AND receiver = $2)
-				OR id IN (SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)) ORDER BY id`, appID, uid)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return err
-				}
-				ids = append(ids, id)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, db.dialect.lockMessages, ids); err != nil {
-				return err
-			}
+	return db.transact(ctx, func(tx *wtx) error {
+		// Every message whose reactions or rows this changes is locked first, as reaction
+		// changes lock theirs.
+		ids, err := collect(tx.rows(`SELECT id FROM messages WHERE app_id = $1 AND (sender = $2
+			OR (receiver_type = 'user' AND receiver = $2)
+			OR id IN (SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)) ORDER BY id`, appID, uid),
+			func(s scanner) (id int64, err error) { return id, s.Scan(&id) })
+		if err != nil {
+			return err
+		}
+		if err := db.eng.lockMessages(tx, ids); err != nil {
+			return err
 		}
 		// The user's messages go with their reactions and counts (no foreign key cascades
 		// them on PostgreSQL); the user's reactions elsewhere leave counts exact.
@@ -213,11 +184,11 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 			`DELETE FROM messages WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))`,
 		}
 		for _, s := range steps {
-			if _, err := tx.ExecContext(ctx, db.q(s), appID, uid); err != nil {
+			if _, err := tx.exec(s, appID, uid); err != nil {
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, db.q(`DELETE FROM users WHERE app_id = $1 AND uid = $2`), appID, uid)
+		res, err := tx.exec(`DELETE FROM users WHERE app_id = $1 AND uid = $2`, appID, uid)
 		return affected(res, err)
 	})
 }
@@ -268,26 +239,16 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 		}
 		where += ` AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = u.app_id AND t.uid = u.uid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
 	}
+	run := db.read(ctx)
 	var total int
-	if err := db.r.QueryRowContext(ctx, db.q(`SELECT COUNT(*)`+where), args...).Scan(&total); err != nil {
+	if err := run.row(`SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
 		return nil, 0, mapErr(err)
 	}
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
-	rows, err := db.r.QueryContext(ctx, db.q(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY lower(u.name), u.name, u.uid LIMIT `+lim+` OFFSET `+off), args...)
+	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY lower(u.name), u.name, u.uid LIMIT `+lim+` OFFSET `+off, args...),
+		func(s scanner) (chat.User, error) { return scanUser(s, appID) })
 	if err != nil {
-		return nil, 0, mapErr(err)
-	}
-	defer rows.Close()
-	var users []chat.User
-	for rows.Next() {
-		u, err := scanUser(rows, appID)
-		if err != nil {
-			return nil, 0, err
-		}
-		users = append(users, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, mapErr(err)
+		return nil, 0, err
 	}
 	if q.WithTags && len(users) > 0 {
 		uids := make([]string, len(users))
@@ -305,15 +266,6 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 	return users, total, nil
 }
 
-// prefixed qualifies each column in a comma-separated list.
-func prefixed(p, cols string) string {
-	parts := strings.Split(cols, ",")
-	for i, c := range parts {
-		parts[i] = p + strings.TrimSpace(c)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // SetDeactivated sets or clears deactivation on the listed, not deleted users and returns
 // the uids that exist.
 func (db *DB) SetDeactivated(ctx context.Context, appID string, uids []string, at int64) ([]string, error) {
@@ -323,23 +275,16 @@ func (db *DB) SetDeactivated(ctx context.Context, appID string, uids []string, a
 	}
 	// Deactivating keeps the first deactivation time; reactivating clears it.
 	var done []string
-	err := db.transact(ctx, func(tx *sql.Tx) error {
-		done = []string{} // a job may run more than once
-		rows, err := tx.QueryContext(ctx, db.q(`UPDATE users SET deactivated_at = CASE WHEN $1 = 0 THEN 0
+	err := db.transact(ctx, func(tx *wtx) error {
+		var err error
+		done, err = collect(tx.rows(`UPDATE users SET deactivated_at = CASE WHEN $1 = 0 THEN 0
 			WHEN deactivated_at > 0 THEN deactivated_at ELSE $1 END
-			WHERE app_id = $2 AND deleted_at = 0 AND uid IN (`+placeholders(3, len(uids))+`) RETURNING uid`), args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var uid string
-			if err := rows.Scan(&uid); err != nil {
-				return err
-			}
-			done = append(done, uid)
-		}
-		return rows.Err()
+			WHERE app_id = $2 AND deleted_at = 0 AND uid IN (`+placeholders(3, len(uids))+`) RETURNING uid`, args...),
+			func(s scanner) (uid string, err error) { return uid, s.Scan(&uid) })
+		return err
 	})
+	if done == nil {
+		done = []string{}
+	}
 	return done, err
 }

@@ -27,7 +27,7 @@ func TestPGBatchModel(t *testing.T) {
 		{7, "u1"}: {},
 	}
 	ids := []int64{100, 101, 102}
-	anyone := func(chat.User, chat.MessageHead) error { return nil }
+	errLimit := errors.New("over the cap")
 	steps := []struct {
 		uid, reaction string
 		add           bool
@@ -39,17 +39,17 @@ func TestPGBatchModel(t *testing.T) {
 		{"u0", "x", true, 0, []chat.ReactionSummary{{Reaction: "x", Count: 1, ReactedByMe: true}}, nil}, // and comes back: a new row, a new first id
 		{"u1", "y", true, 0, []chat.ReactionSummary{{Reaction: "x", Count: 1, ReactedByMe: false}, {Reaction: "y", Count: 1, ReactedByMe: true}}, nil},
 		{"u1", "y", true, 0, []chat.ReactionSummary{{Reaction: "x", Count: 1, ReactedByMe: false}, {Reaction: "y", Count: 1, ReactedByMe: true}}, nil}, // a repeat
-		{"u1", "z", true, 2, nil, chat.ErrLimitReached},                                                   // a third kind over a cap of 2
+		{"u1", "z", true, 2, nil, errLimit}, // a third kind over a cap of 2
 		{"u1", "y", false, 0, []chat.ReactionSummary{{Reaction: "x", Count: 1, ReactedByMe: false}}, nil}, // added and removed in the batch
 	}
 	var jobs []*pgJob
 	for i, s := range steps {
-		j := &pgJob{ctx: context.Background(), check: anyone,
+		j := &pgJob{ctx: context.Background(),
 			c: chat.ReactionChange{AppID: "a", MessageID: 7, UID: s.uid, Reaction: s.reaction, Add: s.add, At: int64(100 + i), Max: s.max}}
 		jobs = append(jobs, j)
 		err := apply(j, m, nil, pairs[pairKey{7, s.uid}], &ids)
 		if s.wantErr != nil {
-			if !errors.Is(err, s.wantErr) {
+			if chat.ErrorCode(err) != chat.CodeReactionLimitExceeded {
 				t.Fatalf("step %d: %v, want %v", i, err, s.wantErr)
 			}
 			continue

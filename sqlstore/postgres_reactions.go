@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore/internal/commit"
 )
 
 // On PostgreSQL, reaction changes that arrive together share one transaction and two round
@@ -38,14 +39,13 @@ import (
 type pgBatcher struct {
 	db    *DB
 	seq   string // the reactions id sequence
-	queue *jobQueue[*pgJob]
+	queue *commit.Queue[*pgJob]
 	wg    sync.WaitGroup
 }
 
 type pgJob struct {
-	ctx   context.Context
-	c     chat.ReactionChange
-	check func(chat.User, chat.MessageHead) error
+	ctx context.Context
+	c   chat.ReactionChange
 	// Set by the batch before done closes.
 	msg   chat.Message
 	err   error
@@ -65,7 +65,7 @@ const (
 )
 
 func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
-	b := &pgBatcher{db: db, queue: newJobQueue[*pgJob](4 * pgMaxBatch)}
+	b := &pgBatcher{db: db, queue: commit.NewQueue[*pgJob](4 * pgMaxBatch)}
 	if err := db.w.QueryRowContext(ctx, `SELECT pg_get_serial_sequence('reactions', 'id')`).Scan(&b.seq); err != nil {
 		return nil, fmt.Errorf("reactions id sequence: %w", mapErr(err))
 	}
@@ -78,9 +78,9 @@ func newPGBatcher(ctx context.Context, db *DB) (*pgBatcher, error) {
 
 // close answers what is still queued with sql.ErrConnDone once the workers have stopped.
 func (b *pgBatcher) close() {
-	b.queue.close()
+	b.queue.Close()
 	b.wg.Wait()
-	b.queue.drain(func(j *pgJob) {
+	b.queue.Drain(func(j *pgJob) {
 		j.err = sql.ErrConnDone
 		close(j.done)
 	})
@@ -89,29 +89,27 @@ func (b *pgBatcher) close() {
 // do queues a change and waits for its batch. Once queued it waits for the outcome even if
 // ctx ends: the batch may be committing, and the caller must not report a failure for a
 // change that landed.
-func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange, check func(chat.User, chat.MessageHead) error) (chat.Message, error) {
-	j := &pgJob{ctx: ctx, c: c, check: check, done: make(chan struct{})}
-	if err := b.queue.put(ctx, j); err != nil {
+func (b *pgBatcher) do(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
+	j := &pgJob{ctx: ctx, c: c, done: make(chan struct{})}
+	if err := b.queue.Put(ctx, j); err != nil {
 		return chat.Message{}, mapErr(err)
 	}
 	<-j.done
 	if j.panic != nil {
 		panic(j.panic)
 	}
-	return j.msg, mapErr(unrefuse(j.err))
+	return j.msg, mapErr(commit.Unrefuse(j.err))
 }
 
 // loop forms and runs batches. Each worker takes what is queued when it comes free, so two
 // batches are in flight and PostgreSQL works on one while natter answers the other's
-// callers and their next requests arrive. (Workers used to take turns at reading, for
-// batches twice the size; with the load generator's own CPU cut, reads in turn left the
-// machine ~12 % idle, and free workers gave 15 % more requests per second.)
+// callers and their next requests arrive.
 func (b *pgBatcher) loop() {
 	defer b.wg.Done()
 	batch := make([]*pgJob, 0, pgMaxBatch)
 	for {
 		var ok bool
-		if batch, ok = b.queue.next(batch, pgMaxBatch); !ok {
+		if batch, ok = b.queue.Next(batch, pgMaxBatch); !ok {
 			return
 		}
 		b.run(batch)
@@ -267,7 +265,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 		}
 		if err := scanAll(br, func(rows pgx.Rows) error {
 			var appID string
-			m, p, err := b.db.scanMessage(prefix{rows, []any{&appID}}, "")
+			m, p, err := scanMessage(prefix{rows, []any{&appID}}, "")
 			m.AppID = appID
 			msgs[m.ID] = &pgMessage{msg: m, p: p}
 			return err
@@ -332,8 +330,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 		if j.err == nil {
 			continue
 		}
-		var clean cleanRefusal
-		if !errors.As(j.err, &clean) {
+		if !commit.Refused(j.err) {
 			return j.err
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // It is sound because that goroutine is the only writer of the file: every write natter
 // makes runs in a batcher job, and the cache is touched only from there. A job that may
 // change what it holds — anything but a reaction change or a new message — empties it
-// first (DB.transact), and so does a batch that rolls back. Other processes may add apps
+// first (sqliteEngine.transact), and so does a batch that rolls back. Other processes may add apps
 // and keys to a running natter's file (natter apps create); edits to messages, users or
 // reactions by another process while natter runs are not seen here.
 type hotMessages struct {

@@ -9,9 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore/internal/commit"
 )
 
-// How a PostgreSQL reaction batch (reactions_pg.go) applies its changes to what it read, and
+// How a PostgreSQL reaction batch (postgres_reactions.go) applies its changes to what it read, and
 // turns the result into its writes.
 
 // The batch's view of one message while its changes are applied in order.
@@ -36,36 +37,34 @@ type pgRow struct {
 
 type userKey struct{ app, uid string }
 
-// apply runs one job's rules and change against the batch's view, and sets its answer. It
-// returns refuse(err) for a refusal, or an error that fails the batch.
+// apply decides one job's change against the batch's view with chat.DecideReaction, makes
+// it there, and sets the job's answer. It returns commit.Refuse(err) for a refusal, or an
+// error that fails the batch.
 func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string]*pgRow, newIDs *[]int64) error {
 	c := j.c
-	if m == nil || m.msg.AppID != c.AppID {
-		// Which comes first, an unknown actor or an unknown message: the actor.
-		if u, ok := actors[userKey{c.AppID, c.UID}]; !ok || !u.Active() {
-			return refuse(chat.ErrActorNotFound)
+	var s chat.ReactionState
+	i := -1
+	if m != nil && m.msg.AppID == c.AppID {
+		actor, party := partyActor(c.AppID, c.UID, m.msg, m.p)
+		if !party {
+			actor = actors[userKey{c.AppID, c.UID}]
 		}
-		return refuse(chat.ErrNotFound)
+		s = chat.ReactionState{Actor: actor, Message: m.msg.Head(), Distinct: len(m.counts)}
+		if i = indexOf(m.counts, c.Reaction); i >= 0 {
+			s.Count = m.counts[i].count
+		}
+		row := mine[c.Reaction]
+		s.Mine = row != nil && row.final
+	} else {
+		s.Actor = actors[userKey{c.AppID, c.UID}]
 	}
-	actor, party := partyActor(c.AppID, c.UID, m.msg, m.p)
-	if !party {
-		actor = actors[userKey{c.AppID, c.UID}]
+	effect, err := decide(j, s)
+	if err != nil {
+		return commit.Refuse(err)
 	}
-	if actor.UID == "" {
-		return refuse(chat.ErrActorNotFound)
-	}
-	if err := runCheck(j, actor, m.msg.Head()); err != nil {
-		return refuse(err)
-	}
-	i := indexOf(m.counts, c.Reaction)
 	row := mine[c.Reaction]
-	switch {
-	case c.Add && row != nil && row.final, !c.Add && (row == nil || !row.final):
-		// already there, or not there to remove: nothing changes
-	case c.Add:
-		if i < 0 && c.Max > 0 && len(m.counts) >= c.Max {
-			return refuse(chat.ErrLimitReached)
-		}
+	switch effect {
+	case chat.ReactionAddFirst, chat.ReactionAddMore:
 		if len(*newIDs) == 0 {
 			return errors.New("reaction batch: ran out of reserved ids")
 		}
@@ -76,17 +75,19 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 			mine[c.Reaction] = row
 		}
 		row.final, row.newID, row.at = true, id, c.At
-		if i >= 0 {
+		if effect == chat.ReactionAddMore {
 			m.counts[i].count++
 		} else {
 			m.counts = append(m.counts, reactionCount{reaction: c.Reaction, count: 1, firstID: id, firstAt: c.At})
 		}
-	default: // remove
-		row.final, row.newID = false, 0
+	case chat.ReactionRemoveLast, chat.ReactionRemoveOne:
 		if i < 0 {
 			return errors.New("reaction batch: a row without a count")
 		}
-		if m.counts[i].count--; m.counts[i].count == 0 {
+		row.final, row.newID = false, 0
+		if effect == chat.ReactionRemoveOne {
+			m.counts[i].count--
+		} else {
 			m.counts = slices.Delete(m.counts, i, i+1)
 		}
 	}
@@ -95,15 +96,15 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string
 	return nil
 }
 
-// runCheck runs the service's rules; a panic in them reaches the job's caller, not the batch.
-func runCheck(j *pgJob, actor chat.User, h chat.MessageHead) (err error) {
+// decide runs the rule; a panic in it reaches the job's caller, not the batch's worker.
+func decide(j *pgJob, s chat.ReactionState) (effect chat.ReactionEffect, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			j.panic = p
-			err = fmt.Errorf("panic in reaction rules: %v", p)
+			err = fmt.Errorf("panic in reaction rule: %v", p)
 		}
 	}()
-	return j.check(actor, h)
+	return chat.DecideReaction(j.c, s)
 }
 
 // queueWrites queues the statements that take the database from what was read to what the

@@ -1,4 +1,4 @@
-package sqlstore
+package commit
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	_ "modernc.org/sqlite"
 )
 
 // TestBatcher: jobs queued together share a commit; a job that fails uncleanly leaves
@@ -27,8 +29,8 @@ func TestBatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	var aborts atomic.Int32
-	b := newBatcher(w, func() { aborts.Add(1) }, func() {})
-	defer b.close()
+	b := NewBatcher(w, func() { aborts.Add(1) }, func() {})
+	defer b.Close()
 	insert := func(k string) func(*sql.Tx) error {
 		return func(tx *sql.Tx) error { _, err := tx.Exec(`INSERT INTO t VALUES (?)`, k); return err }
 	}
@@ -44,13 +46,13 @@ func TestBatcher(t *testing.T) {
 			return errors.New("late failure")
 		},
 		"dup":   func(tx *sql.Tx) error { insert("d")(tx); return insert("d")(tx) }, // unique violation after a write
-		"clean": func(*sql.Tx) error { return refuse(errRule) },
+		"clean": func(*sql.Tx) error { return Refuse(errRule) },
 		"panic": func(tx *sql.Tx) error { insert("e")(tx); panic("boom") },
 		"ok3":   insert("f"),
 	}
 	// Hold the writer so that every job queues into one batch.
 	hold, holding := make(chan struct{}), make(chan struct{})
-	go b.do(context.Background(), func(*sql.Tx) error { close(holding); <-hold; return nil })
+	go b.Do(context.Background(), func(*sql.Tx) error { close(holding); <-hold; return nil })
 	<-holding
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -66,7 +68,7 @@ func TestBatcher(t *testing.T) {
 					mu.Unlock()
 				}
 			}()
-			err := b.do(context.Background(), fn)
+			err := b.Do(context.Background(), fn)
 			mu.Lock()
 			got[name] = fmt.Sprint(err)
 			mu.Unlock()
@@ -116,14 +118,14 @@ func TestBatcherCloseAnswersEveryone(t *testing.T) {
 	}
 	defer w.Close()
 	w.SetMaxOpenConns(1)
-	b := newBatcher(w, func() {}, func() {})
+	b := NewBatcher(w, func() {}, func() {})
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				if err := b.do(context.Background(), func(*sql.Tx) error { return nil }); err != nil {
+				if err := b.Do(context.Background(), func(*sql.Tx) error { return nil }); err != nil {
 					if !errors.Is(err, sql.ErrConnDone) {
 						t.Errorf("after close: %v", err)
 					}
@@ -133,7 +135,7 @@ func TestBatcherCloseAnswersEveryone(t *testing.T) {
 		}()
 	}
 	time.Sleep(20 * time.Millisecond)
-	b.close()
+	b.Close()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {

@@ -1,4 +1,7 @@
-package sqlstore
+// Package commit holds the write machinery of sqlstore's engines: a group-commit batcher for
+// SQLite's single writer and the job queue that both engines' batchers take work from. It
+// knows database/sql and nothing of chat.
+package commit
 
 import (
 	"context"
@@ -7,23 +10,23 @@ import (
 	"fmt"
 )
 
-// SQLite has one writer, so natter's write transactions queue for it anyway. batcher runs
+// SQLite has one writer, so natter's write transactions queue for it anyway. Batcher runs
 // whatever is queued in one real transaction (group commit): the fixed cost of a commit —
 // WAL frames, checksums, locks — is paid once per batch, and rows written together share
 // pages. A lone job pays no wait: a batch is what is queued when the writer comes free.
 //
 // Each caller gets its own result only after the batch has committed. A job that refuses
-// cleanly — it wrote nothing, and says so by returning refuse(err) — costs the others
+// cleanly — it wrote nothing, and says so by returning Refuse(err) — costs the others
 // nothing. Any other failure (or a panic) rolls the whole transaction back, and the other
 // jobs run again in a new one: rare, and cheaper on the common path than a savepoint
 // around every job.
-type batcher struct {
+type Batcher struct {
 	w     *sql.DB
-	queue *jobQueue[*job]
+	queue *Queue[*job]
 	// aborted runs after a transaction is rolled back, so that state the jobs keep beside
-	// the database (hot.go) forgets what did not commit.
+	// the database (sqlstore's message cache) forgets what did not commit.
 	aborted func()
-	// between runs after each batch, with the writer free (checkpoint.go).
+	// between runs after each batch, with the writer free (sqlstore's checkpointer).
 	between func()
 	done    chan struct{} // closed when the loop has answered its last job
 }
@@ -41,12 +44,18 @@ type cleanRefusal struct{ err error }
 func (c cleanRefusal) Error() string { return c.err.Error() }
 func (c cleanRefusal) Unwrap() error { return c.err }
 
-// refuse marks err as a refusal made before the job wrote anything (or after it undid what it
+// Refuse marks err as a refusal made before the job wrote anything (or after it undid what it
 // wrote), so the rest of its transaction can still commit.
-func refuse(err error) error { return cleanRefusal{err} }
+func Refuse(err error) error { return cleanRefusal{err} }
 
-// unrefuse strips the marker for callers.
-func unrefuse(err error) error {
+// Refused reports whether err is a clean refusal.
+func Refused(err error) bool {
+	var c cleanRefusal
+	return errors.As(err, &c)
+}
+
+// Unrefuse strips the marker for callers.
+func Unrefuse(err error) error {
 	var c cleanRefusal
 	if errors.As(err, &c) {
 		return c.err
@@ -57,16 +66,16 @@ func unrefuse(err error) error {
 // maxBatch bounds a batch so one commit never holds the writer for long.
 const maxBatch = 64
 
-func newBatcher(w *sql.DB, aborted, between func()) *batcher {
-	b := &batcher{w: w, queue: newJobQueue[*job](4 * maxBatch), done: make(chan struct{}), aborted: aborted, between: between}
+func NewBatcher(w *sql.DB, aborted, between func()) *Batcher {
+	b := &Batcher{w: w, queue: NewQueue[*job](4 * maxBatch), done: make(chan struct{}), aborted: aborted, between: between}
 	go b.loop()
 	return b
 }
 
 // do queues fn and waits for its batch to commit.
-func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (b *Batcher) Do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	j := &job{ctx: ctx, fn: fn, result: make(chan error, 1)}
-	if err := b.queue.put(ctx, j); err != nil {
+	if err := b.queue.Put(ctx, j); err != nil {
 		return err
 	}
 	// Once queued, wait for the outcome even if ctx ends: the job may be committing, and
@@ -75,22 +84,25 @@ func (b *batcher) do(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if j.panic != nil {
 		panic(j.panic)
 	}
-	return unrefuse(err)
+	return Unrefuse(err)
 }
 
+// Queued is how many jobs wait for the writer.
+func (b *Batcher) Queued() int { return len(b.queue.jobs) }
+
 // close answers what is still queued with sql.ErrConnDone once the loop has stopped.
-func (b *batcher) close() {
-	b.queue.close()
+func (b *Batcher) Close() {
+	b.queue.Close()
 	<-b.done
 }
 
-func (b *batcher) loop() {
+func (b *Batcher) loop() {
 	defer close(b.done)
-	defer b.queue.drain(func(j *job) { j.result <- sql.ErrConnDone })
+	defer b.queue.Drain(func(j *job) { j.result <- sql.ErrConnDone })
 	batch := make([]*job, 0, maxBatch)
 	for {
 		var ok bool
-		if batch, ok = b.queue.next(batch, maxBatch); !ok {
+		if batch, ok = b.queue.Next(batch, maxBatch); !ok {
 			return
 		}
 		b.run(batch)
@@ -100,7 +112,7 @@ func (b *batcher) loop() {
 
 // run commits as many of the batch's jobs as succeed or refuse cleanly. A job that fails
 // otherwise is answered with its error and dropped, and the rest run again.
-func (b *batcher) run(batch []*job) {
+func (b *Batcher) run(batch []*job) {
 	pending := batch
 	for len(pending) > 0 {
 		failed, err := b.attempt(pending)
@@ -120,7 +132,7 @@ func (b *batcher) run(batch []*job) {
 // transaction is rolled back, and attempt returns i. Otherwise it commits, answers every
 // job, and returns -1; if the commit (or begin) fails, it returns -1 and that error for
 // run to give everyone.
-func (b *batcher) attempt(jobs []*job) (failed int, err error) {
+func (b *Batcher) attempt(jobs []*job) (failed int, err error) {
 	// The batch is not any one request's: a caller that gives up must not abort the others.
 	ctx := context.Background()
 	tx, err := b.w.BeginTx(ctx, nil)
@@ -130,7 +142,7 @@ func (b *batcher) attempt(jobs []*job) (failed int, err error) {
 	results := make([]error, len(jobs))
 	for i, j := range jobs {
 		if err := j.ctx.Err(); err != nil {
-			results[i] = refuse(err) // gave up while queued: skipped, nothing written
+			results[i] = Refuse(err) // gave up while queued: skipped, nothing written
 			continue
 		}
 		err := runJob(tx, j)

@@ -32,21 +32,20 @@ func TestHotCacheForgetsRollback(t *testing.T) {
 	if err := db.CreateMessage(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	anyone := func(chat.User, chat.MessageHead) error { return nil }
-	if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: m.ID, UID: "u0", Reaction: "x", Add: true}, anyone); err != nil {
+	if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: m.ID, UID: "u0", Reaction: "x", Add: true}); err != nil {
 		t.Fatal(err)
 	}
-	if db.hot.get("a", m.ID) == nil {
+	if db.eng.(*sqliteEngine).hot.get("a", m.ID) == nil {
 		t.Fatal("a reaction left its message out of the cache")
 	}
-	if db.hot.get("b", m.ID) != nil {
+	if db.eng.(*sqliteEngine).hot.get("b", m.ID) != nil {
 		t.Fatal("the cache answered for another app")
 	}
 	boom := errors.New("boom")
-	if err := db.batch.do(ctx, func(*sql.Tx) error { return boom }); !errors.Is(err, boom) {
+	if err := db.eng.(*sqliteEngine).batch.Do(ctx, func(*sql.Tx) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("failing job: %v", err)
 	}
-	if len(db.hot.m) != 0 {
-		t.Fatalf("after a rollback the cache still holds %d messages", len(db.hot.m))
+	if len(db.eng.(*sqliteEngine).hot.m) != 0 {
+		t.Fatalf("after a rollback the cache still holds %d messages", len(db.eng.(*sqliteEngine).hot.m))
 	}
 }

@@ -1,4 +1,4 @@
-package sqlstore
+package commit
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"sync"
 )
 
-// jobQueue is what both batchers (batch.go, reactions_pg.go) queue their callers on: callers
-// put jobs, a loop takes them in batches, and close makes sure that no job is queued after
+// Queue is what both engines' batchers (Batcher, and sqlstore's PostgreSQL reaction batcher) queue
+// their callers on: callers
+// put jobs, a loop takes them in batches, and Close makes sure that no job is queued after
 // the loop has drained the queue for the last time.
-type jobQueue[J any] struct {
+type Queue[J any] struct {
 	jobs chan J
 	stop chan struct{}
 	// closing is held shared while a job is queued and exclusively to close: a select with
@@ -18,12 +19,12 @@ type jobQueue[J any] struct {
 	closed  bool
 }
 
-func newJobQueue[J any](size int) *jobQueue[J] {
-	return &jobQueue[J]{jobs: make(chan J, size), stop: make(chan struct{})}
+func NewQueue[J any](size int) *Queue[J] {
+	return &Queue[J]{jobs: make(chan J, size), stop: make(chan struct{})}
 }
 
 // put queues j, unless ctx ends first or the queue is closed (sql.ErrConnDone).
-func (q *jobQueue[J]) put(ctx context.Context, j J) error {
+func (q *Queue[J]) Put(ctx context.Context, j J) error {
 	q.closing.RLock()
 	defer q.closing.RUnlock()
 	if q.closed {
@@ -39,7 +40,7 @@ func (q *jobQueue[J]) put(ctx context.Context, j J) error {
 
 // next waits for a job, then takes whatever else is queued, up to max in all, into batch;
 // ok is false once the queue is closed.
-func (q *jobQueue[J]) next(batch []J, max int) (_ []J, ok bool) {
+func (q *Queue[J]) Next(batch []J, max int) (_ []J, ok bool) {
 	select {
 	case j := <-q.jobs:
 		batch = append(batch[:0], j)
@@ -58,7 +59,7 @@ func (q *jobQueue[J]) next(batch []J, max int) (_ []J, ok bool) {
 }
 
 // close stops puts and wakes the loops waiting in next.
-func (q *jobQueue[J]) close() {
+func (q *Queue[J]) Close() {
 	q.closing.Lock()
 	q.closed = true
 	q.closing.Unlock()
@@ -66,7 +67,7 @@ func (q *jobQueue[J]) close() {
 }
 
 // drain hands what is still queued to fail, once the loops have stopped taking jobs.
-func (q *jobQueue[J]) drain(fail func(J)) {
+func (q *Queue[J]) Drain(fail func(J)) {
 	for {
 		select {
 		case j := <-q.jobs:

@@ -1,0 +1,123 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"runtime"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// postgresEngine is PostgreSQL's way: a transaction per write on the shared pool, messages
+// locked by advisory locks, a new message in one statement, and reaction changes batched
+// into shared transactions (postgres_reactions.go).
+type postgresEngine struct {
+	db    *DB
+	batch *pgBatcher
+}
+
+func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
+	// A server that stopped answering (rather than refusing) would otherwise hold each new
+	// connection attempt until the request's deadline; 503 should come sooner.
+	if u, err := url.Parse(dbURL); err == nil && !u.Query().Has("connect_timeout") {
+		q := u.Query()
+		q.Set("connect_timeout", "3")
+		u.RawQuery = q.Encode()
+		dbURL = u.String()
+	}
+	pool, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres %s: %w", redact(dbURL), err)
+	}
+	conns := opt.MaxConns
+	if conns <= 0 {
+		conns = 4 * runtime.NumCPU()
+	}
+	idle := opt.MaxIdleConns
+	if idle <= 0 || idle > conns {
+		idle = conns
+	}
+	pool.SetMaxOpenConns(conns)
+	pool.SetMaxIdleConns(idle)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	db := &DB{w: pool, r: pool, dialect: postgresDialect}
+	e := &postgresEngine{db: db}
+	db.eng = e
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if e.batch, err = newPGBatcher(ctx, db); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// transact runs fn in a transaction of its own. A caller's hang-up does not end it (wtx);
+// the caller's deadline does, so a database that stopped answering still costs a request
+// no more than its deadline.
+func (e *postgresEngine) transact(ctx context.Context, fn func(tx *wtx) error) (err error) {
+	wctx, cancel := writeContext(ctx)
+	defer cancel()
+	tx, err := e.db.w.BeginTx(wctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = fn(&wtx{db: e.db, tx: tx, ctx: wctx}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// writeContext is ctx without its cancellation but with its deadline.
+func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	wctx := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(wctx, d)
+	}
+	return wctx, func() {}
+}
+
+// createMessage is one INSERT: atomic by itself, and a transaction around it would add two
+// round trips.
+func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message) error {
+	ctx, cancel := writeContext(ctx)
+	defer cancel()
+	return mapErr(e.db.w.QueryRowContext(ctx, insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID))
+}
+
+func (e *postgresEngine) changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
+	return e.batch.do(ctx, c)
+}
+
+// lockMessages takes each message's lock (lockMessagesQuery), as reaction batches do.
+func (e *postgresEngine) lockMessages(tx *wtx, ids []int64) error {
+	_, err := tx.exec(lockMessagesQuery, ids)
+	return err
+}
+
+func (e *postgresEngine) readRow(ctx context.Context, query string, args ...any) scanner {
+	return e.db.r.QueryRowContext(ctx, query, args...)
+}
+
+func (e *postgresEngine) writeStmt(string) *sql.Stmt { return nil }
+
+func (e *postgresEngine) close() error {
+	if e.batch != nil {
+		e.batch.close()
+	}
+	return nil
+}

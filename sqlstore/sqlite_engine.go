@@ -1,0 +1,140 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore/internal/commit"
+)
+
+// sqliteEngine is SQLite's way: one writer connection whose transactions are group commits
+// (commit.Batcher), the messages it changes reactions on kept in memory (sqlite_hot.go), its
+// WAL checkpointed on a connection of its own (sqlite_checkpoint.go), and the hot path's
+// statements prepared once per pool (sqlite_stmt.go).
+type sqliteEngine struct {
+	db                    *DB
+	batch                 *commit.Batcher
+	hot                   *hotMessages
+	checkpoint            *checkpointer
+	readStmts, writeStmts *stmtCache
+}
+
+func openSQLite(ctx context.Context, path string, opt Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty path")
+	}
+	// Pragmas go in the DSN so every pooled connection gets them; busy_timeout comes first so
+	// that switching to WAL waits for other processes instead of failing.
+	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	// The writer keeps a large page cache: a reaction touches a few random index pages,
+	// and a miss costs a pread and a WAL-index lookup on the one goroutine every write waits
+	// for. It never checkpoints; sqlite_checkpoint.go does that on its own connection.
+	w, err := sql.Open("sqlite", base+"&_pragma=cache_size(-65536)&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	r, err := sql.Open("sqlite", base+"&_pragma=query_only(1)&_pragma=cache_size(-16384)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	readers := opt.MaxConns
+	if readers <= 0 {
+		readers = max(4, 2*runtime.NumCPU())
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	r.SetConnMaxLifetime(0)
+	cp, err := sql.Open("sqlite", base)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	cp.SetMaxOpenConns(1)
+	db := &DB{w: w, r: r, dialect: sqliteDialect}
+	e := &sqliteEngine{db: db, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), hot: newHotMessages(maxHotMessages)}
+	db.eng = e
+	fail := func(err error) (*DB, error) {
+		e.readStmts.close()
+		e.writeStmts.close()
+		cp.Close()
+		db.w.Close()
+		db.r.Close()
+		return nil, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		return fail(err)
+	}
+	// Prepared before any transaction can hold the writer's only connection.
+	for _, q := range hotWrites {
+		if _, err := e.writeStmts.get(ctx, db.q(q)); err != nil {
+			return fail(fmt.Errorf("prepare %q: %w", q, err))
+		}
+	}
+	e.checkpoint = newCheckpointer(cp, w, checkpointEvery)
+	e.batch = commit.NewBatcher(w, e.hot.reset, e.checkpoint.flushTail)
+	return db, nil
+}
+
+// hotWrites are the statements of the write hot path, prepared on the writer when it opens.
+var hotWrites = []string{
+	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery,
+	countsQuery, addRowQuery, insertCountQuery, bumpCountQuery,
+	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery,
+}
+
+// transact runs fn as a job of the writer's group commit, in a savepoint of its own. The
+// message cache is emptied first, since fn may change what it holds.
+func (e *sqliteEngine) transact(ctx context.Context, fn func(tx *wtx) error) error {
+	return e.batch.Do(ctx, func(tx *sql.Tx) error {
+		e.hot.reset()
+		return inSavepoint(e.tx(ctx, tx), fn)
+	})
+}
+
+// tx wraps a job's transaction. The write context has no cancellation and, for the job
+// runs to its end once started, no deadline either: for a context that can end the driver
+// would watch it from a goroutine per statement, a large share of a small statement's cost.
+func (e *sqliteEngine) tx(ctx context.Context, tx *sql.Tx) *wtx {
+	return &wtx{db: e.db, tx: tx, ctx: context.WithoutCancel(ctx)}
+}
+
+// createMessage adds a message in the group commit. It leaves the message cache as it is:
+// a new message is in no one's cache.
+func (e *sqliteEngine) createMessage(ctx context.Context, m *chat.Message) error {
+	return mapErr(e.batch.Do(ctx, func(tx *sql.Tx) error { return insertMessage(e.tx(ctx, tx), m) }))
+}
+
+// lockMessages has nothing to do: the single writer already serialises every write.
+func (e *sqliteEngine) lockMessages(*wtx, []int64) error { return nil }
+
+func (e *sqliteEngine) readRow(ctx context.Context, query string, args ...any) scanner {
+	s, err := e.readStmts.get(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+func (e *sqliteEngine) writeStmt(query string) *sql.Stmt { return e.writeStmts.lookup(query) }
+
+func (e *sqliteEngine) close() error {
+	if e.batch != nil {
+		e.batch.Close()
+	}
+	e.readStmts.close()
+	e.writeStmts.close()
+	if e.checkpoint != nil {
+		return e.checkpoint.close()
+	}
+	return nil
+}

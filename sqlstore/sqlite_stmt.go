@@ -1,0 +1,53 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// stmtCache keeps prepared statements for the fixed hot-path queries of one SQLite pool.
+// database/sql would otherwise prepare, run and finalise each statement on every call, and
+// preparing is most of a small SQLite query's cost. PostgreSQL needs no such cache: pgx
+// already caches prepared statements per connection.
+//
+// Only constant query strings go through it (reader.row and the writer's hotWrites);
+// queries built per request use the pools directly, so the cache stays small.
+type stmtCache struct {
+	pool *sql.DB
+	mu   sync.Mutex
+	m    map[string]*sql.Stmt
+}
+
+func newStmtCache(pool *sql.DB) *stmtCache { return &stmtCache{pool: pool, m: map[string]*sql.Stmt{}} }
+
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.m[query]; ok {
+		return s, nil
+	}
+	s, err := c.pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.m[query] = s
+	return s, nil
+}
+
+// lookup never prepares: inside a write transaction the transaction holds the writer's only
+// connection, so preparing on the pool would wait for that connection forever.
+func (c *stmtCache) lookup(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[query]
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.m {
+		s.Close()
+	}
+	c.m = nil
+}
