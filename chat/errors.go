@@ -8,7 +8,23 @@ import (
 // Code is a v3 API error code, as the hosted service spells it.
 type Code string
 
-// Error codes natter emits. The HTTP status for each lives in httpapi, in one table.
+// Kind is what sort of failure a code reports; httpapi answers each kind with one status.
+type Kind int
+
+const (
+	KindInternal Kind = iota // a bug: 500
+	KindInvalid
+	KindUnauthenticated
+	KindForbidden
+	KindNotFound
+	KindConflict
+	KindTooLarge
+	KindRateLimited
+	KindUnavailable
+	KindNotImplemented
+)
+
+// Error codes natter emits; kinds gives each its Kind.
 const (
 	CodeBadRequest            Code = "ERR_BAD_REQUEST"
 	CodeAPINotFound           Code = "ERR_API_NOT_FOUND"
@@ -44,6 +60,46 @@ const (
 	CodeInvalidMetadata       Code = "ERR_INVALID_METADATA"
 )
 
+// kinds is every code's kind. A code missing here would answer 500; a test walks every Code
+// constant of this package to make sure none is.
+var kinds = map[Code]Kind{
+	CodeBadRequest:            KindInvalid,
+	CodeUIDAlreadyExists:      KindInvalid, // the hosted service answers 400
+	CodeReactionLimitExceeded: KindInvalid,
+	CodeEmptyReceiver:         KindInvalid,
+	CodeInvalidReceiverType:   KindInvalid,
+	CodeEmptyCategory:         KindInvalid,
+	CodeInvalidCategory:       KindInvalid,
+	CodeEmptyType:             KindInvalid,
+	CodeInvalidType:           KindInvalid,
+	CodeInvalidMessageData:    KindInvalid,
+	CodeEmptyText:             KindInvalid,
+	CodeInvalidText:           KindInvalid,
+	CodeEmptyFile:             KindInvalid,
+	CodeEmptyCustomData:       KindInvalid,
+	CodeInvalidCustomData:     KindInvalid,
+	CodeInvalidMetadata:       KindInvalid,
+	CodeEmptyAPIKey:           KindUnauthenticated,
+	CodeAPIKeyNotFound:        KindUnauthenticated,
+	CodeInvalidAppID:          KindUnauthenticated,
+	CodeNoAccess:              KindForbidden,
+	CodeAPIKeyNoSelfAction:    KindForbidden,
+	CodeMessageNoAccess:       KindForbidden,
+	CodeMessageNotASender:     KindForbidden,
+	CodeAPINotFound:           KindNotFound,
+	CodeAPIKeyPathNotFound:    KindNotFound,
+	CodeUIDNotFound:           KindNotFound,
+	CodeMessageNotFound:       KindNotFound,
+	CodeMessageActionDenied:   KindConflict,
+	CodeTooManyRequests:       KindRateLimited,
+	CodeException:             KindInternal,
+	CodeNotImplemented:        KindNotImplemented,
+	CodeServiceUnavailable:    KindUnavailable,
+}
+
+// Kind of the code; an unknown code is internal.
+func (c Code) Kind() Kind { return kinds[c] }
+
 // Error is the one error type that crosses from the service to a client. Message is safe to
 // show an end user; Err is the internal cause, which is logged and never sent.
 type Error struct {
@@ -52,6 +108,17 @@ type Error struct {
 	DevMessage string
 	Details    map[string][]string
 	Err        error
+	// Override, when set, is the kind of this error rather than its code's: a body over
+	// the size limit is ERR_BAD_REQUEST, as on the hosted service, but too large.
+	Override Kind
+}
+
+// Kind of the error.
+func (e *Error) Kind() Kind {
+	if e.Override != KindInternal {
+		return e.Override
+	}
+	return e.Code.Kind()
 }
 
 func (e *Error) Error() string {

@@ -135,18 +135,14 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// errTooLarge is answered with 413 by writeError's caller.
-type bodyTooLarge struct{ limit int64 }
-
-func (e bodyTooLarge) Error() string { return fmt.Sprintf("request body over %d bytes", e.limit) }
-
+// errBodyTooLarge is ERR_BAD_REQUEST, as the hosted service answers, with status 413.
 func errBodyTooLarge(limit int64) error {
-	return &chat.Error{Code: chat.CodeBadRequest, Message: fmt.Sprintf("The request body may not be larger than %d bytes.", limit), Err: bodyTooLarge{limit}}
+	return &chat.Error{Code: chat.CodeBadRequest, Message: fmt.Sprintf("The request body may not be larger than %d bytes.", limit),
+		Override: chat.KindTooLarge}
 }
 
 // isTooLarge reports whether err is about an oversized body.
 func isTooLarge(err error) bool {
-	var b bodyTooLarge
 	var mb *http.MaxBytesError
-	return errors.As(err, &b) || errors.As(err, &mb)
+	return errors.As(err, &mb)
 }

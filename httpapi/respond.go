@@ -12,49 +12,22 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// statusByCode is the one table from error code to HTTP status (API.md).
-var statusByCode = map[chat.Code]int{
-	chat.CodeBadRequest:            http.StatusBadRequest,
-	chat.CodeUIDAlreadyExists:      http.StatusBadRequest,
-	chat.CodeReactionLimitExceeded: http.StatusBadRequest,
-	chat.CodeEmptyReceiver:         http.StatusBadRequest,
-	chat.CodeInvalidReceiverType:   http.StatusBadRequest,
-	chat.CodeEmptyCategory:         http.StatusBadRequest,
-	chat.CodeInvalidCategory:       http.StatusBadRequest,
-	chat.CodeEmptyType:             http.StatusBadRequest,
-	chat.CodeInvalidType:           http.StatusBadRequest,
-	chat.CodeInvalidMessageData:    http.StatusBadRequest,
-	chat.CodeEmptyText:             http.StatusBadRequest,
-	chat.CodeInvalidText:           http.StatusBadRequest,
-	chat.CodeEmptyFile:             http.StatusBadRequest,
-	chat.CodeEmptyCustomData:       http.StatusBadRequest,
-	chat.CodeInvalidCustomData:     http.StatusBadRequest,
-	chat.CodeInvalidMetadata:       http.StatusBadRequest,
-	chat.CodeEmptyAPIKey:           http.StatusUnauthorized,
-	chat.CodeAPIKeyNotFound:        http.StatusUnauthorized,
-	chat.CodeInvalidAppID:          http.StatusUnauthorized,
-	chat.CodeNoAccess:              http.StatusForbidden,
-	chat.CodeAPIKeyNoSelfAction:    http.StatusForbidden,
-	chat.CodeMessageNoAccess:       http.StatusForbidden,
-	chat.CodeMessageNotASender:     http.StatusForbidden,
-	chat.CodeAPINotFound:           http.StatusNotFound,
-	chat.CodeAPIKeyPathNotFound:    http.StatusNotFound,
-	chat.CodeUIDNotFound:           http.StatusNotFound,
-	chat.CodeMessageNotFound:       http.StatusNotFound,
-	chat.CodeMessageActionDenied:   http.StatusConflict,
-	chat.CodeTooManyRequests:       http.StatusTooManyRequests,
-	chat.CodeException:             http.StatusInternalServerError,
-	chat.CodeNotImplemented:        http.StatusNotImplemented,
-	chat.CodeServiceUnavailable:    http.StatusServiceUnavailable,
+// statusByKind is the one table from an error's kind to its HTTP status.
+var statusByKind = map[chat.Kind]int{
+	chat.KindInternal:        http.StatusInternalServerError,
+	chat.KindInvalid:         http.StatusBadRequest,
+	chat.KindUnauthenticated: http.StatusUnauthorized,
+	chat.KindForbidden:       http.StatusForbidden,
+	chat.KindNotFound:        http.StatusNotFound,
+	chat.KindConflict:        http.StatusConflict,
+	chat.KindTooLarge:        http.StatusRequestEntityTooLarge,
+	chat.KindRateLimited:     http.StatusTooManyRequests,
+	chat.KindUnavailable:     http.StatusServiceUnavailable,
+	chat.KindNotImplemented:  http.StatusNotImplemented,
 }
 
-// StatusOf returns the HTTP status for an error code; an unlisted code is a bug, hence 500.
-func StatusOf(c chat.Code) int {
-	if s, ok := statusByCode[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+// StatusOf returns the HTTP status for an error code.
+func StatusOf(c chat.Code) int { return statusByKind[c.Kind()] }
 
 // errorBody is the error envelope, keys in the hosted service's order.
 type errorBody struct {
@@ -123,10 +96,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.As(err, &ce) {
 		ce = &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later.", Err: err}
 	}
-	status := StatusOf(ce.Code)
-	if isTooLarge(ce.Err) {
-		status = http.StatusRequestEntityTooLarge
-	}
+	status := statusByKind[ce.Kind()]
 	switch status {
 	case http.StatusInternalServerError:
 		logger(r).Error("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
