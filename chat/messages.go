@@ -32,9 +32,9 @@ type MessageSend struct {
 	MUID         string
 }
 
-// SendMessage sends a one-to-one message from onBehalfOf.
-func (s *Service) SendMessage(ctx context.Context, p Principal, onBehalfOf string, in MessageSend) (Message, error) {
-	sender, err := s.actingUser(ctx, p, onBehalfOf)
+// SendMessage sends a one-to-one message from the acting user.
+func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) (Message, error) {
+	sender, err := s.actingUser(ctx, p)
 	if err != nil {
 		return Message{}, err
 	}
@@ -196,16 +196,16 @@ func errMessageNotFound(id string) error {
 	return Errorf(CodeMessageNotFound, "The message with id %s does not exist.", id)
 }
 
-// Message returns a message. With onBehalfOf, only a participant may read it, and the
+// Message returns a message. Acting as a user, only a participant may read it, and the
 // reaction summary marks that user's reactions.
-func (s *Service) Message(ctx context.Context, p Principal, id, onBehalfOf string) (Message, error) {
+func (s *Service) Message(ctx context.Context, p Principal, id string) (Message, error) {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return Message{}, err
 	}
 	viewer := ""
-	if onBehalfOf != "" {
-		u, err := s.actingUser(ctx, p, onBehalfOf)
+	if p.acting() {
+		u, err := s.actingUser(ctx, p)
 		if err != nil {
 			return Message{}, err
 		}
@@ -243,28 +243,42 @@ func errDeleted(h MessageHead) error {
 	return Errorf(CodeMessageActionDenied, "The message with id %d has been deleted; no action is allowed on it.", h.ID)
 }
 
-// actingUser resolves the onBehalfOf user of a request that requires one.
-func (s *Service) actingUser(ctx context.Context, p Principal, onBehalfOf string) (User, error) {
-	if onBehalfOf == "" {
-		return User{}, InvalidField("onBehalfOf", "The onBehalfOf header is required.")
+// actingUser finds the acting user of a request that requires one.
+func (s *Service) actingUser(ctx context.Context, p Principal) (User, error) {
+	uid, err := p.actor()
+	if err != nil {
+		return User{}, err
 	}
-	return s.User(ctx, p, onBehalfOf)
+	return s.User(ctx, p, uid)
+}
+
+// MessageTx is what deleting a message needs inside its transaction.
+type MessageTx interface {
+	// MessageForChange holds the message against concurrent changes until the transaction
+	// ends and reads it with its entities and reaction summary; ErrNotFound when the app
+	// has no such message that can be acted on (action messages cannot).
+	MessageForChange(appID string, id int64) (Message, error)
+	// MarkMessageDeleted soft-deletes it; PurgeMessage removes it with its reactions.
+	MarkMessageDeleted(appID string, id int64, by string, at int64) error
+	PurgeMessage(appID string, id int64) error
+	// InsertMessage stores a new message and sets its ID.
+	InsertMessage(m *Message) error
 }
 
 // SystemUID is the actor of actions taken by the app itself rather than a user.
 const SystemUID = "app_system"
 
 // DeleteMessage soft-deletes (or with permanent removes) a message and returns the action
-// message that records it. With onBehalfOf only the sender may delete; without it the app
+// message that records it. Acting as a user only the sender may delete; otherwise the app
 // acts as app_system.
-func (s *Service) DeleteMessage(ctx context.Context, p Principal, id, onBehalfOf string, permanent bool) (Message, error) {
+func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, permanent bool) (Message, error) {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return Message{}, err
 	}
 	actor := Entity{UID: SystemUID, Name: "System", Role: DefaultRole, Status: "offline"}
-	if onBehalfOf != "" {
-		u, err := s.actingUser(ctx, p, onBehalfOf)
+	if p.acting() {
+		u, err := s.actingUser(ctx, p)
 		if err != nil {
 			return Message{}, err
 		}
@@ -273,8 +287,17 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id, onBehalfOf
 	now := s.now()
 	action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: actor.UID, SentAt: now, UpdatedAt: now,
 		SenderEntity: actor, Action: "deleted", TargetID: mid, Data: json.RawMessage(`{"action":"deleted"}`)}
-	check := func(h MessageHead) error {
-		if onBehalfOf != "" {
+	var target Message
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		m, err := tx.MessageForChange(p.App.ID, mid)
+		if errors.Is(err, ErrNotFound) {
+			return errMessageNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		h := m.Head()
+		if p.acting() {
 			if err := canSee(h, actor.UID); err != nil {
 				return err
 			}
@@ -285,19 +308,23 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id, onBehalfOf
 		if h.DeletedAt != 0 {
 			return errDeleted(h)
 		}
+		if permanent {
+			err = tx.PurgeMessage(p.App.ID, mid)
+		} else {
+			err = tx.MarkMessageDeleted(p.App.ID, mid, actor.UID, now)
+		}
+		if err != nil {
+			return err
+		}
 		action.ReceiverType, action.Receiver = h.ReceiverType, h.Receiver
 		action.ConversationID = ConversationID(h.Sender, h.Receiver)
-		return nil
-	}
-	del := MessageDeletion{By: actor.UID, At: now, Permanent: permanent, Action: action}
-	target, err := s.store.DeleteMessage(ctx, p.App.ID, mid, del, check)
-	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(id)
+		target = m
+		return tx.InsertMessage(action)
+	})
+	if ErrorCode(err) != "" {
+		return Message{}, err
 	}
 	if err != nil {
-		if ErrorCode(err) != "" {
-			return Message{}, err
-		}
 		return Message{}, internal("delete message", err)
 	}
 	target.DeletedAt, target.DeletedBy = now, actor.UID

@@ -102,20 +102,21 @@ func DecideReaction(c ReactionChange, s ReactionState) (ReactionEffect, error) {
 	return ReactionAddFirst, nil
 }
 
-// AddReaction adds onBehalfOf's reaction to a message and returns the message with its
+// AddReaction adds the acting user's reaction to a message and returns the message with its
 // reaction summary. Adding a reaction the user already made changes nothing.
-func (s *Service) AddReaction(ctx context.Context, p Principal, id, onBehalfOf, reaction string) (Message, error) {
-	return s.changeReaction(ctx, p, id, onBehalfOf, reaction, true)
+func (s *Service) AddReaction(ctx context.Context, p Principal, id, reaction string) (Message, error) {
+	return s.changeReaction(ctx, p, id, reaction, true)
 }
 
-// RemoveReaction removes onBehalfOf's reaction; removing one not made changes nothing.
-func (s *Service) RemoveReaction(ctx context.Context, p Principal, id, onBehalfOf, reaction string) (Message, error) {
-	return s.changeReaction(ctx, p, id, onBehalfOf, reaction, false)
+// RemoveReaction removes the acting user's reaction; removing one not made changes nothing.
+func (s *Service) RemoveReaction(ctx context.Context, p Principal, id, reaction string) (Message, error) {
+	return s.changeReaction(ctx, p, id, reaction, false)
 }
 
-func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfOf, reaction string, add bool) (Message, error) {
-	if onBehalfOf == "" {
-		return Message{}, InvalidField("onBehalfOf", "The onBehalfOf header is required.")
+func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction string, add bool) (Message, error) {
+	uid, err := p.actor()
+	if err != nil {
+		return Message{}, err
 	}
 	if err := ValidateReaction(reaction); err != nil {
 		return Message{}, err
@@ -123,10 +124,6 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return Message{}, err
-	}
-	uid, ok := NormalizeID(onBehalfOf)
-	if !ok {
-		return Message{}, errUIDNotFound(uid)
 	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
 	// answers with the message as the change left it.
@@ -143,15 +140,15 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 
 // ReactionPage is a cursor request over a message's reactions.
 type ReactionPage struct {
-	Reaction   string
-	Affix      string // "append" (default) or "prepend"
-	CursorID   string
-	Limit      int
-	OnBehalfOf string
+	Reaction string
+	Affix    string // "append" (default) or "prepend"
+	CursorID string
+	Limit    int
 }
 
 // ListReactions lists a message's reaction records, and reports whether more follow in the
-// paging direction. With onBehalfOf only a participant may.
+// paging direction. A request acting as a user is answered only if that user may see the
+// message.
 func (s *Service) ListReactions(ctx context.Context, p Principal, id string, q ReactionPage) ([]Reaction, bool, error) {
 	fe := fieldErrors{}
 	if q.Limit < 1 || q.Limit > MaxReactionPage {
@@ -176,7 +173,7 @@ func (s *Service) ListReactions(ctx context.Context, p Principal, id string, q R
 			return nil, false, err
 		}
 	}
-	m, err := s.Message(ctx, p, id, q.OnBehalfOf)
+	m, err := s.Message(ctx, p, id)
 	if err != nil {
 		return nil, false, err
 	}

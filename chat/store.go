@@ -108,18 +108,6 @@ type MessageStore interface {
 	// Message returns the message with its parties' entities and, when viewer is not empty,
 	// the reaction summary with reactedByMe for viewer.
 	Message(ctx context.Context, appID string, id int64, viewer string) (Message, error)
-	// DeleteMessage reads the message inside a write transaction, runs check on it and, if it
-	// passes, marks the message deleted (or removes it when permanent) and stores the action
-	// message. It returns the message as it was read, with its entities.
-	DeleteMessage(ctx context.Context, appID string, id int64, del MessageDeletion, check func(MessageHead) error) (Message, error)
-}
-
-// MessageDeletion says who deletes a message, when, and how.
-type MessageDeletion struct {
-	By        string
-	At        int64
-	Permanent bool
-	Action    *Message // the action message to store; its ID is set
 }
 
 // ReactionStore keeps reactions. Counts and the distinct-reaction cap are kept in the same
@@ -146,6 +134,7 @@ type ReactionQuery struct {
 // and write together. Its methods run with the transaction's own context.
 type Tx interface {
 	APIKeyTx
+	MessageTx
 }
 
 // Store is everything natter keeps.

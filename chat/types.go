@@ -51,13 +51,6 @@ func (k APIKey) Masked() string {
 	return k.Prefix + "********************************" + k.Suffix
 }
 
-// Principal is who is calling: the app resolved for the request and the key that was used.
-type Principal struct {
-	App     App
-	KeyHash string
-	Scope   Scope
-}
-
 // User is a chat user of one app.
 type User struct {
 	AppID         string

@@ -49,18 +49,20 @@ func (s *Server) credentials(r *http.Request) chat.Credentials {
 // authHandler is a handler that runs for an authenticated caller.
 type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) error
 
-// authed authenticates the request, checks the key's scope against the route, and runs h;
-// an error from h is written in the error envelope.
+// authed authenticates the request, checks the key's scope against the route, resolves the
+// principal (app, key, acting user) once and puts it in the request's context, and runs h
+// with it; an error from h is written in the error envelope.
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.svc.Authenticate(r.Context(), s.credentials(r))
+		p = p.ActingAs(r.Header.Get("onBehalfOf"))
 		if err == nil && p.Scope != chat.ScopeFullAccess && a != authOnlyAllowed {
 			err = &chat.Error{Code: chat.CodeNoAccess,
 				Message:    "The key cannot be used to perform this operation. Please use API key with a correct scope to perform the operation.",
 				DevMessage: "The key does not have enough clearance. To perform the operation, please use the API key with the correct scope."}
 		}
 		if err == nil {
-			err = h(w, r, p)
+			err = h(w, r.WithContext(chat.WithPrincipal(r.Context(), p)), p)
 		}
 		if err != nil {
 			writeError(w, r, err)

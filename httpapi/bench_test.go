@@ -44,7 +44,7 @@ func BenchmarkAddReaction(b *testing.B) {
 	}
 	var ids []int64
 	for i := 0; i < messages; i++ {
-		m, err := svc.SendMessage(ctx, p, fmt.Sprint("u", i%users), chat.MessageSend{Receiver: fmt.Sprint("u", (i+1)%users),
+		m, err := svc.SendMessage(ctx, p.ActingAs(fmt.Sprint("u", i%users)), chat.MessageSend{Receiver: fmt.Sprint("u", (i+1)%users),
 			ReceiverType: "user", Category: "message", Type: "text", Data: []byte(`{"text":"hello"}`)})
 		if err != nil {
 			b.Fatal(err)

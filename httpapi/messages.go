@@ -26,7 +26,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if len(req.Multiple) > 0 && string(req.Multiple) != "null" {
 		return chat.Errorf(chat.CodeNotImplemented, "multipleReceivers is not implemented in natter yet.")
 	}
-	m, err := s.svc.SendMessage(r.Context(), p, r.Header.Get("onBehalfOf"), chat.MessageSend{Receiver: req.Receiver,
+	m, err := s.svc.SendMessage(r.Context(), p, chat.MessageSend{Receiver: req.Receiver,
 		ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID})
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	m, err := s.svc.Message(r.Context(), p, r.PathValue("id"), r.Header.Get("onBehalfOf"))
+	m, err := s.svc.Message(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err := q.err(); err != nil {
 		return err
 	}
-	m, err := s.svc.DeleteMessage(r.Context(), p, r.PathValue("id"), r.Header.Get("onBehalfOf"), permanent)
+	m, err := s.svc.DeleteMessage(r.Context(), p, r.PathValue("id"), permanent)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	m, err := s.svc.AddReaction(r.Context(), p, r.PathValue("id"), r.Header.Get("onBehalfOf"), r.PathValue("reaction"))
+	m, err := s.svc.AddReaction(r.Context(), p, r.PathValue("id"), r.PathValue("reaction"))
 	if err != nil {
 		return err
 	}
@@ -17,7 +17,7 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) removeReaction(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	m, err := s.svc.RemoveReaction(r.Context(), p, r.PathValue("id"), r.Header.Get("onBehalfOf"), r.PathValue("reaction"))
+	m, err := s.svc.RemoveReaction(r.Context(), p, r.PathValue("id"), r.PathValue("reaction"))
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ type cursorMeta struct {
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
 	page := chat.ReactionPage{Reaction: r.PathValue("reaction"), Affix: q.str("affix"), CursorID: q.str("id"),
-		Limit: q.integer("limit", chat.MaxReactionPage, 1, chat.MaxReactionPage), OnBehalfOf: r.Header.Get("onBehalfOf")}
+		Limit: q.integer("limit", chat.MaxReactionPage, 1, chat.MaxReactionPage)}
 	if err := q.err(); err != nil {
 		return err
 	}

@@ -185,42 +185,40 @@ func entity(uid string, c [4]sql.NullString) chat.Entity {
 	return chat.Entity{UID: uid, Name: c[0].String, Avatar: c[1].String, Role: c[2].String, Status: c[3].String}
 }
 
-// DeleteMessage marks a message deleted, or removes it with its reactions, and stores the
-// action message, after check approves.
-func (db *DB) DeleteMessage(ctx context.Context, appID string, id int64, del chat.MessageDeletion, check func(chat.MessageHead) error) (chat.Message, error) {
-	var m chat.Message
-	err := db.transact(ctx, func(tx *wtx) error {
-		if err := db.eng.lockMessages(tx, []int64{id}); err != nil {
-			return err
-		}
-		var err error
-		m, _, err = scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
-		if err != nil {
-			return err
-		}
-		if err := check(m.Head()); err != nil {
-			return err
-		}
-		// The action shows the message as it was, reactions included.
-		if m.Reactions, err = db.summary(tx, id, ""); err != nil {
-			return err
-		}
-		if del.Permanent {
-			// Its reactions and counts go first: on PostgreSQL no foreign key cascades them.
-			for _, q := range []string{`DELETE FROM reactions WHERE message_id = $1`, `DELETE FROM reaction_counts WHERE message_id = $1`} {
-				if _, err = tx.exec(q, id); err != nil {
-					return err
-				}
-			}
-			_, err = tx.exec(`DELETE FROM messages WHERE app_id = $1 AND id = $2`, appID, id)
-		} else {
-			_, err = tx.exec(`UPDATE messages SET deleted_at = $1, deleted_by = $2, updated_at = $1
-				WHERE app_id = $3 AND id = $4`, del.At, del.By, appID, id)
-		}
-		if err != nil {
-			return err
-		}
-		return insertMessage(tx, del.Action)
-	})
+// MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).
+func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error) {
+	if err := tx.db.eng.lockMessages(tx.wtx, []int64{id}); err != nil {
+		return chat.Message{}, err
+	}
+	m, _, err := scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
+	if err != nil {
+		return m, err
+	}
+	m.Reactions, err = tx.db.summary(tx.wtx, id, "")
 	return m, err
 }
+
+// MarkMessageDeleted soft-deletes a message (chat.MessageTx).
+func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64) error {
+	res, err := tx.exec(`UPDATE messages SET deleted_at = $1, deleted_by = $2, updated_at = $1
+		WHERE app_id = $3 AND id = $4`, at, by, appID, id)
+	return affected(res, err)
+}
+
+// PurgeMessage removes a message with its reactions and counts (chat.MessageTx); on
+// PostgreSQL no foreign key cascades them, so they go first.
+func (tx txStore) PurgeMessage(appID string, id int64) error {
+	for _, q := range []string{
+		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,
+	} {
+		if _, err := tx.exec(q, appID, id); err != nil {
+			return err
+		}
+	}
+	res, err := tx.exec(`DELETE FROM messages WHERE app_id = $1 AND id = $2`, appID, id)
+	return affected(res, err)
+}
+
+// InsertMessage stores a message inside a transaction (chat.MessageTx).
+func (tx txStore) InsertMessage(m *chat.Message) error { return insertMessage(tx.wtx, m) }

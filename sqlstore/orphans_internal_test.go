@@ -60,8 +60,15 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 			react(toU2, "u2", "b")
 			action := &chat.Message{AppID: "a", ConversationID: "c", Sender: "u0", Receiver: "u1", ReceiverType: "user",
 				Category: "action", Type: "message", Data: []byte(`{}`), TargetID: gone}
-			if _, err := db.DeleteMessage(ctx, "a", gone, chat.MessageDeletion{By: "u0", At: 2, Permanent: true, Action: action},
-				func(chat.MessageHead) error { return nil }); err != nil {
+			if err := db.Transact(ctx, func(tx chat.Tx) error {
+				if _, err := tx.MessageForChange("a", gone); err != nil {
+					return err
+				}
+				if err := tx.PurgeMessage("a", gone); err != nil {
+					return err
+				}
+				return tx.InsertMessage(action)
+			}); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.PurgeUser(ctx, "a", "u2"); err != nil {

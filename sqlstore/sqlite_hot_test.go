@@ -132,8 +132,15 @@ func TestReactionSeesOtherWrites(t *testing.T) {
 			// The message is deleted: no more reactions.
 			action := &chat.Message{AppID: "a", ConversationID: m.ConversationID, Sender: "u0", Receiver: "u1", ReceiverType: "user",
 				Category: "action", Type: "message", Data: []byte(`{"action":"deleted"}`), TargetID: m.ID}
-			if _, err := db.DeleteMessage(ctx, "a", m.ID, chat.MessageDeletion{By: "u0", At: 7, Action: action},
-				func(chat.MessageHead) error { return nil }); err != nil {
+			if err := db.Transact(ctx, func(tx chat.Tx) error {
+				if _, err := tx.MessageForChange("a", m.ID); err != nil {
+					return err
+				}
+				if err := tx.MarkMessageDeleted("a", m.ID, "u0", 7); err != nil {
+					return err
+				}
+				return tx.InsertMessage(action)
+			}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := react("u0", "😂"); chat.ErrorCode(err) != chat.CodeMessageActionDenied {

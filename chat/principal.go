@@ -1,0 +1,59 @@
+package chat
+
+import "context"
+
+// Principal is who is calling: the app the request addresses, the key it used, and the user
+// it acts as. The HTTP layer's middleware resolves it once per request; nothing below reads
+// headers.
+type Principal struct {
+	App     App
+	KeyHash string
+	Scope   Scope
+	// Actor is the uid of the user the request acts as (onBehalfOf), lower-cased; empty
+	// when the request names none.
+	Actor string
+	// badActor is an onBehalfOf that cannot be a uid: not found wherever an actor is used.
+	badActor string
+}
+
+// ActingAs returns p acting as onBehalfOf (empty: as no one). The uid is only normalised
+// here; the operation that needs the user finds it, in the transaction that uses it.
+func (p Principal) ActingAs(onBehalfOf string) Principal {
+	p.Actor, p.badActor = "", ""
+	if onBehalfOf == "" {
+		return p
+	}
+	if uid, ok := NormalizeID(onBehalfOf); ok {
+		p.Actor = uid
+	} else {
+		p.badActor = uid
+	}
+	return p
+}
+
+// acting reports whether the request names an acting user.
+func (p Principal) acting() bool { return p.Actor != "" || p.badActor != "" }
+
+// actor is the acting uid of a request that requires one.
+func (p Principal) actor() (string, error) {
+	switch {
+	case p.badActor != "":
+		return "", errUIDNotFound(p.badActor)
+	case p.Actor == "":
+		return "", InvalidField("onBehalfOf", "The onBehalfOf header is required.")
+	}
+	return p.Actor, nil
+}
+
+type principalKey struct{}
+
+// WithPrincipal carries p in ctx.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom is the principal ctx carries, if any.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}
