@@ -47,9 +47,7 @@ const (
 	CodeReactionLimitExceeded Code = "ERR_REACTION_LIMIT_EXCEEDED"
 	CodeEmptyReceiver         Code = "ERR_EMPTY_RECEIVER"
 	CodeInvalidReceiverType   Code = "ERR_INVALID_RECEIVER_TYPE"
-	CodeEmptyCategory         Code = "ERR_EMPTY_MESSAGE_CATEGORY"
 	CodeInvalidCategory       Code = "ERR_INVALID_MESSAGE_CATEGORY"
-	CodeEmptyType             Code = "ERR_EMPTY_MESSAGE_TYPE"
 	CodeInvalidType           Code = "ERR_INVALID_MESSAGE_TYPE"
 	CodeInvalidMessageData    Code = "ERR_INVALID_MESSAGE_DATA"
 	CodeEmptyText             Code = "ERR_EMPTY_MESSAGE_TEXT"
@@ -68,9 +66,7 @@ var kinds = map[Code]Kind{
 	CodeReactionLimitExceeded: KindInvalid,
 	CodeEmptyReceiver:         KindInvalid,
 	CodeInvalidReceiverType:   KindInvalid,
-	CodeEmptyCategory:         KindInvalid,
 	CodeInvalidCategory:       KindInvalid,
-	CodeEmptyType:             KindInvalid,
 	CodeInvalidType:           KindInvalid,
 	CodeInvalidMessageData:    KindInvalid,
 	CodeEmptyText:             KindInvalid,

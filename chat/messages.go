@@ -59,10 +59,17 @@ func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) 
 
 // Entity is the user's short shape for message entities.
 func (u User) Entity() Entity {
-	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status}
+	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status, CreatedAt: u.CreatedAt, LastActiveAt: u.LastActiveAt}
 }
 
 func validateSend(in MessageSend) (Message, error) {
+	// The hosted service's spec defaults both.
+	if in.Category == "" {
+		in.Category = CategoryMessage
+	}
+	if in.Type == "" {
+		in.Type = "text"
+	}
 	m := Message{ReceiverType: in.ReceiverType, Category: in.Category, Type: in.Type, MUID: in.MUID}
 	switch {
 	case in.Receiver == "":
@@ -71,12 +78,8 @@ func validateSend(in MessageSend) (Message, error) {
 		return m, Errorf(CodeNotImplemented, "Group messages are not implemented in natter yet; see the README's feature table.")
 	case in.ReceiverType != ReceiverUser:
 		return m, Errorf(CodeInvalidReceiverType, "The receiverType must be user or group.")
-	case in.Category == "":
-		return m, Errorf(CodeEmptyCategory, "The category field is required.")
 	case in.Category != CategoryMessage && in.Category != CategoryCustom:
 		return m, Errorf(CodeInvalidCategory, "The category must be message or custom.")
-	case in.Type == "":
-		return m, Errorf(CodeEmptyType, "The type field is required.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
 		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type):
 		return m, Errorf(CodeInvalidType, "The type %q is not valid for category %s.", in.Type, in.Category)

@@ -75,11 +75,13 @@ func (u User) Active() bool { return u.DeactivatedAt == 0 && u.DeletedAt == 0 }
 
 // Entity is the short user shape embedded in messages and reactions.
 type Entity struct {
-	UID    string
-	Name   string
-	Avatar string
-	Role   string
-	Status string
+	UID          string
+	Name         string
+	Avatar       string
+	Role         string
+	Status       string
+	CreatedAt    int64
+	LastActiveAt int64 // 0 when never seen
 }
 
 // ReceiverUser is the only receiver type natter serves so far.

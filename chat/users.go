@@ -195,6 +195,11 @@ func (s *Service) ListUsers(ctx context.Context, p Principal, q UserFilter) ([]U
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
+	if p.acting() { // the list is then relative to that user (conversationId)
+		if _, err := s.actingUser(ctx, p); err != nil {
+			return nil, 0, err
+		}
+	}
 	users, total, err := s.store.ListUsers(ctx, p.App.ID, q)
 	if err != nil {
 		return nil, 0, internal("list users", err)

@@ -503,10 +503,13 @@ func TestDecode(t *testing.T) {
 	if !reflect.DeepEqual(rs, wantRs) {
 		t.Errorf("ListReactions = %+v, want %+v", rs, wantRs)
 	}
-	f.respond(http.StatusOK, `{"data":[],"meta":{"current":{"limit":10,"count":0}}}`)
+	if !rs.More() {
+		t.Errorf("a full page says it is the last")
+	}
+	f.respond(http.StatusOK, `{"data":[],"meta":{"current":{"limit":10,"count":0},"next":{"affix":"append","id":"3"}}}`)
 	rs, err = c.ListReactions(ctx, "7", client.ListReactionsParams{})
 	f.last(t)
-	if err != nil || rs.Next != nil || rs.Limit != 10 {
+	if err != nil || rs.More() || rs.Next == nil || rs.Limit != 10 {
 		t.Errorf("last page = %+v, %v", rs, err)
 	}
 }

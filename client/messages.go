@@ -88,6 +88,8 @@ type EntityUser struct {
 	Avatar         string `json:"avatar,omitempty"`
 	Role           string `json:"role"`
 	Status         string `json:"status"`
+	CreatedAt      int64  `json:"createdAt,omitempty"`
+	LastActiveAt   int64  `json:"lastActiveAt,omitempty"`
 	ConversationID string `json:"conversationId,omitempty"`
 }
 

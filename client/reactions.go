@@ -27,13 +27,18 @@ type ListReactionsParams struct {
 	ID       string
 }
 
-// ReactionList is one page of reactions; Next is nil on the last page.
+// ReactionList is one page of reactions. Next is where the following page starts; the
+// server sends it on every page, the last one too, so More tells whether to ask for it.
 type ReactionList struct {
 	Reactions []Reaction
 	Limit     int
 	Count     int
 	Next      *ReactionCursor
 }
+
+// More reports whether a following page may hold reactions: this one is full. A full last
+// page costs one more request, which answers empty.
+func (l *ReactionList) More() bool { return l.Next != nil && l.Count > 0 && l.Count >= l.Limit }
 
 // ReactionCursor is where the next page starts.
 type ReactionCursor struct {

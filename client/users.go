@@ -25,6 +25,8 @@ type User struct {
 	LastActiveAt  int64          `json:"lastActiveAt,omitempty"`
 	DeactivatedAt int64          `json:"deactivatedAt,omitempty"`
 	Tags          []string       `json:"tags,omitempty"`
+	// ConversationID is set in lists made on a user's behalf.
+	ConversationID string `json:"conversationId,omitempty"`
 }
 
 // CreateUserRequest is the body of POST /users. UID and Name are required, so they are

@@ -122,7 +122,7 @@ func appendData(b []byte, m chat.Message) []byte {
 	return append(b, '}')
 }
 
-// appendUserEntity appends a user inside data.entities (seed §2.3); the receiver's carries
+// appendUserEntity appends a user inside data.entities; the receiver's carries
 // the conversation id.
 func appendUserEntity(b []byte, e chat.Entity, conversationID string) []byte {
 	b = append(b, `{"entity":{"uid":`...)
@@ -137,6 +137,14 @@ func appendUserEntity(b []byte, e chat.Entity, conversationID string) []byte {
 	b = appendString(b, e.Role)
 	b = append(b, `,"status":`...)
 	b = appendString(b, e.Status)
+	if e.CreatedAt > 0 {
+		b = append(b, `,"createdAt":`...)
+		b = strconv.AppendInt(b, e.CreatedAt, 10)
+	}
+	if e.LastActiveAt > 0 {
+		b = append(b, `,"lastActiveAt":`...)
+		b = strconv.AppendInt(b, e.LastActiveAt, 10)
+	}
 	if conversationID != "" {
 		b = append(b, `,"conversationId":`...)
 		b = appendString(b, conversationID)

@@ -42,6 +42,13 @@ func TestSendAndGetMessage(t *testing.T) {
 		apiErr(t, err, 404, "ERR_MESSAGE_ID_NOT_FOUND")
 		_, err = e.c.GetMessage(e.ctx(), "abc")
 		apiErr(t, err, 404, "ERR_MESSAGE_ID_NOT_FOUND")
+
+		// category defaults to message and type to text, as in the hosted service's spec.
+		r = e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": "eve"},
+			body: `{"receiver":"cometchat-uid-2","receiverType":"user","data":{"text":"hi"}}`})
+		if r.status != 200 || !strings.Contains(string(r.body), `"category":"message"`) || !strings.Contains(string(r.body), `"type":"text"`) {
+			t.Fatalf("defaults: %d %s", r.status, r.body)
+		}
 	})
 }
 
@@ -68,9 +75,9 @@ func TestSendMessageValidation(t *testing.T) {
 			{"no receiver", "alice", `{"receiverType":"user","category":"message","type":"text","data":{"text":"hi"}}`, 400, "ERR_EMPTY_RECEIVER"},
 			{"bad receiverType", "alice", `{"receiver":"bob","receiverType":"room","category":"message","type":"text","data":{"text":"hi"}}`, 400, "ERR_INVALID_RECEIVER_TYPE"},
 			{"group receiver not yet", "alice", `{"receiver":"g","receiverType":"group","category":"message","type":"text","data":{"text":"hi"}}`, 501, "ERR_NOT_IMPLEMENTED"},
-			{"no category", "alice", `{"receiver":"bob","receiverType":"user","type":"text","data":{"text":"hi"}}`, 400, "ERR_EMPTY_MESSAGE_CATEGORY"},
+			{"no category, a custom type", "alice", `{"receiver":"bob","receiverType":"user","type":"location","data":{"text":"hi"}}`, 400, "ERR_INVALID_MESSAGE_TYPE"},
 			{"action category", "alice", `{"receiver":"bob","receiverType":"user","category":"action","type":"text","data":{"text":"hi"}}`, 400, "ERR_INVALID_MESSAGE_CATEGORY"},
-			{"no type", "alice", `{"receiver":"bob","receiverType":"user","category":"message","data":{"text":"hi"}}`, 400, "ERR_EMPTY_MESSAGE_TYPE"},
+			{"no type, no text", "alice", `{"receiver":"bob","receiverType":"user","category":"message","data":{}}`, 400, "ERR_EMPTY_MESSAGE_TEXT"},
 			{"unknown message type", "alice", `{"receiver":"bob","receiverType":"user","category":"message","type":"sticker","data":{"text":"hi"}}`, 400, "ERR_INVALID_MESSAGE_TYPE"},
 			{"empty text", "alice", `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":""}}`, 400, "ERR_EMPTY_MESSAGE_TEXT"},
 			{"text not a string", "alice", `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":5}}`, 400, "ERR_INVALID_MESSAGE_TEXT"},

@@ -25,7 +25,7 @@ func (s *Server) removeReaction(w http.ResponseWriter, r *http.Request, p chat.P
 	return nil
 }
 
-// reactionJSON is a reaction record (API-reference §3.4).
+// reactionJSON is a reaction record.
 type reactionJSON struct {
 	ID        string   `json:"id"`
 	MessageID string   `json:"messageId"`
@@ -40,10 +40,12 @@ type cursorMeta struct {
 		Limit int `json:"limit"`
 		Count int `json:"count"`
 	} `json:"current"`
-	Next *struct {
-		Affix string `json:"affix"`
-		ID    string `json:"id"`
-	} `json:"next,omitempty"`
+	Next *cursorJSON `json:"next"`
+}
+
+type cursorJSON struct {
+	Affix string `json:"affix"`
+	ID    string `json:"id"`
 }
 
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -53,7 +55,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err := q.err(); err != nil {
 		return err
 	}
-	rs, more, err := s.svc.ListReactions(r.Context(), p, r.PathValue("id"), page)
+	rs, _, err := s.svc.ListReactions(r.Context(), p, r.PathValue("id"), page)
 	if err != nil {
 		return err
 	}
@@ -64,18 +66,25 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Pr
 		out[i] = reactionJSON{ID: strconv.FormatInt(x.ID, 10), MessageID: strconv.FormatInt(x.MessageID, 10),
 			Reaction: x.Reaction, UID: x.UID, ReactedAt: x.ReactedAt, ReactedBy: u}
 	}
+	// next is on every page, the last one too: the official JavaScript client keeps its old
+	// cursor when next is missing, and so would read its first page forever. It points past
+	// the page's last record, or stays where the request was when the page is empty.
 	var meta cursorMeta
 	meta.Current.Limit, meta.Current.Count = page.Limit, len(out)
-	if more && len(out) > 0 {
-		affix, last := "append", out[len(out)-1].ID
-		if page.Affix == "prepend" {
-			affix, last = "prepend", out[0].ID
-		}
-		meta.Next = &struct {
-			Affix string `json:"affix"`
-			ID    string `json:"id"`
-		}{affix, last}
+	affix, last := "append", page.CursorID
+	if page.Affix == "prepend" {
+		affix = "prepend"
 	}
+	if len(out) > 0 {
+		last = out[len(out)-1].ID
+		if affix == "prepend" {
+			last = out[0].ID
+		}
+	}
+	if last == "" {
+		last = "0"
+	}
+	meta.Next = &cursorJSON{affix, last}
 	writeData(w, r, out, meta)
 	return nil
 }

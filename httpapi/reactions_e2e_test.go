@@ -204,6 +204,9 @@ func TestListReactionsPaging(t *testing.T) {
 				}
 			}
 			if l.Next == nil {
+				t.Fatalf("page %d has no next: %+v", page, l)
+			}
+			if !l.More() {
 				break
 			}
 			p.ID, p.Affix = l.Next.ID, l.Next.Affix
@@ -216,8 +219,13 @@ func TestListReactionsPaging(t *testing.T) {
 			t.Fatalf("paged %d records: %v", len(seen), seen)
 		}
 		l, err := e.c.ListReactions(e.ctx(), m.ID, client.ListReactionsParams{Reaction: "r0"})
-		if err != nil || len(l.Reactions) != 2 || l.Next != nil {
+		if err != nil || len(l.Reactions) != 2 || l.Next == nil || l.Next.ID != l.Reactions[1].ID || l.More() {
 			t.Fatalf("filtered: %+v %v", l, err)
+		}
+		// Past the end: an empty page whose next stays where it was asked from.
+		end, err := e.c.ListReactions(e.ctx(), m.ID, client.ListReactionsParams{Affix: "append", ID: "999999"})
+		if err != nil || len(end.Reactions) != 0 || end.Next == nil || *end.Next != (client.ReactionCursor{Affix: "append", ID: "999999"}) {
+			t.Fatalf("past the end: %+v %v", end, err)
 		}
 		back, err := e.c.ListReactions(e.ctx(), m.ID, client.ListReactionsParams{Affix: "prepend", ID: "5", Limit: 2})
 		if err != nil || len(back.Reactions) != 2 || back.Reactions[0].ID != "3" || back.Reactions[1].ID != "4" || back.Next == nil || back.Next.ID != "3" {

@@ -24,6 +24,9 @@ type userJSON struct {
 	LastActiveAt  int64           `json:"lastActiveAt,omitempty"`
 	DeactivatedAt int64           `json:"deactivatedAt,omitempty"`
 	Tags          []string        `json:"tags,omitempty"`
+	// ConversationID is the one-to-one conversation with the acting user, in lists made
+	// on a user's behalf.
+	ConversationID string `json:"conversationId,omitempty"`
 }
 
 func userOut(u chat.User) userJSON {
@@ -144,6 +147,9 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 	out := make([]userJSON, len(users))
 	for i, u := range users {
 		out[i] = userOut(u)
+		if p.Actor != "" {
+			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
+		}
 	}
 	writeData(w, r, out, pageMeta(f.Page, len(out), total))
 	return nil

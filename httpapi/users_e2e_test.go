@@ -135,6 +135,16 @@ func TestListUsers(t *testing.T) {
 		}
 		r := e.do(request{method: "GET", path: "/v3/users?perPage=2&page=2&withTags=true"})
 		golden(t, "user_list_page", r.body)
+
+		// On a user's behalf, each user carries its conversation with that user.
+		r = e.do(request{method: "GET", path: "/v3/users?searchKey=u", headers: map[string]string{"onBehalfOf": "U2"}})
+		if r.status != 200 || !strings.Contains(string(r.body), `"uid":"u1","name":"Ann","status":"offline","role":"default","createdAt":`) ||
+			strings.Count(string(r.body), `"conversationId":`) != 3 || !strings.Contains(string(r.body), `"conversationId":"u1_user_u2"`) {
+			t.Fatalf("on behalf of u2: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/users", headers: map[string]string{"onBehalfOf": "ghost"}}); r.status != 404 {
+			t.Fatalf("on behalf of an unknown user: %d %s", r.status, r.body)
+		}
 	})
 }
 

@@ -42,7 +42,8 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
 	m.data, m.tags, m.muid, m.target_id, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
-	s.name, s.avatar, s.role, s.status, r.name, r.avatar, r.role, r.status,
+	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
+	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
 	messageFrom = `
 	FROM messages m
@@ -119,11 +120,12 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	m := chat.Message{AppID: appID}
 	var data string
 	var tags sql.NullString
-	var s, r [4]sql.NullString
+	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
 		&data, &tags, &m.MUID, &m.TargetID, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
-		&s[0], &s[1], &s[2], &s[3], &r[0], &r[1], &r[2], &r[3], &p.sender, &p.receiver)
+		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt,
+		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &p.sender, &p.receiver)
 	if err != nil {
 		return m, p, mapErr(err)
 	}
@@ -178,11 +180,19 @@ func parseSummary(id int64, all, mine string) ([]chat.ReactionSummary, error) {
 	return out, nil
 }
 
-func entity(uid string, c [4]sql.NullString) chat.Entity {
-	if uid == chat.SystemUID && !c[0].Valid {
+// entityColumns are a party's columns of the message query; all NULL when its user row is
+// gone.
+type entityColumns struct {
+	name, avatar, role, status sql.NullString
+	createdAt, lastActiveAt    sql.NullInt64
+}
+
+func entity(uid string, c entityColumns) chat.Entity {
+	if uid == chat.SystemUID && !c.name.Valid {
 		return chat.Entity{UID: uid, Name: "System", Role: chat.DefaultRole, Status: "offline"}
 	}
-	return chat.Entity{UID: uid, Name: c[0].String, Avatar: c[1].String, Role: c[2].String, Status: c[3].String}
+	return chat.Entity{UID: uid, Name: c.name.String, Avatar: c.avatar.String, Role: c.role.String, Status: c.status.String,
+		CreatedAt: c.createdAt.Int64, LastActiveAt: c.lastActiveAt.Int64}
 }
 
 // MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).
