@@ -7,17 +7,52 @@ import (
 	"strings"
 )
 
+// Scope is an API key's power.
+type Scope string
+
+const (
+	ScopeFullAccess Scope = "fullAccess"
+	ScopeAuthOnly   Scope = "authOnly"
+)
+
+// APIKey is a stored key: its hash and the few characters shown in lists, never the key.
+type APIKey struct {
+	AppID     string
+	Hash      string // hex SHA-256 of the key
+	Prefix    string // first 4 characters
+	Suffix    string // last 4 characters
+	Name      string
+	Scope     Scope
+	CreatedAt int64
+	UpdatedAt int64 // 0 until updated
+}
+
+// Masked is the key as lists show it: first and last four characters around asterisks.
+func (k APIKey) Masked() string {
+	return k.Prefix + "********************************" + k.Suffix
+}
+
+// APIKeyStore keeps API keys.
+type APIKeyStore interface {
+	// APIKeyByHash finds a key of any app; authentication uses it before the app is known.
+	APIKeyByHash(ctx context.Context, hash string) (APIKey, error)
+	APIKey(ctx context.Context, appID, hash string) (APIKey, error)
+	ListAPIKeys(ctx context.Context, appID string, q APIKeyQuery) ([]APIKey, int, error)
+	UpdateAPIKey(ctx context.Context, appID, hash string, c APIKeyChange) (APIKey, error)
+	DeleteAPIKey(ctx context.Context, appID, hash string) error
+}
+
+// APIKeyQuery filters a key list.
+type APIKeyQuery struct {
+	Scope     Scope
+	SearchKey string
+	Page      Page
+}
+
 // APIKeyCreate asks for a new key. Scope defaults to authOnly, as on the hosted service.
 type APIKeyCreate struct {
 	Name  string
 	Scope Scope
-}
-
-// APIKeyFilter filters a key list.
-type APIKeyFilter struct {
-	Scope     Scope
-	SearchKey string
-	Page      Page
 }
 
 func (f fieldErrors) scope(field string, s Scope) {
@@ -87,7 +122,7 @@ func errAPIKeyNotFound() error {
 }
 
 // ListAPIKeys lists the app's keys.
-func (s *Service) ListAPIKeys(ctx context.Context, p Principal, f APIKeyFilter) ([]APIKey, int, error) {
+func (s *Service) ListAPIKeys(ctx context.Context, p Principal, f APIKeyQuery) ([]APIKey, int, error) {
 	fe := fieldErrors{}
 	if f.Scope != "" {
 		fe.scope("scope", f.Scope)
@@ -96,17 +131,19 @@ func (s *Service) ListAPIKeys(ctx context.Context, p Principal, f APIKeyFilter) 
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
-	keys, total, err := s.store.ListAPIKeys(ctx, p.App.ID, APIKeyQuery(f))
+	keys, total, err := s.store.ListAPIKeys(ctx, p.App.ID, f)
 	if err != nil {
 		return nil, 0, internal("list api keys", err)
 	}
 	return keys, total, nil
 }
 
-// APIKeyChange is a partial update of a key.
+// APIKeyChange is a partial update of a key: nil fields are left alone. The service sets
+// UpdatedAt.
 type APIKeyChange struct {
-	Name  *string
-	Scope *Scope
+	Name      *string
+	Scope     *Scope
+	UpdatedAt int64
 }
 
 // UpdateAPIKey renames or re-scopes a key other than the caller's own.
@@ -125,7 +162,8 @@ func (s *Service) UpdateAPIKey(ctx context.Context, p Principal, value string, i
 	if err := fe.err(); err != nil {
 		return APIKey{}, err
 	}
-	k, err := s.store.UpdateAPIKey(ctx, p.App.ID, hash, APIKeyUpdate{Name: in.Name, Scope: in.Scope, UpdatedAt: s.now()})
+	in.UpdatedAt = s.now()
+	k, err := s.store.UpdateAPIKey(ctx, p.App.ID, hash, in)
 	if errors.Is(err, ErrNotFound) {
 		return APIKey{}, errAPIKeyNotFound()
 	}

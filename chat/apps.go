@@ -6,6 +6,38 @@ import (
 	"strings"
 )
 
+// Region is a data-centre region code as it appears in hosts: us, eu or in.
+type Region string
+
+// Regions natter accepts, as on the hosted service.
+var Regions = []Region{"us", "eu", "in"}
+
+// ValidRegion reports whether r is a known region.
+func ValidRegion(r Region) bool {
+	for _, x := range Regions {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// App is a tenant. Every other row belongs to exactly one app.
+type App struct {
+	ID        string
+	Region    Region
+	Name      string
+	CreatedAt int64
+}
+
+// AppStore keeps apps.
+type AppStore interface {
+	// CreateApp creates an app and its first keys in one transaction.
+	CreateApp(ctx context.Context, app App, keys []APIKey) error
+	App(ctx context.Context, id string) (App, error)
+	CountApps(ctx context.Context) (int, error)
+}
+
 // NewKey is a key as returned once at creation: the record and the secret value.
 type NewKey struct {
 	APIKey

@@ -9,6 +9,61 @@ import (
 	"unicode/utf8"
 )
 
+// ReceiverUser is the only receiver type natter serves so far.
+const ReceiverUser = "user"
+
+// Message is a stored message with its parties resolved.
+type Message struct {
+	ID             int64
+	AppID          string
+	ConversationID string
+	Sender         string
+	ReceiverType   string
+	Receiver       string
+	Category       string
+	Type           string
+	Data           json.RawMessage // the content object as sent, minus the keys natter generates
+	Tags           []string
+	MUID           string
+	SentAt         int64
+	UpdatedAt      int64
+	DeletedAt      int64
+	DeletedBy      string
+	SenderEntity   Entity
+	ReceiverEntity Entity
+	Reactions      []ReactionSummary
+	// Action messages only: what happened (data.action) and the message it happened to.
+	Action   string
+	Target   *Message
+	TargetID int64
+}
+
+// MessageHead is what a rule needs to decide on a message inside a write transaction.
+type MessageHead struct {
+	ID           int64
+	Sender       string
+	Receiver     string
+	ReceiverType string
+	DeletedAt    int64
+}
+
+// ConversationID of a one-to-one conversation: the two uids ascending, joined by _user_.
+func ConversationID(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return a + "_user_" + b
+}
+
+// MessageStore keeps messages.
+type MessageStore interface {
+	// CreateMessage inserts m and sets its ID.
+	CreateMessage(ctx context.Context, m *Message) error
+	// Message returns the message with its parties' entities and, when viewer is not empty,
+	// the reaction summary with reactedByMe for viewer.
+	Message(ctx context.Context, appID string, id int64, viewer string) (Message, error)
+}
+
 // Message categories and types natter accepts on send.
 const (
 	CategoryMessage = "message"

@@ -7,6 +7,43 @@ import (
 	"unicode/utf8"
 )
 
+// ReactionSummary is one entry of a message's data.reactions.
+type ReactionSummary struct {
+	Reaction    string
+	Count       int64
+	ReactedByMe bool
+}
+
+// Reaction is one user's reaction on one message.
+type Reaction struct {
+	ID        int64
+	MessageID int64
+	Reaction  string
+	UID       string
+	ReactedAt int64
+	ReactedBy User
+}
+
+// ReactionStore keeps reactions. Counts and the distinct-reaction cap are kept in the same
+// transaction as the rows, so they never drift.
+type ReactionStore interface {
+	// ChangeReaction reads the actor, the message and its reactions in one write
+	// transaction, decides with DecideReaction, writes what it decided, and answers with
+	// the message as the change left it, its summary for the actor. A refusal is
+	// DecideReaction's error.
+	ChangeReaction(ctx context.Context, c ReactionChange) (Message, error)
+	// ListReactions pages reaction records by id; reaction filters when not empty.
+	ListReactions(ctx context.Context, appID string, msgID int64, q ReactionQuery) ([]Reaction, error)
+}
+
+// ReactionQuery is a cursor window over a message's reactions.
+type ReactionQuery struct {
+	Reaction string
+	AfterID  int64 // append: ids greater than this
+	BeforeID int64 // prepend: ids smaller than this (wins when set)
+	Limit    int
+}
+
 // ValidateReaction applies the reaction string rules to the percent-decoded path segment:
 // non-empty, valid UTF-8, at most 64 characters, no control characters. Emoji sequences
 // (skin tones, ZWJ, variation selectors) are format and mark characters, not controls.

@@ -6,6 +6,80 @@ import (
 	"errors"
 )
 
+// User is a chat user of one app.
+type User struct {
+	AppID         string
+	UID           string
+	Name          string
+	Avatar        string
+	Link          string
+	Role          string
+	Status        string
+	StatusMessage string
+	Metadata      json.RawMessage // compact JSON object, or nil
+	Tags          []string
+	CreatedAt     int64
+	UpdatedAt     int64 // 0 until updated
+	LastActiveAt  int64
+	DeactivatedAt int64 // 0 while active
+	DeletedAt     int64 // 0 unless soft-deleted
+}
+
+// Active reports whether the user can be found: neither deactivated nor deleted.
+func (u User) Active() bool { return u.DeactivatedAt == 0 && u.DeletedAt == 0 }
+
+// Entity is the short user shape embedded in messages and reactions.
+type Entity struct {
+	UID          string
+	Name         string
+	Avatar       string
+	Role         string
+	Status       string
+	CreatedAt    int64
+	LastActiveAt int64 // 0 when never seen
+}
+
+// UserStore keeps users and their tags.
+type UserStore interface {
+	CreateUser(ctx context.Context, u User) error
+	// User returns the user, without tags, whatever its state; the service decides what is
+	// visible.
+	User(ctx context.Context, appID, uid string) (User, error)
+	// UserTags returns the tags of the listed users, in the order they were given.
+	UserTags(ctx context.Context, appID string, uids []string) (map[string][]string, error)
+	// UpdateUser changes an active user and returns it with its tags.
+	UpdateUser(ctx context.Context, appID, uid string, c UserChange) (User, error)
+	// SoftDeleteUser marks an active or deactivated user deleted.
+	SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error
+	// PurgeUser removes the user, its tags, its messages and its reactions.
+	PurgeUser(ctx context.Context, appID, uid string) error
+	ListUsers(ctx context.Context, appID string, q UserQuery) ([]User, int, error)
+	// SetDeactivated sets (at > 0) or clears (at == 0) deactivation on the listed users that
+	// exist and are not deleted, and returns the uids it changed.
+	SetDeactivated(ctx context.Context, appID string, uids []string, at int64) ([]string, error)
+}
+
+// UserQuery filters a user list.
+type UserQuery struct {
+	SearchKey   string
+	SearchIn    []string // "uid", "name"; empty means both
+	Status      string
+	Roles       []string
+	Tags        []string
+	WithTags    bool
+	Deactivated DeactivatedFilter
+	Page        Page
+}
+
+// DeactivatedFilter chooses which users a list shows.
+type DeactivatedFilter int
+
+const (
+	OnlyActive DeactivatedFilter = iota
+	WithDeactivated
+	OnlyDeactivated
+)
+
 // DefaultRole is the role of a user created without one.
 const DefaultRole = "default"
 
@@ -77,7 +151,9 @@ func (s *Service) User(ctx context.Context, p Principal, uid string) (User, erro
 	return u, nil
 }
 
-// UserChange is a partial update; nil fields are left alone.
+// UserChange is a partial update: nil fields are left alone, and Unset clears avatar, link
+// or metadata. Metadata "null" is left alone too. The service normalises what it keeps and
+// sets UpdatedAt.
 type UserChange struct {
 	Name          *string
 	Avatar        *string
@@ -87,6 +163,7 @@ type UserChange struct {
 	Metadata      json.RawMessage
 	Tags          *[]string
 	Unset         []string
+	UpdatedAt     int64
 }
 
 var unsettable = map[string]bool{"avatar": true, "link": true, "metadata": true}
@@ -94,7 +171,8 @@ var unsettable = map[string]bool{"avatar": true, "link": true, "metadata": true}
 // UpdateUser changes an active user.
 func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in UserChange) (User, error) {
 	fe := fieldErrors{}
-	up := UserUpdate{Name: in.Name, Avatar: in.Avatar, Link: in.Link, StatusMessage: in.StatusMessage, UpdatedAt: s.now()}
+	up := in
+	up.UpdatedAt = s.now()
 	if in.Name != nil {
 		fe.text("name", *in.Name, MaxNameLen, true)
 	}
@@ -111,9 +189,9 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 	if in.StatusMessage != nil {
 		fe.text("statusMessage", *in.StatusMessage, MaxStatusMessageLen, false)
 	}
+	up.Metadata = nil
 	if in.Metadata != nil && string(in.Metadata) != "null" {
-		m := fe.metadata("metadata", in.Metadata)
-		up.Metadata = &m
+		up.Metadata = fe.metadata("metadata", in.Metadata)
 	}
 	if in.Tags != nil {
 		t := fe.tags("tags", *in.Tags)
@@ -125,7 +203,6 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 			break
 		}
 	}
-	up.Unset = in.Unset
 	if err := fe.err(); err != nil {
 		return User{}, err
 	}
@@ -169,11 +246,8 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 	return nil
 }
 
-// UserFilter is a user-list request.
-type UserFilter = UserQuery
-
 // ListUsers lists the app's users, a page at a time.
-func (s *Service) ListUsers(ctx context.Context, p Principal, q UserFilter) ([]User, int, error) {
+func (s *Service) ListUsers(ctx context.Context, p Principal, q UserQuery) ([]User, int, error) {
 	fe := fieldErrors{}
 	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
 	for _, in := range q.SearchIn {

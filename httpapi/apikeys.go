@@ -47,7 +47,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request, p chat.Pri
 
 func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
-	f := chat.APIKeyFilter{Scope: chat.Scope(q.str("scope")), SearchKey: q.str("searchKey"), Page: q.page()}
+	f := chat.APIKeyQuery{Scope: chat.Scope(q.str("scope")), SearchKey: q.str("searchKey"), Page: q.page()}
 	if err := q.err(); err != nil {
 		return err
 	}

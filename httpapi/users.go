@@ -122,7 +122,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 
 func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
-	f := chat.UserFilter{
+	f := chat.UserQuery{
 		SearchKey: q.str("searchKey"),
 		SearchIn:  q.list("searchIn"),
 		Status:    q.str("status"),

@@ -65,7 +65,7 @@ func (db *DB) ListAPIKeys(ctx context.Context, appID string, q chat.APIKeyQuery)
 }
 
 // UpdateAPIKey changes a key's name or scope.
-func (db *DB) UpdateAPIKey(ctx context.Context, appID, hash string, u chat.APIKeyUpdate) (chat.APIKey, error) {
+func (db *DB) UpdateAPIKey(ctx context.Context, appID, hash string, u chat.APIKeyChange) (chat.APIKey, error) {
 	var k chat.APIKey
 	err := db.transact(ctx, func(tx *wtx) error {
 		var err error

@@ -83,7 +83,7 @@ func userTags(run runner, appID string, uids []string) (map[string][]string, err
 }
 
 // UpdateUser applies u to an active user and returns the user with its tags.
-func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpdate) (chat.User, error) {
+func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserChange) (chat.User, error) {
 	var out chat.User
 	err := db.transact(ctx, func(tx *wtx) error {
 		set := []string{"updated_at = $1"}
@@ -108,7 +108,7 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserUpda
 			add("status_message", *u.StatusMessage)
 		}
 		if u.Metadata != nil {
-			add("metadata", nullJSON(*u.Metadata))
+			add("metadata", nullJSON(u.Metadata))
 		}
 		for _, f := range u.Unset { // unset wins over a value sent in the same request
 			switch f {
