@@ -145,3 +145,17 @@ func pageMeta(p chat.Page, count, total int) any {
 	pages := (total + p.PerPage - 1) / p.PerPage
 	return map[string]pagination{"pagination": {Total: total, Count: count, PerPage: p.PerPage, CurrentPage: p.Number, TotalPages: pages}}
 }
+
+// permanentFlag reads a delete's permanent flag, from the body or the query: the hosted
+// service documents the body, and its SDKs send the query.
+func permanentFlag(r *http.Request) (bool, error) {
+	var req struct {
+		Permanent bool `json:"permanent"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return false, err
+	}
+	q := newQuery(r)
+	permanent := req.Permanent || q.boolean("permanent")
+	return permanent, q.err()
+}

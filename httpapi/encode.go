@@ -10,8 +10,8 @@ import (
 
 // Messages are on the path of every message and reaction response, so they are encoded by
 // hand rather than through encoding/json's reflection (which also re-validated the
-// generated parts of data): the same bytes — keys in the seed's order (§2.1), the optional
-// keys the reference names omitted when empty, strings escaped as encoding/json escapes
+// generated parts of data): the same bytes — keys in the hosted service's order, the
+// optional keys omitted when empty, strings escaped as encoding/json escapes
 // them without HTML escaping — in a fraction of the time. encode_test.go holds the
 // reflection-based encoder as the oracle.
 

@@ -13,7 +13,7 @@ import (
 // The reflection-based encoder that writeMessage replaced, kept as its oracle: the hand
 // encoder must produce exactly these bytes.
 
-// messageJSON is the message shape of the seed (§2.1), keys in its order; the optional keys
+// messageJSON is the hosted service's message shape, keys in its order; the optional keys
 // the reference names follow.
 type messageJSON struct {
 	ID             string          `json:"id"`
@@ -32,7 +32,7 @@ type messageJSON struct {
 	DeletedBy      string          `json:"deletedBy,omitempty"`
 }
 
-// entityUserJSON is a user inside data.entities (seed §2.3).
+// entityUserJSON is a user inside data.entities.
 type entityUserJSON struct {
 	UID            string `json:"uid"`
 	Name           string `json:"name"`

@@ -44,18 +44,9 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, p chat.Princ
 	return nil
 }
 
-type deleteMessageRequest struct {
-	Permanent bool `json:"permanent"`
-}
-
 func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	var req deleteMessageRequest
-	if err := decodeJSON(r, &req); err != nil {
-		return err
-	}
-	q := newQuery(r)
-	permanent := req.Permanent || q.boolean("permanent")
-	if err := q.err(); err != nil {
+	permanent, err := permanentFlag(r)
+	if err != nil {
 		return err
 	}
 	m, err := s.svc.DeleteMessage(r.Context(), p, r.PathValue("id"), permanent)

@@ -98,18 +98,9 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	return nil
 }
 
-type deleteUserRequest struct {
-	Permanent bool `json:"permanent"`
-}
-
 func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	var req deleteUserRequest
-	if err := decodeJSON(r, &req); err != nil {
-		return err
-	}
-	q := newQuery(r)
-	permanent := req.Permanent || q.boolean("permanent")
-	if err := q.err(); err != nil {
+	permanent, err := permanentFlag(r)
+	if err != nil {
 		return err
 	}
 	uid, _ := chat.NormalizeID(r.PathValue("uid"))
@@ -155,39 +146,32 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 	return nil
 }
 
-type deactivateRequest struct {
-	UIDs []string `json:"uidsToDeactivate"`
-}
-
 func (s *Server) deactivateUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	var req deactivateRequest
-	if err := decodeJSON(r, &req); err != nil {
-		return err
+	var req struct {
+		UIDs []string `json:"uidsToDeactivate"`
 	}
-	done, err := s.svc.SetUsersDeactivated(r.Context(), p, "uidsToDeactivate", req.UIDs, true)
-	if err != nil {
-		return err
-	}
-	slices.Sort(done)
-	writeData(w, r, map[string][]string{"deactivatedUids": done}, nil)
-	return nil
+	return s.setDeactivated(w, r, p, &req, &req.UIDs, "uidsToDeactivate", "deactivatedUids", true)
 }
 
-type reactivateRequest struct {
-	UIDs []string `json:"uidsToActivate"`
-}
-
+// reactivateUsers answers with the uids under "nonDeactivatedUids", the hosted service's name.
 func (s *Server) reactivateUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	var req reactivateRequest
-	if err := decodeJSON(r, &req); err != nil {
+	var req struct {
+		UIDs []string `json:"uidsToActivate"`
+	}
+	return s.setDeactivated(w, r, p, &req, &req.UIDs, "uidsToActivate", "nonDeactivatedUids", false)
+}
+
+// setDeactivated decodes req, whose uids field is named in, and answers with the uids
+// changed, sorted, under out.
+func (s *Server) setDeactivated(w http.ResponseWriter, r *http.Request, p chat.Principal, req any, uids *[]string, in, out string, deactivate bool) error {
+	if err := decodeJSON(r, req); err != nil {
 		return err
 	}
-	done, err := s.svc.SetUsersDeactivated(r.Context(), p, "uidsToActivate", req.UIDs, false)
+	done, err := s.svc.SetUsersDeactivated(r.Context(), p, in, *uids, deactivate)
 	if err != nil {
 		return err
 	}
 	slices.Sort(done)
-	// The hosted service names the reactivated uids "nonDeactivatedUids".
-	writeData(w, r, map[string][]string{"nonDeactivatedUids": done}, nil)
+	writeData(w, r, map[string][]string{out: done}, nil)
 	return nil
 }

@@ -75,21 +75,15 @@ func (c *exampleChecker) parameters(where string, ps []*v3.Parameter) {
 }
 
 func (c *exampleChecker) parameter(where string, p *v3.Parameter) {
-	if p == nil {
-		return
+	if p != nil {
+		c.described(where, p.Schema, p.Example, p.Examples, p.Content)
 	}
-	c.examples(where, p.Schema, p.Example, p.Examples)
-	c.schema(where+".schema", p.Schema, false)
-	c.content(where, p.Content)
 }
 
 func (c *exampleChecker) header(where string, h *v3.Header) {
-	if h == nil {
-		return
+	if h != nil {
+		c.described(where, h.Schema, h.Example, h.Examples, h.Content)
 	}
-	c.examples(where, h.Schema, h.Example, h.Examples)
-	c.schema(where+".schema", h.Schema, false)
-	c.content(where, h.Content)
 }
 
 func (c *exampleChecker) response(where string, r *v3.Response) {
@@ -100,6 +94,14 @@ func (c *exampleChecker) response(where string, r *v3.Response) {
 		c.header(where+".headers."+name, h)
 	}
 	c.content(where, r.Content)
+}
+
+// described checks what a parameter or a header holds: its examples, its schema's and its
+// content's.
+func (c *exampleChecker) described(where string, sp *base.SchemaProxy, example *yaml.Node, named *orderedmap.Map[string, *base.Example], content *orderedmap.Map[string, *v3.MediaType]) {
+	c.examples(where, sp, example, named)
+	c.schema(where+".schema", sp, false)
+	c.content(where, content)
 }
 
 func (c *exampleChecker) content(where string, content *orderedmap.Map[string, *v3.MediaType]) {
