@@ -25,6 +25,9 @@ type Options struct {
 	MaxConns int
 	// MaxIdleConns keeps this many connections open while idle (PostgreSQL).
 	MaxIdleConns int
+	// Shared opens a SQLite file without its writer lock (sqlite_lock.go), for commands that
+	// only add apps and keys and so may run beside the natter serve that holds it.
+	Shared bool
 }
 
 // DB is a Store over one database. For SQLite, w is a single-connection pool that takes every
@@ -43,6 +46,9 @@ type DB struct {
 	hot *hotMessages
 	// PostgreSQL only: reaction changes in shared transactions (reactions_pg.go).
 	pgBatch *pgBatcher
+	// SQLite only: the file, and this process's writer lock on it (nil if Options.Shared).
+	path string
+	lock *sqliteLock
 }
 
 // Open connects to url ("sqlite:PATH" or "postgres://…"), and runs the embedded migrations.
@@ -51,7 +57,7 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	var err error
 	switch {
 	case strings.HasPrefix(dbURL, "sqlite:"):
-		db, err = openSQLite(strings.TrimPrefix(strings.TrimPrefix(dbURL, "sqlite:"), "//"), opt)
+		db, err = openSQLiteLocked(strings.TrimPrefix(strings.TrimPrefix(dbURL, "sqlite:"), "//"), opt)
 	case strings.HasPrefix(dbURL, "postgres://"), strings.HasPrefix(dbURL, "postgresql://"):
 		db, err = openPostgres(dbURL, opt)
 	default:
@@ -62,6 +68,9 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
+		if db.dialect.name == "sqlite" {
+			err = fmt.Errorf("sqlite database %s: %w", absPath(db.path), err)
+		}
 		return nil, err
 	}
 	if db.writeStmts != nil {
@@ -183,7 +192,8 @@ func (db *DB) Close() error {
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
 	}
-	return err
+	// Last: the file is free for another writer only once this one has let go of it.
+	return errors.Join(err, db.lock.release())
 }
 
 // transact runs fn in a write transaction, committing if fn returns nil and rolling back on

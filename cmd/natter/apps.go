@@ -38,7 +38,8 @@ func appsCreate(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintln(stderr, "natter apps create: --id and --region are required")
 		return errUsage
 	}
-	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{})
+	// Shared: adding an app is safe beside the natter serve that owns a SQLite file.
+	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{Shared: true})
 	if err != nil {
 		return err
 	}
