@@ -12,6 +12,7 @@ type Code string
 const (
 	CodeBadRequest            Code = "ERR_BAD_REQUEST"
 	CodeAPINotFound           Code = "ERR_API_NOT_FOUND"
+	CodeMethodNotAllowed      Code = "ERR_METHOD_NOT_ALLOWED" // natter's own: the hosted service says ERR_API_NOT_FOUND
 	CodeNotImplemented        Code = "ERR_NOT_IMPLEMENTED"
 	CodeException             Code = "ERR_EXCEPTION"
 	CodeServiceUnavailable    Code = "ERR_SERVICE_UNAVAILABLE"

@@ -41,6 +41,7 @@ var statusByCode = map[chat.Code]int{
 	chat.CodeAPIKeyPathNotFound:    http.StatusNotFound,
 	chat.CodeUIDNotFound:           http.StatusNotFound,
 	chat.CodeMessageNotFound:       http.StatusNotFound,
+	chat.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	chat.CodeMessageActionDenied:   http.StatusConflict,
 	chat.CodeTooManyRequests:       http.StatusTooManyRequests,
 	chat.CodeException:             http.StatusInternalServerError,

@@ -512,7 +512,7 @@ func TestLogsNeverHoldKeys(t *testing.T) {
 
 	a.want(a.do("GET", "/v3/apikeys/"+tmp, nil), 200, "", "get key")
 	a.want(a.do("PUT", "/v3.0/apikeys/"+tmp, map[string]any{"name": "renamed"}), 200, "", "update key")
-	a.want(a.do("POST", "/v3/apikeys/"+tmp, nil), 405, "", "wrong method on a key path")
+	a.want(a.do("POST", "/v3/apikeys/"+tmp, nil), 405, "ERR_METHOD_NOT_ALLOWED", "wrong method on a key path")
 	a.want(a.do("GET", "/v3/apikeys/"+tmp+"/", nil), 404, "", "key path with a trailing slash")
 	a.want(a.do("GET", "/v3/apikeys//"+tmp, nil), 404, "", "key path with an empty segment")
 	tmpAPI := newAPI(t, addr, "demo", "us", tmp)
