@@ -68,8 +68,8 @@ func (s *Service) CreateApp(ctx context.Context, in AppCreate) (App, []NewKey, e
 		in.Name = in.ID
 	}
 	fe.text("name", in.Name, MaxNameLen, true)
-	if in.FullAccessKey != "" && (len(in.FullAccessKey) < 16 || len(in.FullAccessKey) > 256) {
-		fe.add("apiKey", "A chosen API key must be 16 to 256 characters long.")
+	if in.FullAccessKey != "" && !validChosenKey(in.FullAccessKey) {
+		fe.add("apiKey", "A chosen API key must be 16 to 256 visible ASCII characters (letters, digits, punctuation), without spaces.")
 	}
 	if err := fe.err(); err != nil {
 		return App{}, nil, err
@@ -90,6 +90,21 @@ func (s *Service) CreateApp(ctx context.Context, in AppCreate) (App, []NewKey, e
 		return App{}, nil, internal("create app", err)
 	}
 	return app, []NewKey{{full, fullValue}, {auth, authValue}}, nil
+}
+
+// validChosenKey reports whether k can be an app's chosen key: 16 to 256 visible ASCII
+// characters, so that it arrives intact as an apikey header from any HTTP client (servers
+// trim spaces around header values, and clients differ on other bytes).
+func validChosenKey(k string) bool {
+	if len(k) < 16 || len(k) > 256 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < '!' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // CountApps reports how many apps exist; serve creates the first one on an empty database.

@@ -22,12 +22,14 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindNotImplemented
+	KindMethodNotAllowed
 )
 
 // Error codes natter emits; kinds gives each its Kind.
 const (
 	CodeBadRequest            Code = "ERR_BAD_REQUEST"
 	CodeAPINotFound           Code = "ERR_API_NOT_FOUND"
+	CodeMethodNotAllowed      Code = "ERR_METHOD_NOT_ALLOWED" // natter's own: the hosted service says ERR_API_NOT_FOUND
 	CodeNotImplemented        Code = "ERR_NOT_IMPLEMENTED"
 	CodeException             Code = "ERR_EXCEPTION"
 	CodeServiceUnavailable    Code = "ERR_SERVICE_UNAVAILABLE"
@@ -90,6 +92,7 @@ var kinds = map[Code]Kind{
 	CodeTooManyRequests:       KindRateLimited,
 	CodeException:             KindInternal,
 	CodeNotImplemented:        KindNotImplemented,
+	CodeMethodNotAllowed:      KindMethodNotAllowed,
 	CodeServiceUnavailable:    KindUnavailable,
 }
 

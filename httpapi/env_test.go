@@ -313,10 +313,11 @@ func apiErr(t *testing.T, err error, status int, code string) {
 func defaultConfigWithTTL(ttl time.Duration) chat.Config { return chat.Config{KeyCacheTTL: ttl} }
 
 // secondNode starts another server over the same database, as a second natter process
-// would, and returns its URL.
+// would, and returns its URL. On SQLite it opens the file Shared, past the writer lock that
+// stops a second natter serve: tests use it for keys, which apps create may add beside serve.
 func (e *env) secondNode(cfg chat.Config) string {
 	e.t.Helper()
-	db, err := sqlstore.Open(context.Background(), e.dbURL, sqlstore.Options{})
+	db, err := sqlstore.Open(context.Background(), e.dbURL, sqlstore.Options{Shared: true})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -96,6 +96,8 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 		messageHead  = `"id":"7","conversationId":"alice_user_bob","sender":"alice","receiverType":"user","receiver":"bob","category":"message","type":"text"`
 		messageTimes = `"sentAt":1795000000,"updatedAt":1795000000`
 		notFound     = `{"error":{"message":"The requested API does not exist.","devMessage":"The requested API does not exist.","source":"chat-api","code":"ERR_API_NOT_FOUND"}}`
+		notAllowed   = `{"error":{"message":"m","devMessage":"m","source":"chat-api","code":"ERR_METHOD_NOT_ALLOWED"}}`
+		noKey        = `{"error":{"message":"m","devMessage":"m","source":"chat-api","code":"AUTH_ERR_EMPTY_APIKEY"}}`
 	)
 	message := func(data string) string {
 		return `{"data":{` + messageHead + `,"data":` + data + `,` + messageTimes + `}}`
@@ -134,10 +136,13 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 			wantErr: "by"},
 		{name: "unknown path answered 404", method: "GET", path: "/v3/nothing", status: 404, body: notFound},
 		{name: "unknown path answered 200", method: "GET", path: "/v3/nothing", status: 200, body: `{"data":{}}`, wantErr: "unknown path"},
-		{name: "known path, other method, no Allow", method: "PATCH", path: "/v3/users", status: 405, body: notFound, wantErr: "Allow"},
+		{name: "known path, other method, no Allow", method: "PATCH", path: "/v3/users", status: 405, body: notAllowed, wantErr: "Allow"},
+		{name: "known path, other method, 404's code", method: "PATCH", path: "/v3/users", status: 405, body: notFound, wantErr: "ERR_METHOD_NOT_ALLOWED"},
+		{name: "feature natter lacks, no key", method: "GET", path: "/v3/groups", status: 401, body: noKey},
+		{name: "feature natter lacks, 401 with another code", method: "GET", path: "/v3/groups", status: 401, body: notFound, wantErr: "code"},
 		{name: "empty reaction routed", method: "POST", path: "/v3/messages/7/reactions/", status: 400,
 			body: `{"error":{"message":"m","devMessage":"m","source":"chat-api","details":{"reaction":["The reaction may not be empty."]},"code":"ERR_BAD_REQUEST"}}`},
-		{name: "empty reaction not routed", method: "GET", path: "/v3/messages/7/reactions/", status: 405, body: notFound},
+		{name: "empty reaction not routed", method: "GET", path: "/v3/messages/7/reactions/", status: 405, body: notAllowed},
 		{name: "empty uid not routed", method: "GET", path: "/v3/users/", status: 404, body: notFound},
 		{name: "empty reaction, wrong shape", method: "DELETE", path: "/v3.0/messages/7/reactions/", status: 200,
 			body: message(`{"text":"hi"}`), wantErr: "entities"},

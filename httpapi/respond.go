@@ -14,16 +14,17 @@ import (
 
 // statusByKind is the one table from an error's kind to its HTTP status.
 var statusByKind = map[chat.Kind]int{
-	chat.KindInternal:        http.StatusInternalServerError,
-	chat.KindInvalid:         http.StatusBadRequest,
-	chat.KindUnauthenticated: http.StatusUnauthorized,
-	chat.KindForbidden:       http.StatusForbidden,
-	chat.KindNotFound:        http.StatusNotFound,
-	chat.KindConflict:        http.StatusConflict,
-	chat.KindTooLarge:        http.StatusRequestEntityTooLarge,
-	chat.KindRateLimited:     http.StatusTooManyRequests,
-	chat.KindUnavailable:     http.StatusServiceUnavailable,
-	chat.KindNotImplemented:  http.StatusNotImplemented,
+	chat.KindInternal:         http.StatusInternalServerError,
+	chat.KindInvalid:          http.StatusBadRequest,
+	chat.KindUnauthenticated:  http.StatusUnauthorized,
+	chat.KindForbidden:        http.StatusForbidden,
+	chat.KindNotFound:         http.StatusNotFound,
+	chat.KindConflict:         http.StatusConflict,
+	chat.KindTooLarge:         http.StatusRequestEntityTooLarge,
+	chat.KindRateLimited:      http.StatusTooManyRequests,
+	chat.KindUnavailable:      http.StatusServiceUnavailable,
+	chat.KindNotImplemented:   http.StatusNotImplemented,
+	chat.KindMethodNotAllowed: http.StatusMethodNotAllowed,
 }
 
 // StatusOf returns the HTTP status for an error code.

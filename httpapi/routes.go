@@ -49,9 +49,9 @@ func Routes() []string {
 	return out
 }
 
-// notYet are the hosted service's endpoints natter does not serve yet. They answer 501
-// ERR_NOT_IMPLEMENTED rather than 404, so a client knows the path is right and the feature
-// is missing. Patterns are relative to the version prefix; those ending in "/" cover a
+// notYet are the hosted service's endpoints natter does not serve yet. After authentication
+// (any valid key) they answer 501 ERR_NOT_IMPLEMENTED rather than 404, so a client knows the
+// path is right and the feature is missing. Patterns are relative to the version prefix; those ending in "/" cover a
 // whole subtree.
 var notYet = []string{
 	"/users/{uid}/auth_tokens", "/users/{uid}/auth_tokens/",

@@ -64,7 +64,9 @@ func New(svc *chat.Service, opt Options) *Server {
 			method, path = "", p
 		}
 		for _, prefix := range []string{"/v3", "/v3.0"} {
-			s.mux.HandleFunc(strings.TrimSpace(method+" "+prefix+path), notImplemented)
+			// Authenticated first, with any valid key: a caller without one learns that
+			// before it learns that the feature is missing.
+			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(authOnlyAllowed, notImplemented))
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
@@ -94,10 +96,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
-		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody{errorJSON{
+		writeError(w, r, &chat.Error{Code: chat.CodeMethodNotAllowed,
 			// The path is not echoed: it may hold an API key.
-			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: " + probe.header.Get("Allow") + ".",
-			Source: "chat-api", Code: chat.CodeAPINotFound}})
+			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: " + probe.header.Get("Allow") + "."})
 		return
 	}
 	writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
@@ -122,8 +123,8 @@ func (p *headerProbe) Header() http.Header         { return p.header }
 func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *headerProbe) WriteHeader(code int)        { p.status = code }
 
-func notImplemented(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, chat.Errorf(chat.CodeNotImplemented, "This endpoint is not implemented in natter yet; see the README's feature table."))
+func notImplemented(http.ResponseWriter, *http.Request, chat.Principal) error {
+	return chat.Errorf(chat.CodeNotImplemented, "This endpoint is not implemented in natter yet; see the README's feature table.")
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -8,7 +8,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -26,6 +25,9 @@ type Options struct {
 	MaxConns int
 	// MaxIdleConns keeps this many connections open while idle (PostgreSQL).
 	MaxIdleConns int
+	// Shared opens a SQLite file without its writer lock (sqlite_lock.go), for commands that
+	// only add apps and keys and so may run beside the natter serve that holds it.
+	Shared bool
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own
@@ -54,6 +56,7 @@ type engine interface {
 	// prepared statement for a rebound query, or nil.
 	readRow(ctx context.Context, query string, args ...any) scanner
 	writeStmt(query string) *sql.Stmt
+	// close stops the engine and closes the pools.
 	close() error
 }
 
@@ -63,7 +66,7 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	var err error
 	switch {
 	case strings.HasPrefix(dbURL, "sqlite:"):
-		db, err = openSQLite(ctx, strings.TrimPrefix(strings.TrimPrefix(dbURL, "sqlite:"), "//"), opt)
+		db, err = openSQLiteLocked(ctx, strings.TrimPrefix(strings.TrimPrefix(dbURL, "sqlite:"), "//"), opt)
 	case strings.HasPrefix(dbURL, "postgres://"), strings.HasPrefix(dbURL, "postgresql://"):
 		db, err = openPostgres(ctx, dbURL, opt)
 	default:
@@ -89,14 +92,7 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // Close stops the engine and closes the pools.
-func (db *DB) Close() error {
-	err := db.eng.close()
-	err = errors.Join(err, db.w.Close())
-	if db.r != db.w {
-		err = errors.Join(err, db.r.Close())
-	}
-	return err
-}
+func (db *DB) Close() error { return db.eng.close() }
 
 // redact hides a password in a database URL for error messages and logs.
 func redact(dbURL string) string {

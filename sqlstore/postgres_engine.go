@@ -119,5 +119,5 @@ func (e *postgresEngine) close() error {
 	if e.batch != nil {
 		e.batch.close()
 	}
-	return nil
+	return e.db.w.Close()
 }

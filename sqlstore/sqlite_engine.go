@@ -17,16 +17,14 @@ import (
 // statements prepared once per pool (sqlite_stmt.go).
 type sqliteEngine struct {
 	db                    *DB
+	lock                  *sqliteLock // nil when opened Shared
 	batch                 *commit.Batcher
 	hot                   *hotMessages
 	checkpoint            *checkpointer
 	readStmts, writeStmts *stmtCache
 }
 
-func openSQLite(ctx context.Context, path string, opt Options) (*DB, error) {
-	if path == "" {
-		return nil, errors.New("sqlite: empty path")
-	}
+func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock) (*DB, error) {
 	// Pragmas go in the DSN so every pooled connection gets them; busy_timeout comes first so
 	// that switching to WAL waits for other processes instead of failing.
 	base := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
@@ -61,7 +59,7 @@ func openSQLite(ctx context.Context, path string, opt Options) (*DB, error) {
 	}
 	cp.SetMaxOpenConns(1)
 	db := &DB{w: w, r: r, dialect: sqliteDialect}
-	e := &sqliteEngine{db: db, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), hot: newHotMessages(maxHotMessages)}
+	e := &sqliteEngine{db: db, lock: lock, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), hot: newHotMessages(maxHotMessages)}
 	db.eng = e
 	fail := func(err error) (*DB, error) {
 		e.readStmts.close()
@@ -133,8 +131,11 @@ func (e *sqliteEngine) close() error {
 	}
 	e.readStmts.close()
 	e.writeStmts.close()
+	var err error
 	if e.checkpoint != nil {
-		return e.checkpoint.close()
+		err = e.checkpoint.close()
 	}
-	return nil
+	err = errors.Join(err, e.db.w.Close(), e.db.r.Close())
+	// Last: the file is free for another writer only once this one has let go of it.
+	return errors.Join(err, e.lock.release())
 }

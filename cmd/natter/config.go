@@ -35,10 +35,30 @@ func defaultDatabase(getenv func(string) string) string {
 	return "sqlite:natter.db"
 }
 
-func parseServe(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+const serveHelp = `natter serve — run the chat server
+
+Usage: natter serve [flags]
+
+Serves CometChat's REST API v3 under /v3 and /v3.0, and /healthz and /readyz. On an empty
+database it first creates an app and prints its id, region and two API keys on standard output:
+they are shown only then, as natter stores keys hashed. On SQLite it holds <file>.lock while it
+runs: a second serve, or a migrate, on the same file refuses to start. SIGINT and SIGTERM drain
+in-flight requests, then exit 0.
+
+Every flag can also be set by the NATTER_* variable in its description; a flag wins.
+`
+
+const serveHelpAfter = `
+Environment only, read on an empty database to create the first app:
+  NATTER_APP_ID      the app id: 1 to 63 lowercase letters, digits or hyphens (default demo)
+  NATTER_APP_REGION  us, eu or in (default us)
+  NATTER_API_KEY     its fullAccess key: 16 to 256 visible ASCII characters, no spaces
+                     (default: a random key of 40 hex digits)
+`
+
+func parseServe(args []string, getenv func(string) string, stdout, stderr io.Writer) (config, error) {
 	c := config{}
 	fs := flag.NewFlagSet("natter serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	env := func(name, def string) string {
 		if v := getenv(name); v != "" {
 			return v
@@ -92,14 +112,11 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (co
 	fs.StringVar(&c.LogLevel, "log-level", env("NATTER_LOG_LEVEL", "info"), "debug, info, warn or error (NATTER_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-timeout", envDur("NATTER_SHUTDOWN_TIMEOUT", 15*time.Second), "how long SIGTERM waits for in-flight requests (NATTER_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", env("NATTER_DEBUG_ADDR", ""), "serve Go's pprof profiles on this separate address, e.g. 127.0.0.1:6060; off when empty (NATTER_DEBUG_ADDR)")
-	if err := fs.Parse(args); err != nil {
-		return c, errUsage
+	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
+		return c, err
 	}
 	if len(errs) > 0 {
 		return c, errs[0]
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	switch {
 	case c.MaxReactions < 0:

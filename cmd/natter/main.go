@@ -1,5 +1,5 @@
 // Command natter is a self-hostable chat server that speaks the hosted chat service's REST
-// API v3. Subcommands: serve, apps create, migrate, version.
+// API v3. Subcommands: serve, apps create, apps keys create, migrate, version.
 package main
 
 import (
@@ -12,13 +12,17 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; without it, natter version
+// reads the build information Go embeds (version.go).
 var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, errHelp) {
+		return
+	}
 	if errors.Is(err, errUsage) {
 		os.Exit(2)
 	}
@@ -30,15 +34,17 @@ func main() {
 
 var errUsage = errors.New("usage")
 
-const usage = `natter — a self-hostable chat server speaking the v3 chat REST API
+const usage = `natter — a self-hostable chat server speaking CometChat's REST API v3
 
 Usage:
-  natter serve [flags]                                   run the server
-  natter apps create --id ID --region REGION [--name N]  create an app, print it as JSON
-  natter migrate [--database URL]                        apply database migrations
-  natter version                                         print the version
+  natter serve [flags]                                    run the server
+  natter apps create --id ID --region REGION [--name N]   create an app, print it as JSON
+  natter apps keys create --app ID [--scope S] [--name N] add an API key, print it as JSON
+  natter migrate [--database URL]                         apply database migrations
+  natter version                                          print the version
 
-Run "natter serve -h" for the server's flags; every flag can be set by its NATTER_* variable.
+Run "natter COMMAND --help" for a command's flags and settings. serve's flags can each be set
+by a NATTER_* variable instead.
 `
 
 // run is the whole program with its environment passed in, so tests can drive it.
@@ -51,15 +57,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve":
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "apps":
-		if len(args) < 2 || args[1] != "create" {
-			fmt.Fprint(stderr, usage)
-			return errUsage
-		}
-		return appsCreate(ctx, args[2:], getenv, stdout, stderr)
+		return apps(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
-		return migrate(ctx, args[1:], getenv, stderr)
+		return migrate(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "natter", version)
+		fmt.Fprintln(stdout, versionString())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

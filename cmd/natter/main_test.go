@@ -186,10 +186,13 @@ func waitListening(t *testing.T, p *proc) string {
 	}
 }
 
-// banner is what serve prints on stdout when it creates the first app.
+// banner is what serve prints on stdout when it creates the first app: the keys, a curl line
+// at the bare listen address, and one in the host form.
 type banner struct {
 	AppID, Region, FullKey, AuthKey string
-	CurlKey, CurlURL                string
+	CurlKey, CurlURL                string // http://127.0.0.1:<port>/v3/users
+	HostKey, HostURL                string // http://<app>.api-<region>.<domain>:<port>/v3/users
+	Text                            string
 }
 
 var (
@@ -198,6 +201,7 @@ var (
 	bannerFullRE   = regexp.MustCompile(`(?m)^\s*fullAccess key:\s+(\S+)$`)
 	bannerAuthRE   = regexp.MustCompile(`(?m)^\s*authOnly key:\s+(\S+)$`)
 	bannerCurlRE   = regexp.MustCompile(`(?m)^\s*curl -H 'apikey: ([^']+)' (http://\S+)$`)
+	bannerHostRE   = regexp.MustCompile(`(?m)^\s*curl -H 'apikey: ([^']+)' (http://\S+\.api-\S+)$`)
 	hexKeyRE       = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 
@@ -206,7 +210,7 @@ var (
 func parseBanner(t *testing.T, p *proc) banner {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !bannerCurlRE.MatchString(p.stdout.String()) && !p.exited() && time.Now().Before(deadline) {
+	for !bannerHostRE.MatchString(p.stdout.String()) && !p.exited() && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	stdout := p.stdout.String()
@@ -218,12 +222,15 @@ func parseBanner(t *testing.T, p *proc) banner {
 		return m
 	}
 	curl := get(bannerCurlRE, "curl line")
+	host := get(bannerHostRE, "curl line in the host form")
 	return banner{
 		AppID:   get(bannerAppRE, "app id")[1],
 		Region:  get(bannerRegionRE, "region")[1],
 		FullKey: get(bannerFullRE, "fullAccess key")[1],
 		AuthKey: get(bannerAuthRE, "authOnly key")[1],
 		CurlKey: curl[1], CurlURL: curl[2],
+		HostKey: host[1], HostURL: host[2],
+		Text: stdout,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,8 +21,9 @@ import (
 	"time"
 )
 
-// The README's first screen: an empty database gets the app demo/us, its keys and a curl
-// line that works as printed. A second start on that database creates nothing.
+// The README's first screen: an empty database gets the app demo/us, its keys, and two curl
+// lines that work as printed: one at the bare address, which any HTTP client reaches, and one
+// in the host form. A second start on that database creates nothing.
 func TestFirstStartDemo(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "natter.db")
 	p, addr := startServe(t, db, nil)
@@ -39,37 +41,53 @@ func TestFirstStartDemo(t *testing.T) {
 	if b.FullKey == b.AuthKey {
 		t.Errorf("fullAccess and authOnly keys are the same: %s", b.FullKey)
 	}
-	if b.CurlKey != b.FullKey {
-		t.Errorf("curl line sends key %s, want the fullAccess key %s", b.CurlKey, b.FullKey)
+	if b.CurlKey != b.FullKey || b.HostKey != b.FullKey {
+		t.Errorf("curl lines send keys %s and %s, want the fullAccess key %s", b.CurlKey, b.HostKey, b.FullKey)
 	}
-	if want := "http://demo.api-us.localhost:" + port + "/v3/users"; b.CurlURL != want {
+	if want := "http://127.0.0.1:" + port + "/v3/users"; b.CurlURL != want {
 		t.Errorf("curl URL is %s, want %s", b.CurlURL, want)
 	}
+	if want := "http://demo.api-us.localhost:" + port + "/v3/users"; b.HostURL != want {
+		t.Errorf("host-form curl URL is %s, want %s", b.HostURL, want)
+	}
+	for _, want := range []string{"shown only now", "hashes", "natter apps keys create --app demo --scope fullAccess --database 'sqlite:" + db + "'"} {
+		if !strings.Contains(b.Text, want) {
+			t.Errorf("the banner does not say %q:\n%s", want, b.Text)
+		}
+	}
 
-	// Run the curl line's request exactly: its URL and its header, dialled at the server.
-	c := httpClient(t, addr, true)
-	req, err := http.NewRequest("GET", b.CurlURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("apikey", b.CurlKey)
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("curl line's request: %v", err)
-	}
-	raw, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("curl line's request: status %d, want 200\n%s", resp.StatusCode, raw)
-	}
-	var body struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &body); err != nil || body.Data == nil || len(body.Data) != 0 {
-		t.Fatalf("curl line's request: want an empty user list in data, got (%v)\n%s", err, raw)
+	// Run each curl line's request exactly: its URL and its header. The first with a plain
+	// client, as any program would; the second dialled at the server, as *.localhost would.
+	for _, tc := range []struct {
+		url string
+		c   *http.Client
+	}{
+		{b.CurlURL, &http.Client{Timeout: 10 * time.Second}},
+		{b.HostURL, httpClient(t, addr, true)},
+	} {
+		req, err := http.NewRequest("GET", tc.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("apikey", b.FullKey)
+		resp, err := tc.c.Do(req)
+		if err != nil {
+			t.Fatalf("curl line's request: %v", err)
+		}
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("curl line's request to %s: status %d, want 200\n%s", tc.url, resp.StatusCode, raw)
+		}
+		var body struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &body); err != nil || body.Data == nil || len(body.Data) != 0 {
+			t.Fatalf("curl line's request to %s: want an empty user list in data, got (%v)\n%s", tc.url, err, raw)
+		}
 	}
 
 	// The authOnly key is one: it may create users but not list them.
@@ -119,14 +137,14 @@ func TestFirstStartFromEnv(t *testing.T) {
 	if b.AppID != "acme" || b.Region != "eu" {
 		t.Errorf("first app is %s/%s, want acme/eu", b.AppID, b.Region)
 	}
-	if b.FullKey != key || b.CurlKey != key {
-		t.Errorf("printed fullAccess key %q and curl key %q, want the chosen %q", b.FullKey, b.CurlKey, key)
+	if b.FullKey != key || b.CurlKey != key || b.HostKey != key {
+		t.Errorf("printed fullAccess key %q and curl keys %q, %q, want the chosen %q", b.FullKey, b.CurlKey, b.HostKey, key)
 	}
 	if !hexKeyRE.MatchString(b.AuthKey) {
 		t.Errorf("authOnly key %q is not 40 lowercase hex digits", b.AuthKey)
 	}
-	if want := "http://acme.api-eu.localhost:" + port + "/v3/users"; b.CurlURL != want {
-		t.Errorf("curl URL is %s, want %s", b.CurlURL, want)
+	if want := "http://acme.api-eu.localhost:" + port + "/v3/users"; b.HostURL != want {
+		t.Errorf("host-form curl URL is %s, want %s", b.HostURL, want)
 	}
 	a := newAPI(t, addr, "acme", "eu", key)
 	a.createUser("u1")
@@ -261,14 +279,17 @@ func TestServeSettingsFromEnv(t *testing.T) {
 		t.Errorf("listening on %s, want NATTER_ADDR's 127.0.0.1", addr)
 	}
 	b := parseBanner(t, p)
-	if want := "http://demo.api-us.chat.test:" + port + "/v3/users"; b.CurlURL != want {
-		t.Errorf("curl URL is %s, want %s", b.CurlURL, want)
+	if want := "http://demo.api-us.chat.test:" + port + "/v3/users"; b.HostURL != want {
+		t.Errorf("host-form curl URL is %s, want %s", b.HostURL, want)
+	}
+	if want := "needs demo.api-us.chat.test to resolve to this server"; !strings.Contains(b.Text, want) {
+		t.Errorf("the banner does not say %q:\n%s", want, b.Text)
 	}
 	if _, err := os.Stat(db); err != nil {
 		t.Errorf("NATTER_DATABASE_URL's file: %v", err)
 	}
 	a := newAPI(t, addr, "demo", "us", b.FullKey)
-	a.base = b.CurlURL[:strings.Index(b.CurlURL, "/v3/")]
+	a.base = b.HostURL[:strings.Index(b.HostURL, "/v3/")]
 	a.want(a.do("GET", "/v3/users", nil), 200, "", "the curl line's host under NATTER_DOMAIN")
 	// Under another domain the host names no app, and the key alone decides.
 	local := newAPI(t, addr, "nosuchapp", "us", b.FullKey)
@@ -381,9 +402,11 @@ func TestAppsCreate(t *testing.T) {
 // version, unknown commands, and settings serve refuses before it opens or listens.
 func TestCommandLine(t *testing.T) {
 	t.Run("version", func(t *testing.T) {
+		// Built without -ldflags: the version comes from Go's build information, which at
+		// least names the toolchain (version_test.go covers the rest).
 		stdout, stderr, code := runNatter(t, nil, "version")
-		if code != 0 || !strings.HasPrefix(stdout, "natter ") {
-			t.Errorf("natter version: status %d, stdout %q, stderr %q", code, stdout, stderr)
+		if code != 0 || !strings.HasPrefix(stdout, "natter ") || !strings.Contains(stdout, runtime.Version()) {
+			t.Errorf("natter version: status %d, stdout %q, stderr %q; want natter … %s", code, stdout, stderr, runtime.Version())
 		}
 	})
 	t.Run("unknown command", func(t *testing.T) {
@@ -434,8 +457,8 @@ func TestCommandLine(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "natter.db")
 	stdout, stderr, code := runNatter(t, map[string]string{"NATTER_DATABASE_URL": "sqlite:" + db}, "migrate")
-	if code != 0 || stdout != "" {
-		t.Fatalf("migrate: status %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	if want := "natter migrate: sqlite:" + db + " is up to date\n"; code != 0 || stdout != want {
+		t.Fatalf("migrate: status %d, stdout %q (want %q), stderr:\n%s", code, stdout, want, stderr)
 	}
 	if _, err := os.Stat(db); err != nil {
 		t.Fatalf("migrate made no database: %v", err)
@@ -512,7 +535,7 @@ func TestLogsNeverHoldKeys(t *testing.T) {
 
 	a.want(a.do("GET", "/v3/apikeys/"+tmp, nil), 200, "", "get key")
 	a.want(a.do("PUT", "/v3.0/apikeys/"+tmp, map[string]any{"name": "renamed"}), 200, "", "update key")
-	a.want(a.do("POST", "/v3/apikeys/"+tmp, nil), 405, "", "wrong method on a key path")
+	a.want(a.do("POST", "/v3/apikeys/"+tmp, nil), 405, "ERR_METHOD_NOT_ALLOWED", "wrong method on a key path")
 	a.want(a.do("GET", "/v3/apikeys/"+tmp+"/", nil), 404, "", "key path with a trailing slash")
 	a.want(a.do("GET", "/v3/apikeys//"+tmp, nil), 404, "", "key path with an empty segment")
 	tmpAPI := newAPI(t, addr, "demo", "us", tmp)

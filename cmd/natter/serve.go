@@ -31,7 +31,7 @@ func newLogger(c config, w io.Writer) (*slog.Logger, error) {
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c, err := parseServe(args, getenv, stderr)
+	c, err := parseServe(args, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	if err := firstStart(ctx, svc, getenv, ln.Addr().String(), c.Domain, stdout); err != nil {
+	if err := firstStart(ctx, svc, getenv, ln.Addr().String(), c.Domain, flagDatabase(c.Database, getenv), stdout); err != nil {
 		ln.Close()
 		return err
 	}
@@ -107,8 +107,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-// firstStart creates the first app on an empty database and prints how to call it.
-func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, addr, domain string, stdout io.Writer) error {
+// firstStart creates the first app on an empty database and prints how to call it: first at
+// an address any HTTP client reaches (the key names the app), then in the hosted service's
+// host form, which needs *.<domain> to resolve here. database is the --database given, if any.
+func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, addr, domain, database string, stdout io.Writer) error {
 	n, err := svc.CountApps(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -127,18 +129,29 @@ func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) stri
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("create the first app (NATTER_APP_ID, NATTER_APP_REGION, NATTER_API_KEY): %s", describe(err))
+		return fmt.Errorf("create the first app: %s", describe(err, map[string]string{
+			"appId": "NATTER_APP_ID", "region": "NATTER_APP_REGION", "apiKey": "NATTER_API_KEY", "name": "NATTER_APP_ID"}))
 	}
-	_, port, _ := net.SplitHostPort(addr)
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1" // listening on every address: loopback is one of them
+	}
+	where := fmt.Sprintf("which needs %s.api-%s.%s to resolve to this server", app.ID, app.Region, domain)
+	if domain == "localhost" {
+		where = "which needs *.localhost to resolve to this machine\n(curl and browsers do that themselves; Go, Python, Node and wget may not)"
+	}
 	full, auth := keys[0], keys[1]
 	fmt.Fprintf(stdout, `natter: created the first app on this empty database
   app id:          %s
   region:          %s
   fullAccess key:  %s
   authOnly key:    %s
-Try it:
+%sTry it from any HTTP client; the key names the app:
+  curl -H 'apikey: %s' http://%s/v3/users
+or in the hosted service's host form, %s:
   curl -H 'apikey: %s' http://%s.api-%s.%s:%s/v3/users
-`, app.ID, app.Region, full.Value, auth.Value, full.Value, app.ID, app.Region, domain, port)
+`, app.ID, app.Region, full.Value, auth.Value, keysNote(app.ID, database),
+		full.Value, net.JoinHostPort(host, port), where, full.Value, app.ID, app.Region, domain, port)
 	return nil
 }
 
@@ -159,13 +172,4 @@ func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
 	go srv.Serve(ln)
 	log.Info("debug listener (pprof)", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
-}
-
-// describe renders an error for the command line, with a validation error's field details.
-func describe(err error) string {
-	var ce *chat.Error
-	if errors.As(err, &ce) && len(ce.Details) > 0 {
-		return fmt.Sprintf("%s %v", ce.Message, ce.Details)
-	}
-	return err.Error()
 }

@@ -101,7 +101,7 @@ func Load(path string) (*Spec, error) {
 			}
 		}
 	}
-	for _, status := range []int{404, 405, 413, 501} {
+	for _, status := range []int{401, 404, 405, 413, 501, 503} {
 		name := "Error" + strconv.Itoa(status)
 		var sp *base.SchemaProxy
 		if s.model.Components != nil && s.model.Components.Schemas != nil {
@@ -229,13 +229,14 @@ func (s *Spec) check(req *http.Request, res *http.Response, body []byte) error {
 }
 
 // checkUnrouted checks the answer to a request no operation describes: an unknown path is
-// 404, a known path with another method 405 with Allow, a feature natter lacks 501, an
-// oversized body 413 — each in the error envelope.
+// 404, a known path with another method 405 with Allow, a feature natter lacks 501 (or 401
+// without a valid key, or 503 when the key cannot be checked), an oversized body 413 — each
+// in the error envelope.
 func (s *Spec) checkUnrouted(res *http.Response, body []byte, pathKnown bool) []string {
-	allowed := []int{404, 413, 501}
+	allowed := []int{401, 404, 413, 501, 503}
 	what := "an unknown path"
 	if pathKnown {
-		allowed = []int{405, 413, 501}
+		allowed = []int{401, 405, 413, 501, 503}
 		what = "a known path with a method the spec does not list"
 	}
 	if !slices.Contains(allowed, res.StatusCode) {

@@ -86,10 +86,12 @@ components:
           examples: [fine, 3]
       examples:
         - {name: b}
+    Error401: {type: object}
     Error404: {type: object}
     Error405: {type: object}
     Error413: {type: object}
     Error501: {type: object}
+    Error503: {type: object}
 `
 
 // TestCheckExamplesCatchesMismatch proves that an example that does not match its schema

@@ -11,8 +11,12 @@
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
 //
-// Without PostgreSQL, URL and NewServer skip the test, loudly; with CI=true they fail it instead,
-// so that CI cannot pass by silently skipping the PostgreSQL tests.
+// Without PostgreSQL, URL and NewServer skip the test, and Main then fails the package with a
+// banner saying how many tests could not run and why: go test prints a passing package as one
+// "ok" line, which must not stand for tests that never ran. NATTER_TEST_SKIP_POSTGRES=1 lets
+// such a package pass (the banner is then printed only where go test shows output, as with
+// -v). With CI=true URL and NewServer fail the test instead, whatever
+// NATTER_TEST_SKIP_POSTGRES says, so that CI cannot pass by skipping the PostgreSQL tests.
 package pgtest
 
 import (
@@ -52,8 +56,16 @@ var shared struct {
 
 var mainCalled atomic.Bool
 
+// unavailable counts the tests skipped for want of PostgreSQL, and keeps the first reason.
+var unavailable struct {
+	n      atomic.Int64
+	once   sync.Once
+	reason string
+}
+
 // Main runs the tests, then stops the shared server and deletes its files, and exits with the
-// tests' status. Call it from TestMain.
+// tests' status, or 1 if tests were skipped for want of PostgreSQL and
+// NATTER_TEST_SKIP_POSTGRES is not set. Call it from TestMain.
 func Main(m *testing.M) {
 	mainCalled.Store(true)
 	code := m.Run()
@@ -62,7 +74,31 @@ func Main(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "pgtest: stopping the shared PostgreSQL server: %v\n", err)
 		}
 	}
+	if n := unavailable.n.Load(); n > 0 {
+		var banner string
+		code, banner = verdict(code, n, unavailable.reason, os.Getenv("NATTER_TEST_SKIP_POSTGRES"))
+		fmt.Fprint(os.Stderr, banner)
+	}
 	os.Exit(code)
+}
+
+// verdict decides a package's exit status when n of its tests skipped for want of PostgreSQL,
+// and what to tell the reader.
+func verdict(code int, n int64, reason, skipEnv string) (int, string) {
+	what := fmt.Sprintf("%d test(s) did not run on PostgreSQL: %s", n, reason)
+	if skipEnv != "" {
+		return code, fmt.Sprintf("pgtest: %s; passing anyway, as NATTER_TEST_SKIP_POSTGRES=%s asks\n", what, skipEnv)
+	}
+	if code == 0 {
+		code = 1
+	}
+	return code, fmt.Sprintf(`
+!!! pgtest: FAIL: %s.
+!!! The tests that ran passed, but these need PostgreSQL. Install the PostgreSQL server
+!!! (Debian: apt-get install postgresql) or set NATTER_TEST_POSTGRES_URL; or set
+!!! NATTER_TEST_SKIP_POSTGRES=1 to run without them and pass.
+
+`, what)
 }
 
 // URL returns a connection URL to a new, empty database, which is dropped when the test and
@@ -115,7 +151,9 @@ func fail(tb testing.TB, err error) {
 	if os.Getenv("CI") == "true" {
 		tb.Fatal(msg + " (CI=true: failing rather than skipping)")
 	}
-	tb.Skip(msg)
+	unavailable.once.Do(func() { unavailable.reason = "PostgreSQL not available: " + ue.Reason })
+	unavailable.n.Add(1)
+	tb.Skip(msg + " (pgtest.Main fails the package unless NATTER_TEST_SKIP_POSTGRES=1)")
 }
 
 // createDatabase creates a database on the server that admin connects to, drops it in
