@@ -16,7 +16,7 @@ import (
 	"github.com/natter-chat/natter/sqlstore"
 )
 
-// BenchmarkAddReaction measures the seed's operation end to end in one process: HTTP, auth,
+// BenchmarkAddReaction measures the add-reaction operation end to end in one process: HTTP, auth,
 // the write transaction and the read-back, on a real SQLite file. The load harness under
 // bench/ measures the same against a bare handler; this one is for pprof:
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/natter-chat/natter/client"
 )
 
-// TestSeedReactionScenario rebuilds the seed's response: two users, one text message, four
+// TestSeedReactionScenario rebuilds the hosted service's documented add-reaction response: two users, one text message, four
 // reactions from the two users, every response compared with a golden file (key names,
 // types, reactedByMe present or absent, ids as strings, times as integers, no other keys).
 func TestSeedReactionScenario(t *testing.T) {
