@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -78,7 +79,7 @@ func validateSend(in MessageSend) (Message, error) {
 	case in.Type == "":
 		return m, Errorf(CodeEmptyType, "The type field is required.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
-		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type):
+		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type) || strings.IndexByte(in.Type, 0) >= 0:
 		return m, Errorf(CodeInvalidType, "The type %q is not valid for category %s.", in.Type, in.Category)
 	}
 	m.Receiver = in.Receiver
@@ -131,6 +132,10 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`), map[string]json.RawMessage{}, nil
 	}
+	fe := fieldErrors{}
+	if _, ok := fe.storedJSON("data", raw); !ok {
+		return nil, nil, fe.err()
+	}
 	if len(raw) > 4*MaxMessageDataBytes || !isJSONKind(raw, '{') {
 		return nil, nil, bad
 	}
@@ -174,7 +179,8 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 	if out.Len() > MaxMessageDataBytes {
 		return nil, nil, bad
 	}
-	return out.Bytes(), fields, nil
+	data, _ := RepairJSONText(out.Bytes()) // escaped lone surrogates become \ufffd (utf8.go)
+	return data, fields, nil
 }
 
 func isJSONKind(raw json.RawMessage, first byte) bool {

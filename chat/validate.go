@@ -70,6 +70,8 @@ func (f fieldErrors) text(field, v string, max int, required bool) {
 		f.add(field, "The "+field+" field is required.")
 	case !utf8.ValidString(v):
 		f.add(field, "The "+field+" must be valid UTF-8.")
+	case strings.IndexByte(v, 0) >= 0: // PostgreSQL cannot store it; SQLite must not differ
+		f.add(field, "The "+field+" may not contain the NUL character.")
 	case utf8.RuneCountInString(v) > max:
 		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(max)+" characters.")
 	}
@@ -83,7 +85,7 @@ func (f fieldErrors) tags(field string, tags []string) []string {
 	out := make([]string, 0, len(tags))
 	seen := map[string]bool{}
 	for _, t := range tags {
-		if t == "" || utf8.RuneCountInString(t) > MaxTagLen || !utf8.ValidString(t) {
+		if t == "" || utf8.RuneCountInString(t) > MaxTagLen || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
 			f.add(field, "Each tag must be 1 to "+strconv.Itoa(MaxTagLen)+" characters long.")
 			return nil
 		}
@@ -95,8 +97,13 @@ func (f fieldErrors) tags(field string, tags []string) []string {
 	return out
 }
 
-// metadata checks that raw is a JSON object within the size limit and returns it compacted.
+// metadata checks that raw is a JSON object of valid UTF-8 within the size limit and returns
+// it compacted (utf8.go).
 func (f fieldErrors) metadata(field string, raw json.RawMessage) []byte {
+	raw, ok := f.storedJSON(field, raw)
+	if !ok {
+		return nil
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {
 		f.add(field, "The "+field+" must be a JSON object.")
