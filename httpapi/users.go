@@ -27,7 +27,7 @@ type userJSON struct {
 }
 
 func userOut(u chat.User) userJSON {
-	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: u.Metadata, Status: u.Status,
+	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: storedObject(u.Metadata), Status: u.Status,
 		StatusMessage: u.StatusMessage, Role: u.Role, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
 		LastActiveAt: u.LastActiveAt, DeactivatedAt: u.DeactivatedAt, Tags: u.Tags}
 }
