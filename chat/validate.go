@@ -30,12 +30,14 @@ const (
 	MaxReactionPage     = 100
 )
 
-var idPattern = regexp.MustCompile(`^[a-z0-9_-]{1,100}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
 
-// NormalizeID lower-cases a uid, guid or role id and reports whether it is valid.
+// NormalizeID lower-cases a uid, guid or role id and reports whether it is valid. The id is
+// checked as sent, before it is lower-cased: some non-ASCII letters lower-case to ASCII (the
+// Kelvin sign to k, İ to i), and must not pass for the uid they fold to.
 func NormalizeID(id string) (string, bool) {
-	id = strings.ToLower(id)
-	return id, idPattern.MatchString(id)
+	ok := idPattern.MatchString(id)
+	return strings.ToLower(id), ok
 }
 
 // fieldErrors collects validation failures per field, in the hosted service's shape.

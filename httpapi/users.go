@@ -110,7 +110,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 		return err
 	}
 	uid, _ := chat.NormalizeID(r.PathValue("uid"))
-	if err := s.svc.DeleteUser(r.Context(), p, uid, permanent); err != nil {
+	if err := s.svc.DeleteUser(r.Context(), p, r.PathValue("uid"), permanent); err != nil { // checked as sent
 		return err
 	}
 	writeData(w, r, success{true, "User with " + uid + " has been deleted successfully."}, nil)
