@@ -53,7 +53,11 @@ type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) 
 // an error from h is written in the error envelope.
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.svc.Authenticate(r.Context(), s.credentials(r))
+		var p chat.Principal
+		err := oneAPIKey(r)
+		if err == nil {
+			p, err = s.svc.Authenticate(r.Context(), s.credentials(r))
+		}
 		if err == nil && p.Scope != chat.ScopeFullAccess && a != authOnlyAllowed {
 			err = &chat.Error{Code: chat.CodeNoAccess,
 				Message:    "The key cannot be used to perform this operation. Please use API key with a correct scope to perform the operation.",
@@ -66,4 +70,14 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 			writeError(w, r, err)
 		}
 	}
+}
+
+// oneAPIKey refuses a request that sends the apikey header more than once (in any spelling of
+// its name): which key it means is ambiguous, and taking the first would let whatever added
+// a header in between decide.
+func oneAPIKey(r *http.Request) error {
+	if len(r.Header.Values("apikey")) > 1 {
+		return chat.Errorf(chat.CodeAPIKeyNotFound, "The request sends the apikey header more than once; send exactly one.")
+	}
+	return nil
 }
