@@ -80,7 +80,7 @@ func validateSend(in MessageSend) (Message, error) {
 		return m, Errorf(CodeEmptyType, "The type field is required.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
 		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type) || strings.IndexByte(in.Type, 0) >= 0:
-		return m, Errorf(CodeInvalidType, "The type %q is not valid for category %s.", in.Type, in.Category)
+		return m, Errorf(CodeInvalidType, "The type %s is not valid for category %s.", brief(in.Type), in.Category)
 	}
 	m.Receiver = in.Receiver
 	fe := fieldErrors{}
@@ -160,7 +160,7 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 			continue
 		}
 		if _, dup := fields[key]; dup {
-			return nil, nil, Errorf(CodeInvalidMessageData, "The data field repeats the key %q.", key)
+			return nil, nil, Errorf(CodeInvalidMessageData, "The data field repeats the key %s.", brief(key))
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, v); err != nil {
@@ -193,13 +193,18 @@ func isJSONKind(raw json.RawMessage, first byte) bool {
 func ParseMessageID(s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, errMessageNotFound(s)
+		return 0, errMessageNotFound(0)
 	}
 	return id, nil
 }
 
-func errMessageNotFound(id string) error {
-	return Errorf(CodeMessageNotFound, "The message with id %s does not exist.", id)
+// errMessageNotFound names the message by the id natter parsed; 0 for a path value that was
+// not an id, which is not quoted.
+func errMessageNotFound(id int64) error {
+	if id <= 0 {
+		return Errorf(CodeMessageNotFound, "The message does not exist.")
+	}
+	return Errorf(CodeMessageNotFound, "The message with id %d does not exist.", id)
 }
 
 // Message returns a message. With onBehalfOf, only a participant may read it, and the
@@ -219,7 +224,7 @@ func (s *Service) Message(ctx context.Context, p Principal, id, onBehalfOf strin
 	}
 	m, err := s.store.Message(ctx, p.App.ID, mid, viewer)
 	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(id)
+		return Message{}, errMessageNotFound(mid)
 	}
 	if err != nil {
 		return Message{}, internal("get message", err)
@@ -298,7 +303,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id, onBehalfOf
 	del := MessageDeletion{By: actor.UID, At: now, Permanent: permanent, Action: action}
 	target, err := s.store.DeleteMessage(ctx, p.App.ID, mid, del, check)
 	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(id)
+		return Message{}, errMessageNotFound(mid)
 	}
 	if err != nil {
 		if ErrorCode(err) != "" {

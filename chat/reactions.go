@@ -51,7 +51,7 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 	}
 	uid, ok := NormalizeID(onBehalfOf)
 	if !ok {
-		return Message{}, errUIDNotFound(uid)
+		return Message{}, errUIDNotFound("")
 	}
 	check := func(actor User, h MessageHead) error {
 		if !actor.Active() {
@@ -73,7 +73,7 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, onBehalfO
 	case errors.Is(err, ErrActorNotFound):
 		return Message{}, errUIDNotFound(uid)
 	case errors.Is(err, ErrNotFound):
-		return Message{}, errMessageNotFound(id)
+		return Message{}, errMessageNotFound(mid)
 	case errors.Is(err, ErrLimitReached):
 		return Message{}, Errorf(CodeReactionLimitExceeded, "The message already has %d distinct reactions, the most allowed.", s.cfg.MaxReactions)
 	case ErrorCode(err) != "":

@@ -92,9 +92,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	if allow := s.allowed(r); allow != "" {
 		w.Header().Set("Allow", allow)
+		// Neither the path nor a method that is not a standard one is echoed: either may hold
+		// an API key.
+		method := "The method " + r.Method
+		if loggableMethod(r.Method) != r.Method {
+			method = "This method"
+		}
 		writeJSON(w, r, http.StatusMethodNotAllowed, errorBody{errorJSON{
-			// The path is not echoed: it may hold an API key.
-			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: " + allow + ".",
+			Message: method + " is not allowed on this endpoint.", DevMessage: method + " is not allowed on this endpoint; allowed: " + allow + ".",
 			Source: "chat-api", Code: chat.CodeAPINotFound}})
 		return
 	}
