@@ -129,4 +129,12 @@ func TestNoRouteShapeRedirects(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests over %d paths", n, len(sorted))
+
+	// The case of the report: once 307 to ".../reactions/", now 405 (docs/api-decisions.md).
+	for _, m := range []string{"POST", "DELETE"} {
+		r := e.do(request{method: m, path: "/v3/messages/1/reactions", headers: map[string]string{"onBehalfOf": "u1"}})
+		if r.status != 405 || r.code != "ERR_API_NOT_FOUND" || r.header.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s /v3/messages/1/reactions: %d %v %s", m, r.status, r.header, r.body)
+		}
+	}
 }
