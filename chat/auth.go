@@ -68,7 +68,7 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (Principal, e
 		// that app exists there only to a caller holding some valid key.
 		named, err := s.lookupApp(ctx, c.AppID)
 		if err != nil || c.Region != "" && named.Region != c.Region {
-			return Principal{}, Errorf(CodeInvalidAppID, "The app %q does not exist in this region.", c.AppID)
+			return Principal{}, errAppNotFound(c.AppID)
 		}
 		return Principal{}, Errorf(CodeAPIKeyNotFound, "The API key sent with the request does not exist for this app.")
 	}
@@ -102,11 +102,20 @@ func (s *Service) lookupApp(ctx context.Context, id string) (App, error) {
 	}
 	app, err := s.store.App(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return App{}, Errorf(CodeInvalidAppID, "The app %q does not exist in this region.", id)
+		return App{}, errAppNotFound(id)
 	}
 	if err != nil {
 		return App{}, internal("look up app", err)
 	}
 	s.keys.putApp(app)
 	return app, nil
+}
+
+// errAppNotFound names the app only when its id is well-formed and not shaped like a key
+// (echo.go): the id comes from the host or the appId header.
+func errAppNotFound(id string) error {
+	if !ValidAppID(id) || keyShaped(id) {
+		return Errorf(CodeInvalidAppID, "The app does not exist in this region.")
+	}
+	return Errorf(CodeInvalidAppID, "The app %q does not exist in this region.", id)
 }

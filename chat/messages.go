@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -136,8 +137,8 @@ func validateSend(in MessageSend) (Message, error) {
 	case in.Category != CategoryMessage && in.Category != CategoryCustom:
 		return m, Errorf(CodeInvalidCategory, "The category must be message or custom.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
-		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type):
-		return m, Errorf(CodeInvalidType, "The type %q is not valid for category %s.", in.Type, in.Category)
+		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type) || strings.IndexByte(in.Type, 0) >= 0:
+		return m, Errorf(CodeInvalidType, "The type %s is not valid for category %s.", brief(in.Type), in.Category)
 	}
 	m.Receiver = in.Receiver
 	fe := fieldErrors{}
@@ -189,6 +190,10 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`), map[string]json.RawMessage{}, nil
 	}
+	fe := fieldErrors{}
+	if _, ok := fe.storedJSON("data", raw); !ok {
+		return nil, nil, fe.err()
+	}
 	if len(raw) > 4*MaxMessageDataBytes || !isJSONKind(raw, '{') {
 		return nil, nil, bad
 	}
@@ -213,7 +218,7 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 			continue
 		}
 		if _, dup := fields[key]; dup {
-			return nil, nil, Errorf(CodeInvalidMessageData, "The data field repeats the key %q.", key)
+			return nil, nil, Errorf(CodeInvalidMessageData, "The data field repeats the key %s.", brief(key))
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, v); err != nil {
@@ -232,7 +237,8 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 	if out.Len() > MaxMessageDataBytes {
 		return nil, nil, bad
 	}
-	return out.Bytes(), fields, nil
+	data, _ := RepairJSONText(out.Bytes()) // escaped lone surrogates become \ufffd (utf8.go)
+	return data, fields, nil
 }
 
 func isJSONKind(raw json.RawMessage, first byte) bool {
@@ -245,13 +251,18 @@ func isJSONKind(raw json.RawMessage, first byte) bool {
 func ParseMessageID(s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, errMessageNotFound(s)
+		return 0, errMessageNotFound(0)
 	}
 	return id, nil
 }
 
-func errMessageNotFound(id string) error {
-	return Errorf(CodeMessageNotFound, "The message with id %s does not exist.", id)
+// errMessageNotFound names the message by the id natter parsed; 0 for a path value that was
+// not an id, which is not quoted.
+func errMessageNotFound(id int64) error {
+	if id <= 0 {
+		return Errorf(CodeMessageNotFound, "The message does not exist.")
+	}
+	return Errorf(CodeMessageNotFound, "The message with id %d does not exist.", id)
 }
 
 // Message returns a message. Acting as a user, only a participant may read it, and the
@@ -271,7 +282,7 @@ func (s *Service) Message(ctx context.Context, p Principal, id string) (Message,
 	}
 	m, err := s.store.Message(ctx, p.App.ID, mid, viewer)
 	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(id)
+		return Message{}, errMessageNotFound(mid)
 	}
 	if err != nil {
 		return Message{}, internal("get message", err)
@@ -349,7 +360,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		m, err := tx.MessageForChange(p.App.ID, mid)
 		if errors.Is(err, ErrNotFound) {
-			return errMessageNotFound(id)
+			return errMessageNotFound(mid)
 		}
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -117,7 +116,7 @@ func DecideReaction(c ReactionChange, s ReactionState) (ReactionEffect, error) {
 	case s.Actor.UID == "" || !s.Actor.Active():
 		return 0, errUIDNotFound(c.UID)
 	case h.ID == 0:
-		return 0, errMessageNotFound(strconv.FormatInt(c.MessageID, 10))
+		return 0, errMessageNotFound(c.MessageID)
 	}
 	if err := canSee(h, c.UID); err != nil {
 		return 0, err
@@ -195,10 +194,11 @@ func (s *Service) ListReactions(ctx context.Context, p Principal, id string, q R
 		fe.add("affix", "The affix must be append or prepend.")
 	}
 	var cursor int64
-	if q.CursorID != "" {
+	// "0" is the cursor of an empty first page: from the start (append) or the end (prepend).
+	if q.CursorID != "" && q.CursorID != "0" {
 		c, err := ParseMessageID(q.CursorID)
 		if err != nil {
-			fe.add("id", "The id must be a reaction id.")
+			fe.add("id", "The id must be a reaction id, or 0.")
 		}
 		cursor = c
 	}

@@ -129,7 +129,14 @@ func (s *Service) CreateUser(ctx context.Context, p Principal, in UserCreate) (U
 	return u, nil
 }
 
+// errUIDNotFound names uid only when it may be quoted (echo.go); pass "" for a uid that was
+// not well-formed.
 func errUIDNotFound(uid string) error {
+	if !quotableID(uid) {
+		return &Error{Code: CodeUIDNotFound,
+			Message:    "The UID does not exist, please make sure you have created a user with that UID.",
+			DevMessage: "The UID does not exist, so please make sure you have created a user with that UID."}
+	}
 	return &Error{Code: CodeUIDNotFound,
 		Message:    "The UID " + uid + " does not exist, please make sure you have created a user with UID " + uid + ".",
 		DevMessage: "The UID " + uid + " does not exist, so please make sure you have created a user with UID " + uid + "."}
@@ -139,7 +146,7 @@ func errUIDNotFound(uid string) error {
 func (s *Service) User(ctx context.Context, p Principal, uid string) (User, error) {
 	uid, ok := NormalizeID(uid)
 	if !ok {
-		return User{}, errUIDNotFound(uid)
+		return User{}, errUIDNotFound("")
 	}
 	u, err := s.store.User(ctx, p.App.ID, uid)
 	if errors.Is(err, ErrNotFound) || err == nil && !u.Active() {
@@ -226,7 +233,7 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, permanent bool) error {
 	uid, ok := NormalizeID(uid)
 	if !ok {
-		return errUIDNotFound(uid)
+		return errUIDNotFound("")
 	}
 	var err error
 	if permanent {

@@ -30,12 +30,14 @@ const (
 	MaxReactionPage     = 100
 )
 
-var idPattern = regexp.MustCompile(`^[a-z0-9_-]{1,100}$`)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
 
-// NormalizeID lower-cases a uid, guid or role id and reports whether it is valid.
+// NormalizeID lower-cases a uid, guid or role id and reports whether it is valid. The id is
+// checked as sent, before it is lower-cased: some non-ASCII letters lower-case to ASCII (the
+// Kelvin sign to k, İ to i), and must not pass for the uid they fold to.
 func NormalizeID(id string) (string, bool) {
-	id = strings.ToLower(id)
-	return id, idPattern.MatchString(id)
+	ok := idPattern.MatchString(id)
+	return strings.ToLower(id), ok
 }
 
 // fieldErrors collects validation failures per field, in the hosted service's shape.
@@ -70,6 +72,8 @@ func (f fieldErrors) text(field, v string, max int, required bool) {
 		f.add(field, "The "+field+" field is required.")
 	case !utf8.ValidString(v):
 		f.add(field, "The "+field+" must be valid UTF-8.")
+	case strings.IndexByte(v, 0) >= 0: // PostgreSQL cannot store it; SQLite must not differ
+		f.add(field, "The "+field+" may not contain the NUL character.")
 	case utf8.RuneCountInString(v) > max:
 		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(max)+" characters.")
 	}
@@ -83,7 +87,7 @@ func (f fieldErrors) tags(field string, tags []string) []string {
 	out := make([]string, 0, len(tags))
 	seen := map[string]bool{}
 	for _, t := range tags {
-		if t == "" || utf8.RuneCountInString(t) > MaxTagLen || !utf8.ValidString(t) {
+		if t == "" || utf8.RuneCountInString(t) > MaxTagLen || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
 			f.add(field, "Each tag must be 1 to "+strconv.Itoa(MaxTagLen)+" characters long.")
 			return nil
 		}
@@ -95,8 +99,13 @@ func (f fieldErrors) tags(field string, tags []string) []string {
 	return out
 }
 
-// metadata checks that raw is a JSON object within the size limit and returns it compacted.
+// metadata checks that raw is a JSON object of valid UTF-8 within the size limit and returns
+// it compacted (utf8.go).
 func (f fieldErrors) metadata(field string, raw json.RawMessage) []byte {
+	raw, ok := f.storedJSON(field, raw)
+	if !ok {
+		return nil
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {
 		f.add(field, "The "+field+" must be a JSON object.")

@@ -23,6 +23,7 @@ func TestConversationID(t *testing.T) {
 
 func TestNormalizeID(t *testing.T) {
 	for in, want := range map[string]bool{"Alice_1-x": true, "": false, "a b": false, "a.b": false, "é": false,
+		"\u212aelvin": false, "\u0130": false, "\u212a": false, "a\u017f": false,
 		strings.Repeat("a", 100): true, strings.Repeat("a", 101): false} {
 		if _, ok := NormalizeID(in); ok != want {
 			t.Errorf("%q: got %v", in, ok)

@@ -54,7 +54,11 @@ type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) 
 // with it; an error from h is written in the error envelope.
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.svc.Authenticate(r.Context(), s.credentials(r))
+		var p chat.Principal
+		err := oneAPIKey(r)
+		if err == nil {
+			p, err = s.svc.Authenticate(r.Context(), s.credentials(r))
+		}
 		p = p.ActingAs(r.Header.Get("onBehalfOf"))
 		if err == nil && p.Scope != chat.ScopeFullAccess && a != authOnlyAllowed {
 			err = &chat.Error{Code: chat.CodeNoAccess,
@@ -68,4 +72,14 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 			writeError(w, r, err)
 		}
 	}
+}
+
+// oneAPIKey refuses a request that sends the apikey header more than once (in any spelling of
+// its name): which key it means is ambiguous, and taking the first would let whatever added
+// a header in between decide.
+func oneAPIKey(r *http.Request) error {
+	if len(r.Header.Values("apikey")) > 1 {
+		return chat.Errorf(chat.CodeAPIKeyNotFound, "The request sends the apikey header more than once; send exactly one.")
+	}
+	return nil
 }

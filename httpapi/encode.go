@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -74,14 +75,15 @@ func appendMessage(b []byte, m chat.Message) []byte {
 }
 
 // appendData appends the message's data: the stored content object (kept compact since it
-// was sent) with the generated keys after it: entities, then reactions when there are any.
+// was sent, and checked on its way out: jsonguard.go) with the generated keys after it:
+// entities, then reactions when there are any.
 func appendData(b []byte, m chat.Message) []byte {
-	data := m.Data
+	data := storedObject(m.Data)
 	if len(data) < 2 {
 		data = []byte("{}")
 	}
 	b = append(b, data[:len(data)-1]...) // without its closing brace
-	if len(data) > 2 {
+	if len(bytes.TrimSpace(data[1:len(data)-1])) > 0 {
 		b = append(b, ',')
 	}
 	b = append(b, `"entities":{`...)

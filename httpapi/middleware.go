@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -71,8 +70,8 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // observe gives each request an id and a deadline, logs it (never a key: the apikey header is
-// not read here and key paths are logged by their route pattern), and turns a panic into a
-// logged 500 with nothing internal in the body.
+// not read here, and paths are logged by their route pattern or redacted, logpath.go), and
+// turns a panic into a logged 500 with nothing internal in the body.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -100,7 +99,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if s.opt.AccessLog {
 				s.log.LogAttrs(ctx, slog.LevelInfo, "request",
 					slog.String("request_id", id),
-					slog.String("method", r.Method),
+					slog.String("method", loggableMethod(r.Method)),
 					slog.String("path", loggablePath(r)),
 					slog.Int("status", sw.status),
 					slog.Int("bytes", sw.bytes),
@@ -109,18 +108,6 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(sw, r)
 	})
-}
-
-// loggablePath is the request path, except that a path naming an API key is logged by its
-// route pattern: the key is a secret.
-func loggablePath(r *http.Request) string {
-	if strings.Contains(r.Pattern, "{apiKey}") {
-		return r.Pattern
-	}
-	if strings.Contains(strings.ToLower(r.URL.Path), "/apikeys/") { // paths are case-sensitive; a key is a key whatever the spelling
-		return "/…/apikeys/…"
-	}
-	return r.URL.Path
 }
 
 // limitBody caps every request body; reading past the cap fails, and handlers answer 413.

@@ -144,6 +144,7 @@ func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
 			body: `{"error":{"message":"m","devMessage":"m","source":"chat-api","details":{"reaction":["The reaction may not be empty."]},"code":"ERR_BAD_REQUEST"}}`},
 		{name: "empty reaction not routed", method: "GET", path: "/v3/messages/7/reactions/", status: 405, body: notAllowed},
 		{name: "empty uid not routed", method: "GET", path: "/v3/users/", status: 404, body: notFound},
+		{name: "empty uid, a method of no operation, not routed", method: "POST", path: "/v3/users/", status: 404, body: notFound},
 		{name: "empty reaction, wrong shape", method: "DELETE", path: "/v3.0/messages/7/reactions/", status: 200,
 			body: message(`{"text":"hi"}`), wantErr: "entities"},
 		{name: "outside the API", method: "GET", path: "/healthz", status: 200, body: `{"status":"ok"}`},

@@ -222,6 +222,18 @@ func TestListReactionsPaging(t *testing.T) {
 		if err != nil || len(l.Reactions) != 2 || l.Next == nil || l.Next.ID != l.Reactions[1].ID || l.More() {
 			t.Fatalf("filtered: %+v %v", l, err)
 		}
+		// A first page that is empty points at 0, which pages from the start.
+		bare, err := e.c.OnBehalfOf("alice").SendMessage(e.ctx(), client.SendMessageRequest{Receiver: "bob", ReceiverType: "user",
+			Category: "message", Type: "text", Data: map[string]any{"text": "none yet"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"", "0"} {
+			empty, err := e.c.ListReactions(e.ctx(), bare.ID, client.ListReactionsParams{ID: id})
+			if err != nil || len(empty.Reactions) != 0 || empty.Next == nil || *empty.Next != (client.ReactionCursor{Affix: "append", ID: "0"}) {
+				t.Fatalf("empty first page from %q: %+v %v", id, empty, err)
+			}
+		}
 		// Past the end: an empty page whose next stays where it was asked from.
 		end, err := e.c.ListReactions(e.ctx(), m.ID, client.ListReactionsParams{Affix: "append", ID: "999999"})
 		if err != nil || len(end.Reactions) != 0 || end.Next == nil || *end.Next != (client.ReactionCursor{Affix: "append", ID: "999999"}) {

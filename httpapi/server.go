@@ -79,8 +79,8 @@ func New(svc *chat.Service, opt Options) *Server {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // dispatch routes through the mux, answering in the error envelope where the mux itself
-// would answer in plain text: 404 for an unknown path, 405 with Allow for a known path
-// called with another method.
+// would answer in plain text or with a redirect: 404 for an unknown path, 405 with Allow for
+// a known path called with another method.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	if !canonical(r.URL.Path) {
 		// The mux would answer with an HTML redirect to the cleaned path; an API client wants
@@ -88,17 +88,20 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
 		return
 	}
-	if _, pattern := s.mux.Handler(r); pattern != "" {
+	if s.routed(r) {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
-	probe := &headerProbe{header: http.Header{}}
-	s.mux.ServeHTTP(probe, r)
-	if probe.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", probe.header.Get("Allow"))
+	if allow := s.allowed(r); allow != "" {
+		w.Header().Set("Allow", allow)
+		// Neither the path nor a method that is not a standard one is echoed: either may hold
+		// an API key.
+		method := "The method " + r.Method
+		if loggableMethod(r.Method) != r.Method {
+			method = "This method"
+		}
 		writeError(w, r, &chat.Error{Code: chat.CodeMethodNotAllowed,
-			// The path is not echoed: it may hold an API key.
-			Message: "The method " + r.Method + " is not allowed on this endpoint.", DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: " + probe.header.Get("Allow") + "."})
+			Message: method + " is not allowed on this endpoint.", DevMessage: method + " is not allowed on this endpoint; allowed: " + allow + "."})
 		return
 	}
 	writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
@@ -112,16 +115,6 @@ func canonical(p string) bool {
 	}
 	return c == p
 }
-
-// headerProbe captures what the mux's own 404/405 handler would send, without sending it.
-type headerProbe struct {
-	header http.Header
-	status int
-}
-
-func (p *headerProbe) Header() http.Header         { return p.header }
-func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
-func (p *headerProbe) WriteHeader(code int)        { p.status = code }
 
 func notImplemented(http.ResponseWriter, *http.Request, chat.Principal) error {
 	return chat.Errorf(chat.CodeNotImplemented, "This endpoint is not implemented in natter yet; see the README's feature table.")

@@ -30,7 +30,7 @@ type userJSON struct {
 }
 
 func userOut(u chat.User) userJSON {
-	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: u.Metadata, Status: u.Status,
+	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: storedObject(u.Metadata), Status: u.Status,
 		StatusMessage: u.StatusMessage, Role: u.Role, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
 		LastActiveAt: u.LastActiveAt, DeactivatedAt: u.DeactivatedAt, Tags: u.Tags}
 }
@@ -104,7 +104,7 @@ func (s *Server) deleteUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 		return err
 	}
 	uid, _ := chat.NormalizeID(r.PathValue("uid"))
-	if err := s.svc.DeleteUser(r.Context(), p, uid, permanent); err != nil {
+	if err := s.svc.DeleteUser(r.Context(), p, r.PathValue("uid"), permanent); err != nil { // checked as sent
 		return err
 	}
 	writeData(w, r, success{true, "User with " + uid + " has been deleted successfully."}, nil)

@@ -218,6 +218,11 @@ func (s *Spec) check(req *http.Request, res *http.Response, body []byte) error {
 			}
 		}
 	default:
+		// ".../" can match another method's operation only through an empty last parameter
+		// (spec paths never end in "/"), which may or may not be routed: 404 holds too.
+		if strings.HasSuffix(escRest, "/") && res.StatusCode == http.StatusNotFound {
+			pathKnown = false
+		}
 		problems = s.checkUnrouted(res, body, pathKnown)
 	}
 	if len(problems) == 0 {

@@ -1,0 +1,4 @@
+package httpapi
+
+// NotYetPatterns exposes the not-yet-implemented patterns to the external tests.
+var NotYetPatterns = notYet
