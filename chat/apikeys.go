@@ -7,6 +7,12 @@ import (
 	"strings"
 )
 
+// Limits of API keys.
+const (
+	MaxAPIKeyNameLen = 50
+	MaxAPIKeysPerApp = 25
+)
+
 // Scope is an API key's power.
 type Scope string
 

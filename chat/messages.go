@@ -10,6 +10,13 @@ import (
 	"unicode/utf8"
 )
 
+// Limits of messages.
+const (
+	MaxMessageDataBytes = 10 * 1024
+	MaxMessageTypeLen   = 100
+	MaxMUIDLen          = 100
+)
+
 // ReceiverUser is the only receiver type natter serves so far.
 const ReceiverUser = "user"
 

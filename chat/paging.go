@@ -1,5 +1,11 @@
 package chat
 
+// Page sizes of page-based lists.
+const (
+	MaxPerPage     = 1000
+	DefaultPerPage = 100
+)
+
 // Page is a page-based window: 1-based page number and page size.
 type Page struct {
 	Number  int

@@ -6,6 +6,12 @@ import (
 	"unicode/utf8"
 )
 
+// Limits of reactions.
+const (
+	MaxReactionLen  = 64 // characters
+	MaxReactionPage = 100
+)
+
 // ReactionSummary is one entry of a message's data.reactions.
 type ReactionSummary struct {
 	Reaction    string

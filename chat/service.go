@@ -11,7 +11,6 @@ import (
 const (
 	DefaultMaxReactions = 50
 	DefaultKeyCacheTTL  = 3 * time.Second
-	MaxAPIKeysPerApp    = 25
 )
 
 // Config holds the service's tunables.

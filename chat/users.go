@@ -6,6 +6,15 @@ import (
 	"errors"
 )
 
+// Limits of users.
+const (
+	MaxNameLen          = 100  // user name
+	MaxURLLen           = 3000 // avatar, link
+	MaxStatusMessageLen = 1000 // natter's bound; the hosted service states none
+	MaxMetadataBytes    = 5 * 1024
+	MaxUIDsPerCall      = 1000 // deactivate / reactivate; natter's bound
+)
+
 // User is a chat user of one app.
 type User struct {
 	AppID         string

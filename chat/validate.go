@@ -9,25 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of the hosted service (API-reference §8) and natter's own where it is silent.
+// Limits shared by several aggregates; each aggregate's own are in its file. They are the
+// hosted service's documented limits, and natter's own where it documents none.
 const (
-	MaxIDLen            = 100  // uid, guid, role id
-	MaxNameLen          = 100  // user name
-	MaxURLLen           = 3000 // avatar, link
-	MaxStatusMessageLen = 1000 // not stated by the reference; natter's bound
-	MaxMetadataBytes    = 5 * 1024
-	MaxTags             = 25
-	MaxTagLen           = 100
-	MaxAPIKeyNameLen    = 50
-	MaxSearchKeyLen     = 100
-	MaxPerPage          = 1000
-	DefaultPerPage      = 100
-	MaxUIDsPerCall      = 1000 // deactivate / reactivate; not stated by the reference
-	MaxMessageDataBytes = 10 * 1024
-	MaxMessageTypeLen   = 100
-	MaxMUIDLen          = 100
-	MaxReactionLen      = 64
-	MaxReactionPage     = 100
+	MaxIDLen        = 100 // uid, guid, role id
+	MaxTags         = 25
+	MaxTagLen       = 100
+	MaxSearchKeyLen = 100
 )
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)

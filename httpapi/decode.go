@@ -136,20 +136,6 @@ func (q *query) err() error {
 	return chat.Invalid(q.errors)
 }
 
-// pagination is meta.pagination of page-based lists.
-type pagination struct {
-	Total       int `json:"total"`
-	Count       int `json:"count"`
-	PerPage     int `json:"per_page"`
-	CurrentPage int `json:"current_page"`
-	TotalPages  int `json:"total_pages"`
-}
-
-func pageMeta(p chat.Page, count, total int) any {
-	pages := (total + p.PerPage - 1) / p.PerPage
-	return map[string]pagination{"pagination": {Total: total, Count: count, PerPage: p.PerPage, CurrentPage: p.Number, TotalPages: pages}}
-}
-
 // permanentFlag reads a delete's permanent flag, from the body or the query: the hosted
 // service documents the body, and its SDKs send the query.
 func permanentFlag(r *http.Request) (bool, error) {

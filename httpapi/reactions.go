@@ -35,19 +35,6 @@ type reactionJSON struct {
 	ReactedBy userJSON `json:"reactedBy"`
 }
 
-type cursorMeta struct {
-	Current struct {
-		Limit int `json:"limit"`
-		Count int `json:"count"`
-	} `json:"current"`
-	Next *cursorJSON `json:"next"`
-}
-
-type cursorJSON struct {
-	Affix string `json:"affix"`
-	ID    string `json:"id"`
-}
-
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
 	page := chat.ReactionPage{Reaction: r.PathValue("reaction"), Affix: q.str("affix"), CursorID: q.str("id"),
