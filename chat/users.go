@@ -78,6 +78,46 @@ type UserQuery struct {
 	WithTags    bool
 	Deactivated DeactivatedFilter
 	Page        Page
+	// ChangedSince, when set, lists by change time (updatedAt, or createdAt for a user never
+	// updated) instead of by name: with Affix "append" the users changed at or after it,
+	// oldest change first; with "prepend" those changed at or before it, newest first. The
+	// users of the cursor's own second come again, so none is skipped.
+	ChangedSince *int64
+	Affix        string
+}
+
+// UserCursor is a user list's cursor: where to ask for the changes that follow, by time.
+type UserCursor struct {
+	UpdatedAt int64
+	Affix     string
+}
+
+// ChangedAt is when the user last changed: its update, else its creation.
+func (u User) ChangedAt() int64 {
+	if u.UpdatedAt > 0 {
+		return u.UpdatedAt
+	}
+	return u.CreatedAt
+}
+
+// Cursor of a listed page: the change time of its last user when it pages by time, the
+// newest change among its users otherwise, with the affix to follow it with.
+func (q UserQuery) Cursor(users []User) UserCursor {
+	c := UserCursor{Affix: q.Affix}
+	if c.Affix == "" {
+		c.Affix = "append"
+	}
+	if q.ChangedSince != nil {
+		c.UpdatedAt = *q.ChangedSince
+		if len(users) > 0 {
+			c.UpdatedAt = users[len(users)-1].ChangedAt()
+		}
+		return c
+	}
+	for _, u := range users {
+		c.UpdatedAt = max(c.UpdatedAt, u.ChangedAt())
+	}
+	return c
 }
 
 // DeactivatedFilter chooses which users a list shows.
@@ -282,6 +322,12 @@ func (s *Service) ListUsers(ctx context.Context, p Principal, q UserQuery) ([]Us
 		fe.add("roles", "At most 25 roles may be named.")
 	}
 	q.Tags = fe.tags("tags", q.Tags)
+	if q.Affix != "" && q.Affix != "append" && q.Affix != "prepend" {
+		fe.add("affix", "The affix must be append or prepend.")
+	}
+	if q.ChangedSince != nil && *q.ChangedSince < 0 {
+		fe.add("updatedAt", "The updatedAt must be a UNIX time in seconds.")
+	}
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}

@@ -68,6 +68,10 @@ type ListUsersParams struct {
 	WithDeactivated bool
 	PerPage         int
 	Page            int
+	// UpdatedAt and Affix page by change time, from a previous list's Cursor; UpdatedAt
+	// is sent when Affix is set or it is not zero.
+	UpdatedAt int64
+	Affix     string
 }
 
 func (p ListUsersParams) query() url.Values {
@@ -82,6 +86,10 @@ func (p ListUsersParams) query() url.Values {
 	setBool(q, "withDeactivated", p.WithDeactivated)
 	setInt(q, "perPage", p.PerPage)
 	setInt(q, "page", p.Page)
+	if p.UpdatedAt != 0 || p.Affix != "" {
+		q.Set("updatedAt", strconv.FormatInt(p.UpdatedAt, 10))
+	}
+	setStr(q, "affix", p.Affix)
 	return q
 }
 
@@ -89,6 +97,14 @@ func (p ListUsersParams) query() url.Values {
 type UserList struct {
 	Users      []User
 	Pagination Pagination
+	Cursor     UserCursor
+}
+
+// UserCursor is where to ask for the users that change next (ListUsersParams.UpdatedAt
+// and Affix).
+type UserCursor struct {
+	UpdatedAt int64  `json:"updatedAt"`
+	Affix     string `json:"affix"`
 }
 
 // CreateUser creates a user.
@@ -142,6 +158,15 @@ func (c *Client) ListUsers(ctx context.Context, p ListUsersParams) (*UserList, e
 	if out.Pagination, err = pageOf(env); err != nil {
 		return nil, err
 	}
+	var meta struct {
+		Cursor UserCursor `json:"cursor"`
+	}
+	if len(env.Meta) > 0 {
+		if err := json.Unmarshal(env.Meta, &meta); err != nil {
+			return nil, fmt.Errorf("natter: decode user cursor: %w", err)
+		}
+	}
+	out.Cursor = meta.Cursor
 	return &out, nil
 }
 

@@ -15,8 +15,12 @@ type pagination struct {
 }
 
 func pageMeta(p chat.Page, count, total int) any {
+	return map[string]pagination{"pagination": pageOf(p, count, total)}
+}
+
+func pageOf(p chat.Page, count, total int) pagination {
 	pages := (total + p.PerPage - 1) / p.PerPage
-	return map[string]pagination{"pagination": {Total: total, Count: count, PerPage: p.PerPage, CurrentPage: p.Number, TotalPages: pages}}
+	return pagination{Total: total, Count: count, PerPage: p.PerPage, CurrentPage: p.Number, TotalPages: pages}
 }
 
 // cursorMeta is a cursor-based list's meta.

@@ -122,6 +122,11 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 		WithTags:  q.boolean("withTags"),
 		Page:      q.page(),
 	}
+	if q.str("updatedAt") != "" {
+		since := int64(q.integer("updatedAt", 0, 0, 1<<62))
+		f.ChangedSince = &since
+	}
+	f.Affix = q.str("affix")
 	switch only, with := q.boolean("onlyDeactivated"), q.boolean("withDeactivated"); {
 	case only:
 		f.Deactivated = chat.OnlyDeactivated
@@ -142,8 +147,28 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}
 	}
-	writeData(w, r, out, pageMeta(f.Page, len(out), total))
+	// The cursor goes under meta, as in the hosted service's other lists and its C# client,
+	// and beside data and meta, where its users-list example has it.
+	c := f.Cursor(users)
+	cursor := userCursorJSON{UpdatedAt: c.UpdatedAt, Affix: c.Affix}
+	writeJSON(w, r, http.StatusOK, userListJSON{Data: out, Meta: userListMeta{Pagination: pageOf(f.Page, len(out), total), Cursor: cursor}, Cursor: cursor})
 	return nil
+}
+
+type userCursorJSON struct {
+	UpdatedAt int64  `json:"updatedAt"`
+	Affix     string `json:"affix"`
+}
+
+type userListMeta struct {
+	Pagination pagination     `json:"pagination"`
+	Cursor     userCursorJSON `json:"cursor"`
+}
+
+type userListJSON struct {
+	Data   []userJSON     `json:"data"`
+	Meta   userListMeta   `json:"meta"`
+	Cursor userCursorJSON `json:"cursor"`
 }
 
 func (s *Server) deactivateUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {

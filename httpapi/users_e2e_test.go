@@ -1,11 +1,15 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 )
 
@@ -228,4 +232,73 @@ func TestUserConcurrentCreateSameUID(t *testing.T) {
 			t.Fatalf("%d creates succeeded", ok)
 		}
 	})
+}
+
+// TestListUsersCursor: every user list carries the hosted service's cursor object, and
+// updatedAt with affix pages by change time, nothing skipped.
+func TestListUsersCursor(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			var now atomic.Int64
+			e := newEnv(t, b, chat.Config{Now: func() time.Time { return time.Unix(now.Load(), 0) }})
+			for i, uid := range []string{"u1", "u2", "u3"} {
+				now.Store(int64(1000 * (i + 1)))
+				e.mustUser(uid, strings.ToUpper(uid))
+			}
+			now.Store(4000)
+			name := "U1 again"
+			if _, err := e.c.UpdateUser(e.ctx(), "u1", client.UpdateUserRequest{Name: &name}); err != nil {
+				t.Fatal(err)
+			}
+			type list struct {
+				Data []struct{ UID string }
+				Meta struct {
+					Cursor struct {
+						UpdatedAt int64
+						Affix     string
+					}
+				}
+				Cursor struct {
+					UpdatedAt int64
+					Affix     string
+				}
+			}
+			for _, tc := range []struct {
+				query, want string
+				cursor      int64
+				affix       string
+			}{
+				{"", "u1,u2,u3", 4000, "append"},
+				{"?updatedAt=2000", "u2,u3,u1", 4000, "append"},
+				{"?updatedAt=3000&affix=prepend", "u3,u2", 2000, "prepend"},
+				{"?updatedAt=4000&affix=append", "u1", 4000, "append"},
+				{"?updatedAt=5000", "", 5000, "append"},
+			} {
+				r := e.do(request{method: "GET", path: "/v3/users" + tc.query})
+				var l list
+				if err := json.Unmarshal(r.body, &l); err != nil || r.status != 200 {
+					t.Fatalf("%s: %d %s", tc.query, r.status, r.body)
+				}
+				var uids []string
+				for _, u := range l.Data {
+					uids = append(uids, u.UID)
+				}
+				if got := strings.Join(uids, ","); got != tc.want || l.Meta.Cursor != l.Cursor ||
+					l.Cursor.UpdatedAt != tc.cursor || l.Cursor.Affix != tc.affix {
+					t.Errorf("%s: %q, cursor %+v (meta %+v); want %q, {%d %s}", tc.query, got, l.Cursor, l.Meta.Cursor, tc.want, tc.cursor, tc.affix)
+				}
+			}
+			// The Go client follows the cursor.
+			l, err := e.c.ListUsers(e.ctx(), client.ListUsersParams{UpdatedAt: 3000, Affix: "prepend"})
+			if err != nil || len(l.Users) != 2 || l.Users[0].UID != "u3" || l.Cursor != (client.UserCursor{UpdatedAt: 2000, Affix: "prepend"}) {
+				t.Errorf("client: %+v %v", l, err)
+			}
+			for _, q := range []string{"?affix=sideways", "?updatedAt=-1", "?updatedAt=soon"} {
+				if r := e.do(request{method: "GET", path: "/v3/users" + q}); r.status != 400 || r.code != "ERR_BAD_REQUEST" {
+					t.Errorf("%s: %d %s", q, r.status, r.body)
+				}
+			}
+		})
+	}
 }

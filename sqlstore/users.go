@@ -239,13 +239,24 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 		}
 		where += ` AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = u.app_id AND t.uid = u.uid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
 	}
+	order := ` ORDER BY lower(u.name), u.name, u.uid`
+	if q.ChangedSince != nil {
+		const changedAt = `(CASE WHEN u.updated_at > 0 THEN u.updated_at ELSE u.created_at END)`
+		if q.Affix == "prepend" {
+			where += ` AND ` + changedAt + ` <= ` + arg(*q.ChangedSince)
+			order = ` ORDER BY ` + changedAt + ` DESC, u.uid DESC`
+		} else {
+			where += ` AND ` + changedAt + ` >= ` + arg(*q.ChangedSince)
+			order = ` ORDER BY ` + changedAt + `, u.uid`
+		}
+	}
 	run := db.read(ctx)
 	var total int
 	if err := run.row(`SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
 		return nil, 0, mapErr(err)
 	}
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
-	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+where+` ORDER BY lower(u.name), u.name, u.uid LIMIT `+lim+` OFFSET `+off, args...),
+	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+where+order+` LIMIT `+lim+` OFFSET `+off, args...),
 		func(s scanner) (chat.User, error) { return scanUser(s, appID) })
 	if err != nil {
 		return nil, 0, err
