@@ -1,10 +1,8 @@
 package chat
 
-import "context"
-
 // Principal is who is calling: the app the request addresses, the key it used, and the user
-// it acts as. The HTTP layer's middleware resolves it once per request; nothing below reads
-// headers.
+// it acts as. The HTTP layer's middleware resolves it once per request and hands it to the
+// handler, which passes it to the service; nothing below reads headers.
 type Principal struct {
 	App     App
 	KeyHash string
@@ -43,17 +41,4 @@ func (p Principal) actor() (string, error) {
 		return "", InvalidField("onBehalfOf", "The onBehalfOf header is required.")
 	}
 	return p.Actor, nil
-}
-
-type principalKey struct{}
-
-// WithPrincipal carries p in ctx.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
-// PrincipalFrom is the principal ctx carries, if any.
-func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
 }

@@ -50,8 +50,8 @@ func (s *Server) credentials(r *http.Request) chat.Credentials {
 type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) error
 
 // authed authenticates the request, checks the key's scope against the route, resolves the
-// principal (app, key, acting user) once and puts it in the request's context, and runs h
-// with it; an error from h is written in the error envelope.
+// principal (app, key, acting user) once, and runs h with it; an error from h is written in
+// the error envelope.
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p chat.Principal
@@ -66,7 +66,7 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 				DevMessage: "The key does not have enough clearance. To perform the operation, please use the API key with the correct scope."}
 		}
 		if err == nil {
-			err = h(w, r.WithContext(chat.WithPrincipal(r.Context(), p)), p)
+			err = h(w, r, p)
 		}
 		if err != nil {
 			writeError(w, r, err)
