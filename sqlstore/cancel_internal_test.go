@@ -27,18 +27,7 @@ func TestCancelledWriteRunsToItsEnd(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			url := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
-			if backend == "postgres" {
-				url = pgtest.URL(t)
-			}
-			db, err := Open(ctx, url, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-				t.Fatal(err)
-			}
+			db := openWithApp(t, backend)
 			// On SQLite, hold the writer so that the three writes queue into one batch.
 			release := func() {}
 			queued := func(int) {}
@@ -94,4 +83,22 @@ func TestCancelledWriteRunsToItsEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openWithApp opens a fresh database of backend, closed when the test ends, with app "a".
+func openWithApp(t *testing.T, backend string) *DB {
+	t.Helper()
+	url := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	if backend == "postgres" {
+		url = pgtest.URL(t)
+	}
+	db, err := Open(context.Background(), url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateApp(context.Background(), chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

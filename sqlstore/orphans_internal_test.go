@@ -2,11 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
-	"github.com/natter-chat/natter/internal/pgtest"
 )
 
 // TestDeletesLeaveNoOrphans: no foreign key cascades reactions on PostgreSQL, so deleting a
@@ -16,18 +14,7 @@ func TestDeletesLeaveNoOrphans(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			url := "sqlite:" + filepath.Join(t.TempDir(), "o.db")
-			if backend == "postgres" {
-				url = pgtest.URL(t)
-			}
-			db, err := Open(ctx, url, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
-				t.Fatal(err)
-			}
+			db := openWithApp(t, backend)
 			for _, uid := range []string{"u0", "u1", "u2"} {
 				if err := db.CreateUser(ctx, chat.User{AppID: "a", UID: uid, Name: uid, Role: "default", Status: "offline"}); err != nil {
 					t.Fatal(err)

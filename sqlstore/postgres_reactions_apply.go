@@ -42,27 +42,22 @@ type userKey struct{ app, uid string }
 // error that fails the batch.
 func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string]*pgRow, newIDs *[]int64) error {
 	c := j.c
-	var s chat.ReactionState
+	s := chat.ReactionState{Actor: actors[userKey{c.AppID, c.UID}]}
+	row := mine[c.Reaction]
 	i := -1
 	if m != nil && m.msg.AppID == c.AppID {
-		actor, party := partyActor(c.AppID, c.UID, m.msg, m.p)
-		if !party {
-			actor = actors[userKey{c.AppID, c.UID}]
+		if actor, party := partyActor(c.AppID, c.UID, m.msg, m.p); party {
+			s.Actor = actor
 		}
-		s = chat.ReactionState{Actor: actor, Message: m.msg.Head(), Distinct: len(m.counts)}
+		s.Message, s.Distinct, s.Mine = m.msg.Head(), len(m.counts), row != nil && row.final
 		if i = indexOf(m.counts, c.Reaction); i >= 0 {
 			s.Count = m.counts[i].count
 		}
-		row := mine[c.Reaction]
-		s.Mine = row != nil && row.final
-	} else {
-		s.Actor = actors[userKey{c.AppID, c.UID}]
 	}
 	effect, err := decide(j, s)
 	if err != nil {
 		return commit.Refuse(err)
 	}
-	row := mine[c.Reaction]
 	switch effect {
 	case chat.ReactionAddFirst, chat.ReactionAddMore:
 		if len(*newIDs) == 0 {

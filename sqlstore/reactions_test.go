@@ -99,11 +99,7 @@ func TestConcurrentChurn(t *testing.T) {
 			ctx := context.Background()
 			db := open(t, backend)
 			m := seedMessage(t, db, 3)
-			m2 := &chat.Message{AppID: "a", ConversationID: "u0_user_u2", Sender: "u0", Receiver: "u2", ReceiverType: "user",
-				Category: "message", Type: "text", Data: []byte(`{}`)}
-			if err := db.CreateMessage(ctx, m2); err != nil {
-				t.Fatal(err)
-			}
+			m2 := sendMessage(t, db, "u0", "u2")
 			ids := []int64{m.ID, m2.ID}
 			parties := [][2]string{{"u0", "u1"}, {"u0", "u2"}}
 			reactions := []string{"a", "b", "c", "d"}

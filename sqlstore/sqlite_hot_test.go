@@ -23,9 +23,15 @@ func seedMessage(t *testing.T, db *sqlstore.DB, n int) *chat.Message {
 			t.Fatal(err)
 		}
 	}
-	m := &chat.Message{AppID: "a", ConversationID: "u0_user_u1", Sender: "u0", Receiver: "u1", ReceiverType: "user",
+	return sendMessage(t, db, "u0", "u1")
+}
+
+// sendMessage stores a text message of app "a" from one user to another.
+func sendMessage(t *testing.T, db *sqlstore.DB, from, to string) *chat.Message {
+	t.Helper()
+	m := &chat.Message{AppID: "a", ConversationID: chat.ConversationID(from, to), Sender: from, Receiver: to, ReceiverType: "user",
 		Category: "message", Type: "text", Data: []byte(`{"text":"x"}`)}
-	if err := db.CreateMessage(ctx, m); err != nil {
+	if err := db.CreateMessage(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -82,11 +88,7 @@ func TestReactionSeesOtherWrites(t *testing.T) {
 			ctx := context.Background()
 			db := open(t, backend)
 			m := seedMessage(t, db, 3)
-			m2 := &chat.Message{AppID: "a", ConversationID: "u0_user_u2", Sender: "u0", Receiver: "u2", ReceiverType: "user",
-				Category: "message", Type: "text", Data: []byte(`{}`)}
-			if err := db.CreateMessage(ctx, m2); err != nil {
-				t.Fatal(err)
-			}
+			m2 := sendMessage(t, db, "u0", "u2")
 			reactOn := func(id int64, uid, reaction string) (chat.Message, error) {
 				return db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: uid, Reaction: reaction, Add: true, At: 1})
 			}
