@@ -58,6 +58,22 @@ const (
 	CodeEmptyCustomData       Code = "ERR_EMPTY_CUSTOM_DATA"
 	CodeInvalidCustomData     Code = "ERR_INVALID_CUSTOM_DATA"
 	CodeInvalidMetadata       Code = "ERR_INVALID_METADATA"
+	CodeNotAMember            Code = "ERR_NOT_A_MEMBER"
+	CodeGUIDNotFound          Code = "ERR_GUID_NOT_FOUND"
+	CodeGUIDAlreadyExists     Code = "ERR_GUID_ALREADY_EXISTS"
+	CodeEmptyGroupPass        Code = "ERR_EMPTY_GROUP_PASS"
+	CodeWrongGroupPass        Code = "ERR_WRONG_GROUP_PASS"
+	CodeAlreadyJoined         Code = "ERR_ALREADY_JOINED"
+	CodeGroupJoinNotAllowed   Code = "ERR_GROUP_JOIN_NOT_ALLOWED"
+	CodeNoVacancy             Code = "ERR_NO_VACANCY"
+	CodeSameScope             Code = "ERR_SAME_SCOPE"
+	CodeNotABannedUser        Code = "ERR_NOT_A_BANNED_USER"
+	CodeBannedGroupMember     Code = "ERR_BANNED_GROUPMEMBER"
+	CodeAlreadyBanned         Code = "ERR_ALREADY_BANNED"
+	CodeGroupNoClearance      Code = "ERR_GROUP_NO_CLEARANCE"
+	CodeGroupNoScopeClearance Code = "ERR_GROUP_NO_SCOPE_CLEARANCE"
+	CodeGroupNoSelfAction     Code = "ERR_GROUP_NO_SELF_ACTION"
+	CodePlanQuotaRestriction  Code = "ERR_PLAN_QUOTA_RESTRICTION"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -77,6 +93,22 @@ var kinds = map[Code]Kind{
 	CodeEmptyCustomData:       KindInvalid,
 	CodeInvalidCustomData:     KindInvalid,
 	CodeInvalidMetadata:       KindInvalid,
+	CodeGUIDAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeEmptyGroupPass:        KindInvalid,
+	CodeSameScope:             KindInvalid,
+	CodeNotAMember:            KindForbidden,
+	CodeWrongGroupPass:        KindForbidden,
+	CodeGroupJoinNotAllowed:   KindForbidden,
+	CodeNoVacancy:             KindForbidden,
+	CodeBannedGroupMember:     KindForbidden,
+	CodeGroupNoClearance:      KindForbidden,
+	CodeGroupNoScopeClearance: KindForbidden,
+	CodeGroupNoSelfAction:     KindForbidden,
+	CodePlanQuotaRestriction:  KindForbidden,
+	CodeGUIDNotFound:          KindNotFound,
+	CodeAlreadyJoined:         KindConflict,
+	CodeAlreadyBanned:         KindConflict,
+	CodeNotABannedUser:        KindConflict,
 	CodeEmptyAPIKey:           KindUnauthenticated,
 	CodeAPIKeyNotFound:        KindUnauthenticated,
 	CodeInvalidAppID:          KindUnauthenticated,

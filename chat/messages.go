@@ -17,7 +17,7 @@ const (
 	MaxMUIDLen          = 100
 )
 
-// ReceiverUser is the only receiver type natter serves so far.
+// ReceiverUser is the receiver type of one-to-one messages.
 const ReceiverUser = "user"
 
 // Message is a stored message with its parties resolved.
@@ -38,17 +38,23 @@ type Message struct {
 	DeletedAt      int64
 	DeletedBy      string
 	SenderEntity   Entity
-	ReceiverEntity Entity
-	Reactions      []ReactionSummary
-	// Action messages only: what happened (data.action) and the message it happened to.
-	Action   string
-	Target   *Message
-	TargetID int64
+	ReceiverEntity Entity // a user receiver's
+	// ReceiverGroup is a group receiver's entity.
+	ReceiverGroup *Group
+	Reactions     []ReactionSummary
+	// Action messages only: what happened (data.action) and the message it happened to, or
+	// for a groupMember action the user.
+	Action     string
+	Target     *Message
+	TargetID   int64
+	TargetUID  string
+	TargetUser *Entity
 }
 
 // MessageHead is what a rule needs to decide on a message inside a write transaction.
 type MessageHead struct {
 	ID           int64
+	AppID        string
 	Sender       string
 	Receiver     string
 	ReceiverType string
@@ -95,7 +101,8 @@ type MessageSend struct {
 	MUID         string
 }
 
-// SendMessage sends a one-to-one message from the acting user.
+// SendMessage sends a message from the acting user to a user, or to a group the user is a
+// member of. A group message is one row, whatever the group's size.
 func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) (Message, error) {
 	sender, err := s.actingUser(ctx, p)
 	if err != nil {
@@ -105,18 +112,33 @@ func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) 
 	if err != nil {
 		return Message{}, err
 	}
-	receiver, err := s.User(ctx, p, m.Receiver)
-	if err != nil {
-		return Message{}, err
+	m.AppID, m.Sender = p.App.ID, sender.UID
+	if m.ReceiverType == ReceiverGroup {
+		g, err := s.Group(ctx, p, m.Receiver)
+		if err != nil {
+			return Message{}, err
+		}
+		switch {
+		case g.Viewer.Banned:
+			return Message{}, errBanned(sender.UID)
+		case !g.Viewer.Joined():
+			return Message{}, errNotAMember(sender.UID, g.GUID)
+		}
+		g.Viewer = nil
+		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), &g
+	} else {
+		receiver, err := s.User(ctx, p, m.Receiver)
+		if err != nil {
+			return Message{}, err
+		}
+		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
 	}
 	now := s.now()
-	m.AppID, m.Sender, m.Receiver = p.App.ID, sender.UID, receiver.UID
-	m.ConversationID = ConversationID(sender.UID, receiver.UID)
 	m.SentAt, m.UpdatedAt = now, now
 	if err := s.store.CreateMessage(ctx, &m); err != nil {
 		return Message{}, internal("send message", err)
 	}
-	m.SenderEntity, m.ReceiverEntity = sender.Entity(), receiver.Entity()
+	m.SenderEntity = sender.Entity()
 	return m, nil
 }
 
@@ -137,9 +159,7 @@ func validateSend(in MessageSend) (Message, error) {
 	switch {
 	case in.Receiver == "":
 		return m, Errorf(CodeEmptyReceiver, "The receiver field is required.")
-	case in.ReceiverType == "group":
-		return m, Errorf(CodeNotImplemented, "Group messages are not implemented in natter yet; see the README's feature table.")
-	case in.ReceiverType != ReceiverUser:
+	case in.ReceiverType != ReceiverUser && in.ReceiverType != ReceiverGroup:
 		return m, Errorf(CodeInvalidReceiverType, "The receiverType must be user or group.")
 	case in.Category != CategoryMessage && in.Category != CategoryCustom:
 		return m, Errorf(CodeInvalidCategory, "The category must be message or custom.")
@@ -295,21 +315,35 @@ func (s *Service) Message(ctx context.Context, p Principal, id string) (Message,
 		return Message{}, internal("get message", err)
 	}
 	if viewer != "" {
-		if err := canSee(m.Head(), viewer); err != nil {
+		if err := s.canSee(ctx, m.Head(), viewer); err != nil {
 			return Message{}, err
 		}
 	}
 	return m, nil
 }
 
-// Head is the part of m that rules decide on.
-func (m Message) Head() MessageHead {
-	return MessageHead{ID: m.ID, Sender: m.Sender, Receiver: m.Receiver, ReceiverType: m.ReceiverType, DeletedAt: m.DeletedAt}
+// canSee looks up what canSee needs to know about a group message's viewer.
+func (s *Service) canSee(ctx context.Context, h MessageHead, uid string) error {
+	member := false
+	if h.ReceiverType == ReceiverGroup {
+		m, err := s.member(ctx, h.AppID, h.Receiver, uid)
+		if err != nil {
+			return err
+		}
+		member = m.Joined()
+	}
+	return canSee(h, uid, member)
 }
 
-// canSee is the access rule: a one-to-one message is visible to its two parties.
-func canSee(h MessageHead, uid string) error {
-	if h.ReceiverType == ReceiverUser && (h.Sender == uid || h.Receiver == uid) {
+// Head is the part of m that rules decide on.
+func (m Message) Head() MessageHead {
+	return MessageHead{ID: m.ID, AppID: m.AppID, Sender: m.Sender, Receiver: m.Receiver, ReceiverType: m.ReceiverType, DeletedAt: m.DeletedAt}
+}
+
+// canSee is the access rule: a one-to-one message is visible to its two parties, a group
+// message to the group's members (member says whether uid is one; a banned user is not).
+func canSee(h MessageHead, uid string, member bool) error {
+	if h.ReceiverType == ReceiverUser && (h.Sender == uid || h.Receiver == uid) || h.ReceiverType == ReceiverGroup && member {
 		return nil
 	}
 	return Errorf(CodeMessageNoAccess, "The user %s does not have access to the message with id %d.", uid, h.ID)
@@ -374,10 +408,19 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		}
 		h := m.Head()
 		if p.acting() {
-			if err := canSee(h, actor.UID); err != nil {
+			scope := ""
+			if h.ReceiverType == ReceiverGroup {
+				st, err := tx.MemberStates(p.App.ID, h.Receiver, []string{actor.UID})
+				if err != nil {
+					return err
+				}
+				scope = st[actor.UID].Membership.Scope
+			}
+			if err := canSee(h, actor.UID, scope != ""); err != nil {
 				return err
 			}
-			if h.Sender != actor.UID {
+			// In a group, its admins and moderators may delete any member's message.
+			if h.Sender != actor.UID && scope != ScopeAdmin && scope != ScopeModerator {
 				return Errorf(CodeMessageNotASender, "Only the sender may delete the message with id %d.", h.ID)
 			}
 		}
@@ -392,8 +435,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		if err != nil {
 			return err
 		}
-		action.ReceiverType, action.Receiver = h.ReceiverType, h.Receiver
-		action.ConversationID = ConversationID(h.Sender, h.Receiver)
+		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
 		target = m
 		return tx.InsertMessage(action)
 	})
@@ -404,7 +446,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		return Message{}, internal("delete message", err)
 	}
 	target.DeletedAt, target.DeletedBy = now, actor.UID
-	action.ReceiverEntity = target.ReceiverEntity
+	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 	action.Target = &target
 	return *action, nil
 }

@@ -88,6 +88,9 @@ type ReactionState struct {
 	// Message is the message; an empty ID when the app has no such message that can be
 	// acted on (action messages cannot).
 	Message MessageHead
+	// Member is whether the actor is a member of a group message's group (a banned user is
+	// not); it is not read for a one-to-one message.
+	Member bool
 	// Distinct is how many distinct reactions the message has; Count how many users made
 	// the change's reaction on it, and Mine whether the actor is one of them.
 	Distinct int
@@ -124,7 +127,7 @@ func DecideReaction(c ReactionChange, s ReactionState) (ReactionEffect, error) {
 	case h.ID == 0:
 		return 0, errMessageNotFound(c.MessageID)
 	}
-	if err := canSee(h, c.UID); err != nil {
+	if err := canSee(h, c.UID, s.Member); err != nil {
 		return 0, err
 	}
 	switch {

@@ -17,6 +17,8 @@ const (
 type Config struct {
 	// MaxReactions caps distinct reactions per message; 0 lifts the cap.
 	MaxReactions int
+	// MaxGroupMembers caps a group's members; 0 means DefaultMaxGroupMembers.
+	MaxGroupMembers int
 	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
 	KeyCacheTTL time.Duration
 	// Now is the clock for timestamps; nil means time.Now. Cache expiry always uses the wall
@@ -39,6 +41,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxGroupMembers <= 0 {
+		cfg.MaxGroupMembers = DefaultMaxGroupMembers
 	}
 	if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0

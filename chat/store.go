@@ -12,6 +12,7 @@ import "context"
 type Tx interface {
 	APIKeyTx
 	MessageTx
+	GroupTx
 }
 
 // Store is everything natter keeps.
@@ -26,6 +27,8 @@ type Store interface {
 	UserStore
 	MessageStore
 	ReactionStore
+	GroupStore
+	MemberStore
 	Ping(ctx context.Context) error
 	Close() error
 }

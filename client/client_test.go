@@ -267,7 +267,8 @@ func TestEndpoints(t *testing.T) {
 		})
 	}
 	for _, rt := range httpapi.Routes() {
-		if !covered[rt] {
+		// TestGroupEndpoints covers the group routes.
+		if _, path, _ := strings.Cut(rt, " "); !covered[rt] && !strings.HasPrefix(path, "/groups") {
 			t.Errorf("no client call tested for %s", rt)
 		}
 	}

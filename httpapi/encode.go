@@ -90,8 +90,12 @@ func appendData(b []byte, m chat.Message) []byte {
 	if m.Category == chat.CategoryAction {
 		b = append(b, `"by":`...)
 		b = appendUserEntity(b, m.SenderEntity, "")
+		if m.TargetUser != nil { // a groupMember action: by, on, for, as the hosted examples
+			b = append(b, `,"on":`...)
+			b = appendUserEntity(b, *m.TargetUser, "")
+		}
 		b = append(b, `,"for":`...)
-		b = appendUserEntity(b, m.ReceiverEntity, m.ConversationID)
+		b = appendReceiver(b, m)
 		if m.Target != nil {
 			b = append(b, `,"on":{"entity":`...)
 			b = appendMessage(b, *m.Target)
@@ -102,7 +106,7 @@ func appendData(b []byte, m chat.Message) []byte {
 	b = append(b, `"sender":`...)
 	b = appendUserEntity(b, m.SenderEntity, "")
 	b = append(b, `,"receiver":`...)
-	b = appendUserEntity(b, m.ReceiverEntity, m.ConversationID)
+	b = appendReceiver(b, m)
 	b = append(b, '}')
 	if len(m.Reactions) > 0 {
 		b = append(b, `,"reactions":[`...)
@@ -122,6 +126,67 @@ func appendData(b []byte, m chat.Message) []byte {
 		b = append(b, ']')
 	}
 	return append(b, '}')
+}
+
+// appendReceiver appends the message's receiver entity: its group, or its user with the
+// conversation id.
+func appendReceiver(b []byte, m chat.Message) []byte {
+	if m.ReceiverType == chat.ReceiverGroup {
+		g := m.ReceiverGroup
+		if g == nil { // the group is gone
+			g = &chat.Group{GUID: m.Receiver}
+		}
+		return appendGroupEntity(b, *g)
+	}
+	return appendUserEntity(b, m.ReceiverEntity, m.ConversationID)
+}
+
+// appendGroupEntity appends a group inside data.entities, keys in the order of the hosted
+// service's examples.
+func appendGroupEntity(b []byte, g chat.Group) []byte {
+	b = append(b, `{"entity":{"guid":`...)
+	b = appendString(b, g.GUID)
+	if g.Icon != "" {
+		b = append(b, `,"icon":`...)
+		b = appendString(b, g.Icon)
+	}
+	b = append(b, `,"name":`...)
+	b = appendString(b, g.Name)
+	if len(g.Tags) > 0 {
+		b = append(b, `,"tags":[`...)
+		for i, t := range g.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, t)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"type":`...)
+	b = appendString(b, g.Type)
+	if g.Owner != "" {
+		b = append(b, `,"owner":`...)
+		b = appendString(b, g.Owner)
+	}
+	b = append(b, `,"createdAt":`...)
+	b = strconv.AppendInt(b, g.CreatedAt, 10)
+	if g.UpdatedAt > 0 {
+		b = append(b, `,"updatedAt":`...)
+		b = strconv.AppendInt(b, g.UpdatedAt, 10)
+	}
+	if g.UpdatedBy != "" {
+		b = append(b, `,"updatedBy":`...)
+		b = appendString(b, g.UpdatedBy)
+	}
+	if g.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendString(b, g.Description)
+	}
+	b = append(b, `,"membersCount":`...)
+	b = strconv.AppendInt(b, g.MembersCount, 10)
+	b = append(b, `,"conversationId":`...)
+	b = appendString(b, chat.GroupConversationID(g.GUID))
+	return append(b, `},"entityType":"group"}`...)
 }
 
 // appendUserEntity appends a user inside data.entities; the receiver's carries

@@ -157,6 +157,7 @@ func (e *env) mustText(from, to, text string) *client.Message {
 type request struct {
 	method, path string
 	host         string // default: the server's address, so the app comes from the key
+	base         string // default: this env's server; another node's URL
 	headers      map[string]string
 	body         string
 }
@@ -175,7 +176,11 @@ func (e *env) do(r request) response {
 	if r.body != "" {
 		body = strings.NewReader(r.body)
 	}
-	req, err := http.NewRequest(r.method, e.srv.URL+r.path, body)
+	base := e.srv.URL
+	if r.base != "" {
+		base = r.base
+	}
+	req, err := http.NewRequest(r.method, base+r.path, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -225,7 +230,11 @@ func (e *env) snapshot() string {
 		"SELECT hash, app_id, name, scope, updated_at FROM api_keys ORDER BY hash",
 		"SELECT app_id, uid, name, avatar, link, role, status_message, COALESCE(metadata, ''), updated_at, deactivated_at, deleted_at FROM users ORDER BY app_id, uid",
 		"SELECT app_id, uid, tag, pos FROM user_tags ORDER BY app_id, uid, tag",
-		"SELECT id, app_id, sender, receiver, category, type, data, updated_at, deleted_at FROM messages ORDER BY id",
+		"SELECT id, app_id, sender, receiver, category, type, data, updated_at, deleted_at, target_uid FROM messages ORDER BY id",
+		"SELECT app_id, guid, name, type, password_hash, icon, description, COALESCE(metadata, ''), owner, members_count, updated_at, updated_by FROM groups ORDER BY app_id, guid",
+		"SELECT app_id, guid, tag, pos FROM group_tags ORDER BY app_id, guid, tag",
+		"SELECT app_id, guid, uid, scope, joined_at FROM group_members ORDER BY app_id, guid, uid",
+		"SELECT app_id, guid, uid, banned_at, banned_by FROM group_bans ORDER BY app_id, guid, uid",
 		"SELECT id, app_id, message_id, uid, reaction FROM reactions ORDER BY id",
 		"SELECT message_id, reaction, count, first_id FROM reaction_counts ORDER BY message_id, reaction",
 	} {

@@ -104,11 +104,21 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case http.StatusServiceUnavailable:
 		logger(r).Warn("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
 	}
+	writeJSON(w, r, status, errorBody{errorOut(ce)})
+}
+
+// errorOut is err's error object: a refusal's, or ERR_EXCEPTION for anything else, whose
+// cause stays out of the body.
+func errorOut(err error) errorJSON {
+	var ce *chat.Error
+	if !errors.As(err, &ce) {
+		ce = &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later."}
+	}
 	dev := ce.DevMessage
 	if dev == "" {
 		dev = ce.Message
 	}
-	writeJSON(w, r, status, errorBody{errorJSON{Message: ce.Message, DevMessage: dev, Source: "chat-api", Details: ce.Details, Code: ce.Code}})
+	return errorJSON{Message: ce.Message, DevMessage: dev, Source: "chat-api", Details: ce.Details, Code: ce.Code}
 }
 
 // success is the acknowledgement shape of deletes.

@@ -35,6 +35,22 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.listReactions},
 		{http.MethodPost, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.addReaction},
 		{http.MethodDelete, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.removeReaction},
+
+		{http.MethodPost, "/groups", fullAccessOnly, s.createGroup},
+		{http.MethodGet, "/groups", fullAccessOnly, s.listGroups},
+		{http.MethodGet, "/groups/{guid}", fullAccessOnly, s.getGroup},
+		{http.MethodPut, "/groups/{guid}", fullAccessOnly, s.updateGroup},
+		{http.MethodDelete, "/groups/{guid}", fullAccessOnly, s.deleteGroup},
+		{http.MethodPatch, "/groups/{guid}/owner", fullAccessOnly, s.transferGroup},
+
+		{http.MethodPost, "/groups/{guid}/members", fullAccessOnly, s.addMembers},
+		{http.MethodGet, "/groups/{guid}/members", fullAccessOnly, s.listMembers},
+		{http.MethodDelete, "/groups/{guid}/members", fullAccessOnly, s.leaveGroup},
+		{http.MethodPut, "/groups/{guid}/members/{uid}", fullAccessOnly, s.changeScope},
+		{http.MethodDelete, "/groups/{guid}/members/{uid}", fullAccessOnly, s.kickMember},
+		{http.MethodPost, "/groups/{guid}/bannedusers/{uid}", fullAccessOnly, s.banUser},
+		{http.MethodDelete, "/groups/{guid}/bannedusers/{uid}", fullAccessOnly, s.unbanUser},
+		{http.MethodGet, "/groups/{guid}/bannedusers", fullAccessOnly, s.listBanned},
 	}
 }
 
@@ -57,7 +73,8 @@ var notYet = []string{
 	"/users/{uid}/auth_tokens", "/users/{uid}/auth_tokens/",
 	"/users/{uid}/friends", "/users/{uid}/blockedusers",
 	"/users/{uid}/messages", "/users/{uid}/conversation", "/users/{uid}/conversation/",
-	"/groups", "/groups/",
+	"/groups/{guid}/messages", "/groups/{guid}/conversation", "/groups/{guid}/conversation/",
+	"/groups/{guid}/scopes/",
 	"GET /messages", "PUT /messages/{id}",
 	"/messages/{id}/thread", "/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",

@@ -28,12 +28,12 @@ func insertMessageArgs(m *chat.Message) []any {
 		tags = string(b)
 	}
 	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt}
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID}
 }
 
 const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`
 
 // The message with both parties' short user shapes and whether each is still active, in one
 // query.
@@ -41,7 +41,7 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
+	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
 	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
@@ -104,11 +104,45 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
 	var all, mine sql.NullString
 	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine}}, appID)
+	if err == nil {
+		err = completeMessage(run, &m)
+	}
 	if err != nil || m.Category == chat.CategoryAction {
 		return m, err
 	}
 	m.Reactions, err = parseSummary(id, all.String, mine.String)
 	return m, err
+}
+
+// completeMessage reads what a message's row and its joins do not hold, and only group
+// messages need: the group receiver's entity, and a groupMember action's user.
+func completeMessage(run runner, m *chat.Message) error {
+	if m.ReceiverType == chat.ReceiverGroup {
+		g, err := scanGroup(run.fixed(`SELECT `+groupColumns+` FROM groups g WHERE g.app_id = $1 AND g.guid = $2`, m.AppID, m.Receiver), m.AppID, false)
+		switch {
+		case err == nil:
+			tags, err := groupTags(run, m.AppID, []string{g.GUID})
+			if err != nil {
+				return err
+			}
+			g.Tags = tags[g.GUID]
+			m.ReceiverGroup = &g
+		case !errors.Is(err, chat.ErrNotFound):
+			return err
+		}
+	}
+	if m.TargetUID != "" {
+		u, err := scanUser(run.fixed(userQuery, m.AppID, m.TargetUID), m.AppID)
+		e := chat.Entity{UID: m.TargetUID}
+		switch {
+		case err == nil:
+			e = u.Entity()
+		case !errors.Is(err, chat.ErrNotFound):
+			return err
+		}
+		m.TargetUser = &e
+	}
+	return nil
 }
 
 // parties says, for the sender and the receiver, whether the user row exists and is active.
@@ -123,7 +157,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
 		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt,
 		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &p.sender, &p.receiver)
 	if err != nil {
@@ -201,6 +235,9 @@ func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error)
 		return chat.Message{}, err
 	}
 	m, _, err := scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
+	if err == nil {
+		err = completeMessage(tx.wtx, &m)
+	}
 	if err != nil {
 		return m, err
 	}

@@ -63,6 +63,17 @@ func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 func (e *postgresEngine) transact(ctx context.Context, fn func(tx *wtx) error) (err error) {
 	wctx, cancel := writeContext(ctx)
 	defer cancel()
+	// A deadlock (two membership changes locking the same users in another order, say) or
+	// a serialization failure wrote nothing; fn may run again (chat.Store.Transact).
+	for range pgAttempts {
+		if err = e.transactOnce(wctx, fn); !retryable(err) {
+			break
+		}
+	}
+	return err
+}
+
+func (e *postgresEngine) transactOnce(wctx context.Context, fn func(tx *wtx) error) (err error) {
 	tx, err := e.db.w.BeginTx(wctx, nil)
 	if err != nil {
 		return err

@@ -202,6 +202,12 @@ const (
 		JOIN unnest($1::bigint[], $2::text[]) AS p(mid, uid) ON r.message_id = p.mid AND r.uid = p.uid`
 	pgUsersQuery = `SELECT u.app_id, u.uid, u.deactivated_at, u.deleted_at FROM users u
 		JOIN unnest($1::text[], $2::text[]) AS p(app, uid) ON u.app_id = p.app AND u.uid = p.uid`
+	pgMembersQuery = `SELECT p.mid, p.uid FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS p(mid, app, guid, uid)
+		JOIN group_members gm ON gm.app_id = p.app AND gm.guid = p.guid AND gm.uid = p.uid`
+	pgGroupsQuery = `SELECT g.app_id, ` + groupColumns + ` FROM groups g
+		JOIN unnest($1::text[], $2::text[]) AS p(app, guid) ON g.app_id = p.app AND g.guid = p.guid`
+	pgGroupTagsQuery = `SELECT t.app_id, t.guid, t.tag FROM group_tags t
+		JOIN unnest($1::text[], $2::text[]) AS p(app, guid) ON t.app_id = p.app AND t.guid = p.guid ORDER BY t.app_id, t.guid, t.pos`
 	pgDeleteRowsQuery = `DELETE FROM reactions r USING unnest($1::bigint[], $2::text[], $3::text[]) AS d(mid, uid, reaction)
 		WHERE r.message_id = d.mid AND r.uid = d.uid AND r.reaction = d.reaction`
 	pgInsertRowsQuery = `INSERT INTO reactions (id, app_id, message_id, uid, reaction, reacted_at)
@@ -318,7 +324,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 
 	// Actors who are not a party of their message (or whose message is missing) are looked
 	// up: rare, since only a participant may react to a one-to-one message.
-	actors, err := b.lookUpActors(ctx, pc, jobs, msgs)
+	actors, members, err := b.lookUp(ctx, pc, jobs, msgs)
 	if err != nil {
 		return err
 	}
@@ -326,7 +332,8 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 	// The rules and the changes, in order.
 	for _, j := range jobs {
 		j.msg, j.err, j.panic = chat.Message{}, nil, nil
-		j.err = apply(j, msgs[j.c.MessageID], actors, pairs[pairKey{j.c.MessageID, j.c.UID}], &newIDs)
+		k := pairKey{j.c.MessageID, j.c.UID}
+		j.err = apply(j, msgs[j.c.MessageID], actors, members[k], pairs[k], &newIDs)
 		if j.err == nil {
 			continue
 		}
@@ -364,14 +371,33 @@ func scanAll(br pgx.BatchResults, scan func(pgx.Rows) error) error {
 	return rows.Err()
 }
 
-func (b *pgBatcher) lookUpActors(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, msgs map[int64]*pgMessage) (map[userKey]chat.User, error) {
+// lookUp reads, in one round trip, what round trip 1 left open: the actors who are not a
+// party of their message (or whose message is missing), and for group messages the
+// actors' memberships and the groups' entities. Only a participant may react to a
+// one-to-one message, so a batch of those usually needs none of it.
+func (b *pgBatcher) lookUp(ctx context.Context, pc *pgx.Conn, jobs []*pgJob, msgs map[int64]*pgMessage) (map[userKey]chat.User, map[pairKey]bool, error) {
 	var apps, uids []string
+	var mMIDs []int64
+	var mApps, mGUIDs, mUIDs []string
+	var gApps, gGUIDs []string
 	seen := map[userKey]bool{}
+	seenPair := map[pairKey]bool{}
+	seenGroup := map[userKey]bool{}
 	for _, j := range jobs {
 		m := msgs[j.c.MessageID]
 		if m != nil && m.msg.AppID == j.c.AppID {
 			if _, party := partyActor(j.c.AppID, j.c.UID, m.msg, m.p); party {
 				continue
+			}
+			if m.msg.ReceiverType == chat.ReceiverGroup {
+				if k := (pairKey{m.msg.ID, j.c.UID}); !seenPair[k] {
+					seenPair[k] = true
+					mMIDs, mApps, mGUIDs, mUIDs = append(mMIDs, k.mid), append(mApps, m.msg.AppID), append(mGUIDs, m.msg.Receiver), append(mUIDs, k.uid)
+				}
+				if k := (userKey{m.msg.AppID, m.msg.Receiver}); !seenGroup[k] {
+					seenGroup[k] = true
+					gApps, gGUIDs = append(gApps, k.app), append(gGUIDs, k.uid)
+				}
 			}
 		}
 		if k := (userKey{j.c.AppID, j.c.UID}); !seen[k] {
@@ -380,20 +406,61 @@ func (b *pgBatcher) lookUpActors(ctx context.Context, pc *pgx.Conn, jobs []*pgJo
 		}
 	}
 	actors := map[userKey]chat.User{}
+	members := map[pairKey]bool{}
 	if len(apps) == 0 {
-		return actors, nil
+		return actors, members, nil
 	}
-	rows, err := pc.Query(ctx, pgUsersQuery, apps, uids)
-	if err != nil {
-		return nil, err
+	q := &pgx.Batch{}
+	q.Queue(pgUsersQuery, apps, uids)
+	if len(mMIDs) > 0 {
+		q.Queue(pgMembersQuery, mMIDs, mApps, mGUIDs, mUIDs)
+		q.Queue(pgGroupsQuery, gApps, gGUIDs)
+		q.Queue(pgGroupTagsQuery, gApps, gGUIDs)
 	}
-	defer rows.Close()
-	for rows.Next() {
+	br := pc.SendBatch(ctx, q)
+	defer br.Close()
+	if err := scanAll(br, func(rows pgx.Rows) error {
 		var u chat.User
 		if err := rows.Scan(&u.AppID, &u.UID, &u.DeactivatedAt, &u.DeletedAt); err != nil {
-			return nil, err
+			return err
 		}
 		actors[userKey{u.AppID, u.UID}] = u
+		return nil
+	}); err != nil || len(mMIDs) == 0 {
+		return actors, members, err
 	}
-	return actors, rows.Err()
+	if err := scanAll(br, func(rows pgx.Rows) error {
+		var k pairKey
+		err := rows.Scan(&k.mid, &k.uid)
+		members[k] = true
+		return err
+	}); err != nil {
+		return nil, nil, err
+	}
+	groups := map[userKey]*chat.Group{}
+	if err := scanAll(br, func(rows pgx.Rows) error {
+		var appID string
+		g, err := scanGroup(prefix{rows, []any{&appID}}, "", false)
+		g.AppID = appID
+		groups[userKey{appID, g.GUID}] = &g
+		return err
+	}); err != nil {
+		return nil, nil, err
+	}
+	if err := scanAll(br, func(rows pgx.Rows) error {
+		var appID, guid, tag string
+		err := rows.Scan(&appID, &guid, &tag)
+		if g := groups[userKey{appID, guid}]; g != nil {
+			g.Tags = append(g.Tags, tag)
+		}
+		return err
+	}); err != nil {
+		return nil, nil, err
+	}
+	for _, m := range msgs {
+		if m.msg.ReceiverType == chat.ReceiverGroup {
+			m.msg.ReceiverGroup = groups[userKey{m.msg.AppID, m.msg.Receiver}]
+		}
+	}
+	return actors, members, nil
 }

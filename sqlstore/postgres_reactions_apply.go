@@ -40,9 +40,9 @@ type userKey struct{ app, uid string }
 // apply decides one job's change against the batch's view with chat.DecideReaction, makes
 // it there, and sets the job's answer. It returns commit.Refuse(err) for a refusal, or an
 // error that fails the batch.
-func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, mine map[string]*pgRow, newIDs *[]int64) error {
+func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, member bool, mine map[string]*pgRow, newIDs *[]int64) error {
 	c := j.c
-	s := chat.ReactionState{Actor: actors[userKey{c.AppID, c.UID}]}
+	s := chat.ReactionState{Actor: actors[userKey{c.AppID, c.UID}], Member: member}
 	row := mine[c.Reaction]
 	i := -1
 	if m != nil && m.msg.AppID == c.AppID {

@@ -47,7 +47,7 @@ func TestPGBatchModel(t *testing.T) {
 		j := &pgJob{ctx: context.Background(),
 			c: chat.ReactionChange{AppID: "a", MessageID: 7, UID: s.uid, Reaction: s.reaction, Add: s.add, At: int64(100 + i), Max: s.max}}
 		jobs = append(jobs, j)
-		err := apply(j, m, nil, pairs[pairKey{7, s.uid}], &ids)
+		err := apply(j, m, nil, false, pairs[pairKey{7, s.uid}], &ids)
 		if s.wantErr != nil {
 			if chat.ErrorCode(err) != chat.CodeReactionLimitExceeded {
 				t.Fatalf("step %d: %v, want %v", i, err, s.wantErr)

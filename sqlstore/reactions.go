@@ -23,6 +23,9 @@ func (db *DB) ChangeReaction(ctx context.Context, c chat.ReactionChange) (chat.M
 // partyActor is the acting user when uid is a party of m, from the parties' state read with
 // it (an empty UID when that user is gone); ok is false for anyone else, who is looked up.
 func partyActor(appID, uid string, m chat.Message, p parties) (actor chat.User, ok bool) {
+	if m.ReceiverType != chat.ReceiverUser { // a group's members are looked up with their membership
+		return chat.User{}, false
+	}
 	var st partyState
 	switch uid {
 	case m.Sender:

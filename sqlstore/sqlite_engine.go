@@ -87,7 +87,7 @@ func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock)
 var hotWrites = []string{
 	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery,
 	countsQuery, addRowQuery, insertCountQuery, bumpCountQuery,
-	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery,
+	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery, memberQuery,
 }
 
 // transact runs fn as a job of the writer's group commit, in a savepoint of its own. The

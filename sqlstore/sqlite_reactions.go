@@ -25,6 +25,9 @@ const (
 	addRowQuery = `INSERT INTO reactions (app_id, message_id, uid, reaction, reacted_at)
 			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (message_id, uid, reaction) DO NOTHING`
 	deleteReactionQuery = `DELETE FROM reactions WHERE app_id = $1 AND message_id = $2 AND uid = $3 AND reaction = $4`
+	// memberQuery is whether a user is a member of a group message's group; read afresh for
+	// every change, as membership changes do not go through the cache.
+	memberQuery = `SELECT EXISTS (SELECT 1 FROM group_members WHERE app_id = $1 AND guid = $2 AND uid = $3)`
 )
 
 // changeReaction runs as a job of the writer's group commit: it loads what it does not
@@ -50,6 +53,12 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 					return err
 				}
 			}
+			member := false
+			if h.msg.ReceiverType == chat.ReceiverGroup {
+				if err := tx.fixed(memberQuery, c.AppID, h.msg.Receiver, c.UID).Scan(&member); err != nil {
+					return err
+				}
+			}
 			var ok bool
 			if mine, ok = h.mine(c.UID); !ok {
 				var all sql.NullString
@@ -58,7 +67,7 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 				}
 				mine = splitNonEmpty(all.String, "\x1e")
 			}
-			s = chat.ReactionState{Actor: actor, Message: h.msg.Head(), Distinct: len(h.counts), Mine: slices.Contains(mine, c.Reaction)}
+			s = chat.ReactionState{Actor: actor, Message: h.msg.Head(), Member: member, Distinct: len(h.counts), Mine: slices.Contains(mine, c.Reaction)}
 			if i := indexOf(h.counts, c.Reaction); i >= 0 {
 				s.Count = h.counts[i].count
 			}
@@ -104,6 +113,9 @@ func (e *sqliteEngine) loadHot(tx *wtx, c chat.ReactionChange) (*hotMessage, err
 	m, p, err := scanMessage(tx.fixed(actableMessageQuery, c.AppID, c.MessageID), c.AppID)
 	if errors.Is(err, chat.ErrNotFound) {
 		return nil, nil
+	}
+	if err == nil {
+		err = completeMessage(tx, &m)
 	}
 	if err != nil {
 		return nil, err

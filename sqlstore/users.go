@@ -153,8 +153,9 @@ func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) e
 	})
 }
 
-// PurgeUser removes a user with its tags, the messages it sent or received, and its
-// reactions, keeping every other message's reaction counts exact.
+// PurgeUser removes a user with its tags, the messages it sent or received, its reactions,
+// memberships and bans, keeping every other message's reaction counts and every group's
+// members count exact.
 func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 	return db.transact(ctx, func(tx *wtx) error {
 		// Every message whose reactions or rows this changes is locked first, as reaction
@@ -182,6 +183,13 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 				(SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)`,
 			`DELETE FROM reactions WHERE app_id = $1 AND uid = $2`,
 			`DELETE FROM messages WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))`,
+			// Its memberships go with their groups' counts (the update locks the groups, as
+			// membership changes do); a group it owned is the app's.
+			`UPDATE groups SET members_count = members_count - 1
+				WHERE app_id = $1 AND guid IN (SELECT guid FROM group_members WHERE app_id = $1 AND uid = $2)`,
+			`DELETE FROM group_members WHERE app_id = $1 AND uid = $2`,
+			`DELETE FROM group_bans WHERE app_id = $1 AND uid = $2`,
+			`UPDATE groups SET owner = '' WHERE app_id = $1 AND owner = $2`,
 		}
 		for _, s := range steps {
 			if _, err := tx.exec(s, appID, uid); err != nil {

@@ -17,6 +17,7 @@ type config struct {
 	Database     string
 	Domain       string
 	MaxReactions int
+	MaxMembers   int
 	DBMaxConns   int
 	DBIdleConns  int
 	KeyCacheTTL  time.Duration
@@ -103,6 +104,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.StringVar(&c.Database, "database", defaultDatabase(getenv), "sqlite:PATH or postgres://… (NATTER_DATABASE_URL)")
 	fs.StringVar(&c.Domain, "domain", env("NATTER_DOMAIN", "localhost"), "the <domain> of <appId>.api-<region>.<domain> (NATTER_DOMAIN)")
 	fs.IntVar(&c.MaxReactions, "max-reactions", envInt("NATTER_MAX_REACTIONS", chat.DefaultMaxReactions), "distinct reactions per message, 0 lifts the cap (NATTER_MAX_REACTIONS)")
+	fs.IntVar(&c.MaxMembers, "max-group-members", envInt("NATTER_MAX_GROUP_MEMBERS", chat.DefaultMaxGroupMembers), "members per group (NATTER_MAX_GROUP_MEMBERS)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("NATTER_DB_MAX_CONNS", 0), "PostgreSQL pool size, or SQLite reader connections; 0 picks by CPU count (NATTER_DB_MAX_CONNS)")
 	fs.IntVar(&c.DBIdleConns, "db-idle-conns", envInt("NATTER_DB_IDLE_CONNS", 0), "PostgreSQL idle connections kept; 0 keeps the pool size (NATTER_DB_IDLE_CONNS)")
 	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
@@ -121,6 +123,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	switch {
 	case c.MaxReactions < 0:
 		return c, fmt.Errorf("--max-reactions must be 0 or more")
+	case c.MaxMembers < 1:
+		return c, fmt.Errorf("--max-group-members must be 1 or more")
 	case c.KeyCacheTTL <= 0 || c.KeyCacheTTL > 5*time.Second:
 		return c, fmt.Errorf("--key-cache-ttl must be more than 0 and at most 5s")
 	case c.MaxBody < 1024:

@@ -428,6 +428,8 @@ func TestCommandLine(t *testing.T) {
 		want string // in stderr, case-insensitive
 	}{
 		{"negative max-reactions flag", nil, []string{"--max-reactions", "-1"}, "max-reactions"},
+		{"zero max-group-members flag", nil, []string{"--max-group-members", "0"}, "max-group-members"},
+		{"non-integer max-group-members env", map[string]string{"NATTER_MAX_GROUP_MEMBERS": "many"}, nil, "NATTER_MAX_GROUP_MEMBERS"},
 		{"key cache ttl over 5s from env", map[string]string{"NATTER_KEY_CACHE_TTL": "10s"}, nil, "key-cache-ttl"},
 		{"non-integer max-reactions env", map[string]string{"NATTER_MAX_REACTIONS": "lots"}, nil, "NATTER_MAX_REACTIONS"},
 		{"unknown flag", nil, []string{"--no-such-flag"}, "no-such-flag"},

@@ -59,7 +59,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, KeyCacheTTL: c.KeyCacheTTL})
+	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL})
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {

@@ -29,9 +29,9 @@ const defaultAPIKey = "be7c4a11d00dfeedbe7c4a11d00dfeedbe7c4a11"
 const defaultNatterDBConns = 16
 
 var (
-	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message"}
-	defaultScenarios  = []string{"bare", "add-reaction", "send-message", "get-message"}
-	postgresScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message"}
+	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
+	defaultScenarios  = []string{"bare", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
+	postgresScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
 )
 
 type stringList []string
@@ -278,6 +278,11 @@ func run(ctx context.Context, o options) (err error) {
 	seedStart := time.Now()
 	logf("seeding %d users and %d messages (%d concurrent)", o.users, o.messages, o.seedConns)
 	data, err := seed(ctx, a, tag, o.users, o.messages, o.seedConns, rng)
+	var group groupData
+	if err == nil && (o.runs("group-send") || o.runs("group-reaction")) {
+		logf("seeding a %d-member group with %d messages", groupSize, groupMsgs)
+		group, err = seedGroup(ctx, a, tag, &data, o.seedConns)
+	}
 	a.client.CloseIdleConnections() // the load's own connections start from nothing
 	if err != nil {
 		return err
@@ -321,6 +326,10 @@ func run(ctx context.Context, o options) (err error) {
 			sc, c.natterPID = sendMessageScenario(nat.base, &data), nat.cmd.Process.Pid
 		case "get-message":
 			sc, c.natterPID = getMessageScenario(nat.base, &data), nat.cmd.Process.Pid
+		case "group-send":
+			sc, c.natterPID = groupSendScenario(nat.base, &group), nat.cmd.Process.Pid
+		case "group-reaction":
+			sc, c.natterPID = groupReactionScenario(nat.base, &group), nat.cmd.Process.Pid
 		}
 		logf("running %s: %d conns, %v warmup + %v", name, o.conns, o.warmup, o.duration)
 		res, err := runScenario(ctx, sc, c)

@@ -1,0 +1,185 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// groupJSON is the group shape of the hosted service, keys in its examples' order; scope,
+// joinedAt and hasJoined are the acting user's, present when the request names one.
+type groupJSON struct {
+	GUID           string          `json:"guid"`
+	Name           string          `json:"name"`
+	Description    string          `json:"description,omitempty"`
+	Icon           string          `json:"icon,omitempty"`
+	Type           string          `json:"type"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	Scope          string          `json:"scope,omitempty"`
+	MembersCount   int64           `json:"membersCount"`
+	JoinedAt       int64           `json:"joinedAt,omitempty"`
+	ConversationID string          `json:"conversationId"`
+	HasJoined      *bool           `json:"hasJoined,omitempty"`
+	CreatedAt      int64           `json:"createdAt"`
+	Owner          string          `json:"owner,omitempty"`
+	UpdatedAt      int64           `json:"updatedAt,omitempty"`
+	UpdatedBy      string          `json:"updatedBy,omitempty"`
+	Tags           []string        `json:"tags,omitempty"`
+	// Members are a create's per-member results, when it named members.
+	Members json.RawMessage `json:"members,omitempty"`
+}
+
+func groupOut(g chat.Group) groupJSON {
+	out := groupJSON{GUID: g.GUID, Name: g.Name, Description: g.Description, Icon: g.Icon, Type: g.Type,
+		Metadata: storedObject(g.Metadata), MembersCount: g.MembersCount, ConversationID: chat.GroupConversationID(g.GUID),
+		CreatedAt: g.CreatedAt, Owner: g.Owner, UpdatedAt: g.UpdatedAt, UpdatedBy: g.UpdatedBy, Tags: g.Tags}
+	if g.Viewer != nil {
+		joined := g.Viewer.Joined()
+		out.HasJoined = &joined
+		if joined {
+			out.Scope, out.JoinedAt = g.Viewer.Scope, g.Viewer.JoinedAt
+		}
+	}
+	return out
+}
+
+type memberListsJSON struct {
+	Admins       []string `json:"admins"`
+	Moderators   []string `json:"moderators"`
+	Participants []string `json:"participants"`
+	UsersToBan   []string `json:"usersToBan"`
+}
+
+func (l memberListsJSON) lists() chat.MemberLists {
+	return chat.MemberLists{Admins: l.Admins, Moderators: l.Moderators, Participants: l.Participants, UsersToBan: l.UsersToBan}
+}
+
+type createGroupRequest struct {
+	GUID        string           `json:"guid"`
+	Name        string           `json:"name"`
+	Type        string           `json:"type"`
+	Password    string           `json:"password"`
+	Icon        string           `json:"icon"`
+	Description string           `json:"description"`
+	Metadata    json.RawMessage  `json:"metadata"`
+	Owner       string           `json:"owner"`
+	Tags        []string         `json:"tags"`
+	Members     *memberListsJSON `json:"members"`
+}
+
+func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req createGroupRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	in := chat.GroupCreate{GUID: req.GUID, Name: req.Name, Type: req.Type, Password: req.Password, Icon: req.Icon,
+		Description: req.Description, Metadata: req.Metadata, Owner: req.Owner, Tags: req.Tags}
+	if req.Members != nil {
+		in.Members = req.Members.lists()
+	}
+	g, results, err := s.svc.CreateGroup(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	out := groupOut(g)
+	if req.Members != nil {
+		out.Members = appendMemberResults(nil, results)
+	}
+	writeData(w, r, out, nil)
+	return nil
+}
+
+func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	g, err := s.svc.Group(r.Context(), p, r.PathValue("guid"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, groupOut(g), nil)
+	return nil
+}
+
+type updateGroupRequest struct {
+	Name        *string         `json:"name"`
+	Type        *string         `json:"type"`
+	Password    *string         `json:"password"`
+	Icon        *string         `json:"icon"`
+	Description *string         `json:"description"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Owner       *string         `json:"owner"`
+	Tags        *[]string       `json:"tags"`
+	Unset       []string        `json:"unset"`
+}
+
+func (s *Server) updateGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req updateGroupRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	g, err := s.svc.UpdateGroup(r.Context(), p, r.PathValue("guid"), chat.GroupChange{Name: req.Name, Type: req.Type,
+		Password: req.Password, Icon: req.Icon, Description: req.Description, Metadata: req.Metadata, Owner: req.Owner,
+		Tags: req.Tags, Unset: req.Unset})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, groupOut(g), nil)
+	return nil
+}
+
+func (s *Server) transferGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Owner string `json:"owner"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	g, err := s.svc.TransferOwner(r.Context(), p, r.PathValue("guid"), req.Owner)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, groupOut(g), nil)
+	return nil
+}
+
+func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	if err := s.svc.DeleteGroup(r.Context(), p, r.PathValue("guid")); err != nil {
+		return err
+	}
+	guid, _ := chat.NormalizeID(r.PathValue("guid"))
+	writeData(w, r, success{true, "Group with guid " + guid + " has been deleted successfully."}, nil)
+	return nil
+}
+
+func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	q := newQuery(r)
+	f := chat.GroupQuery{
+		SearchKey: q.str("searchKey"),
+		SearchIn:  q.list("searchIn"),
+		SortBy:    q.str("sortBy"),
+		SortOrder: q.str("sortOrder"),
+		Types:     append(q.list("type"), q.list("types")...),
+		Tags:      q.list("tags"),
+		WithTags:  q.boolean("withTags"),
+		HasJoined: q.boolean("hasJoined"),
+		Page:      q.page(),
+		Affix:     q.str("affix"),
+	}
+	if q.str("updatedAt") != "" {
+		since := int64(q.integer("updatedAt", 0, 0, 1<<62))
+		f.ChangedSince = &since
+	}
+	if err := q.err(); err != nil {
+		return err
+	}
+	groups, total, err := s.svc.ListGroups(r.Context(), p, f)
+	if err != nil {
+		return err
+	}
+	out := make([]groupJSON, len(groups))
+	for i, g := range groups {
+		out[i] = groupOut(g)
+	}
+	c := f.Cursor(groups)
+	writeData(w, r, out, userListMeta{Pagination: pageOf(f.Page, len(out), total), Cursor: userCursorJSON{UpdatedAt: c.UpdatedAt, Affix: c.Affix}})
+	return nil
+}

@@ -1,0 +1,147 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// ListMembers lists a group's members in the order they joined. Without filters the total
+// is the group's members_count, kept with the rows, so a page costs the same whatever the
+// group's size but for its offset.
+func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.MemberQuery) ([]chat.Member, int, error) {
+	args := []any{appID, guid}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	from := ` FROM group_members gm JOIN users u ON u.app_id = gm.app_id AND u.uid = gm.uid`
+	where := ` WHERE gm.app_id = $1 AND gm.guid = $2`
+	if len(q.Scopes) > 0 {
+		ph := make([]string, len(q.Scopes))
+		for i, s := range q.Scopes {
+			ph[i] = arg(s)
+		}
+		where += ` AND gm.scope IN (` + strings.Join(ph, ", ") + `)`
+	}
+	if q.Status != "" {
+		where += ` AND u.status = ` + arg(q.Status)
+	}
+	run := db.read(ctx)
+	var total int
+	count := `SELECT COUNT(*)` + from + where
+	if len(args) == 2 {
+		count = `SELECT members_count FROM groups WHERE app_id = $1 AND guid = $2`
+	}
+	if err := run.row(count, args...).Scan(&total); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
+	query := `SELECT ` + prefixed("u.", userColumns) + `, gm.scope, gm.joined_at` + from + where +
+		` ORDER BY gm.joined_at, gm.uid LIMIT ` + lim + ` OFFSET ` + off
+	if q.Status == "" {
+		// The page's members first, from the covering index alone, and only then their
+		// users: joining first would read a user for every member the offset skips.
+		query = `SELECT ` + prefixed("u.", userColumns) + `, gm.scope, gm.joined_at FROM (SELECT gm.app_id, gm.uid, gm.scope, gm.joined_at
+			FROM group_members gm` + where + ` ORDER BY gm.joined_at, gm.uid LIMIT ` + lim + ` OFFSET ` + off + `) gm
+			JOIN users u ON u.app_id = gm.app_id AND u.uid = gm.uid ORDER BY gm.joined_at, gm.uid`
+	}
+	members, err := collect(run.rows(query, args...),
+		func(s scanner) (chat.Member, error) {
+			var m chat.Member
+			u, err := scanUser(suffix{s, []any{&m.Scope, &m.JoinedAt}}, appID)
+			m.User = u
+			return m, err
+		})
+	return members, total, err
+}
+
+// ListBanned lists the users banned from a group, most recent ban first.
+func (db *DB) ListBanned(ctx context.Context, appID, guid string, page chat.Page) ([]chat.User, int, error) {
+	run := db.read(ctx)
+	from := ` FROM group_bans b JOIN users u ON u.app_id = b.app_id AND u.uid = b.uid WHERE b.app_id = $1 AND b.guid = $2`
+	var total int
+	if err := run.row(`SELECT COUNT(*)`+from, appID, guid).Scan(&total); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+from+` ORDER BY b.banned_at DESC, b.uid LIMIT $3 OFFSET $4`,
+		appID, guid, page.PerPage, page.Offset()),
+		func(s scanner) (chat.User, error) { return scanUser(s, appID) })
+	return users, total, err
+}
+
+// LockUsers locks the users for the transaction in uid order (chat.GroupTx); SQLite's single
+// writer needs no lock.
+func (tx txStore) LockUsers(appID string, uids []string) error {
+	if tx.db.dialect.forUpdate == "" || len(uids) == 0 {
+		return nil
+	}
+	args := []any{appID}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	return each(tx.rows(`SELECT uid FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid`+
+		tx.db.dialect.forUpdate, args...), func(scanner) error { return nil })
+}
+
+// MemberStates reads the users' state in a group (chat.GroupTx).
+func (tx txStore) MemberStates(appID, guid string, uids []string) (map[string]chat.MemberState, error) {
+	out := make(map[string]chat.MemberState, len(uids))
+	if len(uids) == 0 {
+		return out, nil
+	}
+	args := []any{appID, guid}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	err := each(tx.rows(`SELECT `+prefixed("u.", userColumns)+`, COALESCE(gm.scope, ''), COALESCE(gm.joined_at, 0),
+		EXISTS (SELECT 1 FROM group_bans b WHERE b.app_id = u.app_id AND b.guid = $2 AND b.uid = u.uid),
+		(SELECT COUNT(*) FROM group_members x WHERE x.app_id = u.app_id AND x.uid = u.uid)
+		FROM users u LEFT JOIN group_members gm ON gm.app_id = u.app_id AND gm.guid = $2 AND gm.uid = u.uid
+		WHERE u.app_id = $1 AND u.uid IN (`+placeholders(3, len(uids))+`)`, args...),
+		func(s scanner) error {
+			var st chat.MemberState
+			u, err := scanUser(suffix{s, []any{&st.Membership.Scope, &st.Membership.JoinedAt, &st.Banned, &st.Groups}}, appID)
+			if err != nil {
+				return err
+			}
+			st.User = u
+			st.Membership.Banned = st.Banned
+			out[u.UID] = st
+			return nil
+		})
+	return out, err
+}
+
+// InsertMember adds a member row (chat.GroupTx); the group's count is the caller's.
+func (tx txStore) InsertMember(appID, guid, uid, scope string, at int64) error {
+	_, err := tx.exec(`INSERT INTO group_members (app_id, guid, uid, scope, joined_at) VALUES ($1, $2, $3, $4, $5)`,
+		appID, guid, uid, scope, at)
+	return mapErr(err)
+}
+
+// DeleteMember removes a member row (chat.GroupTx).
+func (tx txStore) DeleteMember(appID, guid, uid string) error {
+	res, err := tx.exec(`DELETE FROM group_members WHERE app_id = $1 AND guid = $2 AND uid = $3`, appID, guid, uid)
+	return affected(res, err)
+}
+
+// SetMemberScope changes a member's scope (chat.GroupTx).
+func (tx txStore) SetMemberScope(appID, guid, uid, scope string) error {
+	res, err := tx.exec(`UPDATE group_members SET scope = $1 WHERE app_id = $2 AND guid = $3 AND uid = $4`, scope, appID, guid, uid)
+	return affected(res, err)
+}
+
+// InsertBan records a ban (chat.GroupTx).
+func (tx txStore) InsertBan(appID, guid, uid, by string, at int64) error {
+	_, err := tx.exec(`INSERT INTO group_bans (app_id, guid, uid, banned_at, banned_by) VALUES ($1, $2, $3, $4, $5)`,
+		appID, guid, uid, at, by)
+	return mapErr(err)
+}
+
+// DeleteBan lifts a ban (chat.GroupTx).
+func (tx txStore) DeleteBan(appID, guid, uid string) error {
+	res, err := tx.exec(`DELETE FROM group_bans WHERE app_id = $1 AND guid = $2 AND uid = $3`, appID, guid, uid)
+	return affected(res, err)
+}
