@@ -75,10 +75,33 @@ type Entities struct {
 	On       *MessageEntity `json:"on,omitempty"`
 }
 
-// Entity is a user entity.
+// Entity is a user entity, or a group's: a group message's receiver, and the group a
+// groupMember action is for.
 type Entity struct {
 	Entity     EntityUser `json:"entity"`
 	EntityType string     `json:"entityType"`
+	// Group is the entity when EntityType is "group"; Entity is then empty.
+	Group *EntityGroup `json:"-"`
+}
+
+// UnmarshalJSON decodes a user or a group entity by its entityType.
+func (e *Entity) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Entity     json.RawMessage `json:"entity"`
+		EntityType string          `json:"entityType"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = Entity{EntityType: raw.EntityType}
+	switch {
+	case len(raw.Entity) == 0:
+		return nil
+	case raw.EntityType == "group":
+		e.Group = new(EntityGroup)
+		return json.Unmarshal(raw.Entity, e.Group)
+	}
+	return json.Unmarshal(raw.Entity, &e.Entity)
 }
 
 // EntityUser is a user inside data.entities.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/client"
 )
 
 func TestAddMembers(t *testing.T) {
@@ -209,6 +210,11 @@ func TestGroupMessages(t *testing.T) {
 			t.Fatalf("send: %d %s", r.status, r.body)
 		}
 		golden(t, "group_message_send", r.body)
+		viaClient, err := e.c.OnBehalfOf("mo").SendMessage(e.ctx(), client.SendMessageRequest{Receiver: "g", ReceiverType: "group", Data: map[string]any{"text": "hi"}})
+		if err != nil || viaClient.Data.Entities.Receiver.Group == nil || viaClient.Data.Entities.Receiver.Group.GUID != "g" ||
+			viaClient.Data.Entities.Receiver.Group.MembersCount != 4 || viaClient.ConversationID != "group_g" {
+			t.Fatalf("group message through the client: %+v %v", viaClient, err)
+		}
 		var m struct{ Data struct{ ID string } }
 		json.Unmarshal(r.body, &m)
 		id := m.Data.ID
