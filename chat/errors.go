@@ -27,105 +27,115 @@ const (
 
 // Error codes natter emits; kinds gives each its Kind.
 const (
-	CodeBadRequest            Code = "ERR_BAD_REQUEST"
-	CodeAPINotFound           Code = "ERR_API_NOT_FOUND"
-	CodeMethodNotAllowed      Code = "ERR_METHOD_NOT_ALLOWED" // natter's own: the hosted service says ERR_API_NOT_FOUND
-	CodeNotImplemented        Code = "ERR_NOT_IMPLEMENTED"
-	CodeException             Code = "ERR_EXCEPTION"
-	CodeServiceUnavailable    Code = "ERR_SERVICE_UNAVAILABLE"
-	CodeTooManyRequests       Code = "ERR_TOO_MANY_REQUESTS"
-	CodeEmptyAPIKey           Code = "AUTH_ERR_EMPTY_APIKEY"
-	CodeAPIKeyNotFound        Code = "AUTH_ERR_APIKEY_NOT_FOUND"
-	CodeInvalidAppID          Code = "AUTH_ERR_INVALID_APPID"
-	CodeNoAccess              Code = "AUTH_ERR_NO_ACCESS"
-	CodeAPIKeyPathNotFound    Code = "ERR_APIKEY_NOT_FOUND"
-	CodeAPIKeyNoSelfAction    Code = "ERR_APIKEY_NO_SELF_ACTION"
-	CodeUIDNotFound           Code = "ERR_UID_NOT_FOUND"
-	CodeUIDAlreadyExists      Code = "ERR_UID_ALREADY_EXISTS"
-	CodeMessageNotFound       Code = "ERR_MESSAGE_ID_NOT_FOUND"
-	CodeMessageNoAccess       Code = "ERR_MESSAGE_NO_ACCESS"
-	CodeMessageNotASender     Code = "ERR_MESSAGE_NOT_A_SENDER"
-	CodeMessageActionDenied   Code = "ERR_MESSAGE_ACTION_NOT_ALLOWED"
-	CodeReactionLimitExceeded Code = "ERR_REACTION_LIMIT_EXCEEDED"
-	CodeEmptyReceiver         Code = "ERR_EMPTY_RECEIVER"
-	CodeInvalidReceiverType   Code = "ERR_INVALID_RECEIVER_TYPE"
-	CodeInvalidCategory       Code = "ERR_INVALID_MESSAGE_CATEGORY"
-	CodeInvalidType           Code = "ERR_INVALID_MESSAGE_TYPE"
-	CodeInvalidMessageData    Code = "ERR_INVALID_MESSAGE_DATA"
-	CodeEmptyText             Code = "ERR_EMPTY_MESSAGE_TEXT"
-	CodeInvalidText           Code = "ERR_INVALID_MESSAGE_TEXT"
-	CodeEmptyFile             Code = "ERR_EMPTY_MESSAGE_FILE"
-	CodeEmptyCustomData       Code = "ERR_EMPTY_CUSTOM_DATA"
-	CodeInvalidCustomData     Code = "ERR_INVALID_CUSTOM_DATA"
-	CodeInvalidMetadata       Code = "ERR_INVALID_METADATA"
-	CodeNotAMember            Code = "ERR_NOT_A_MEMBER"
-	CodeGUIDNotFound          Code = "ERR_GUID_NOT_FOUND"
-	CodeGUIDAlreadyExists     Code = "ERR_GUID_ALREADY_EXISTS"
-	CodeEmptyGroupPass        Code = "ERR_EMPTY_GROUP_PASS"
-	CodeWrongGroupPass        Code = "ERR_WRONG_GROUP_PASS"
-	CodeAlreadyJoined         Code = "ERR_ALREADY_JOINED"
-	CodeGroupJoinNotAllowed   Code = "ERR_GROUP_JOIN_NOT_ALLOWED"
-	CodeNoVacancy             Code = "ERR_NO_VACANCY"
-	CodeSameScope             Code = "ERR_SAME_SCOPE"
-	CodeNotABannedUser        Code = "ERR_NOT_A_BANNED_USER"
-	CodeBannedGroupMember     Code = "ERR_BANNED_GROUPMEMBER"
-	CodeAlreadyBanned         Code = "ERR_ALREADY_BANNED"
-	CodeGroupNoClearance      Code = "ERR_GROUP_NO_CLEARANCE"
-	CodeGroupNoScopeClearance Code = "ERR_GROUP_NO_SCOPE_CLEARANCE"
-	CodeGroupNoSelfAction     Code = "ERR_GROUP_NO_SELF_ACTION"
-	CodePlanQuotaRestriction  Code = "ERR_PLAN_QUOTA_RESTRICTION"
+	CodeBadRequest                Code = "ERR_BAD_REQUEST"
+	CodeAPINotFound               Code = "ERR_API_NOT_FOUND"
+	CodeMethodNotAllowed          Code = "ERR_METHOD_NOT_ALLOWED" // natter's own: the hosted service says ERR_API_NOT_FOUND
+	CodeNotImplemented            Code = "ERR_NOT_IMPLEMENTED"
+	CodeException                 Code = "ERR_EXCEPTION"
+	CodeServiceUnavailable        Code = "ERR_SERVICE_UNAVAILABLE"
+	CodeTooManyRequests           Code = "ERR_TOO_MANY_REQUESTS"
+	CodeEmptyAPIKey               Code = "AUTH_ERR_EMPTY_APIKEY"
+	CodeAPIKeyNotFound            Code = "AUTH_ERR_APIKEY_NOT_FOUND"
+	CodeInvalidAppID              Code = "AUTH_ERR_INVALID_APPID"
+	CodeNoAccess                  Code = "AUTH_ERR_NO_ACCESS"
+	CodeAPIKeyPathNotFound        Code = "ERR_APIKEY_NOT_FOUND"
+	CodeAPIKeyNoSelfAction        Code = "ERR_APIKEY_NO_SELF_ACTION"
+	CodeUIDNotFound               Code = "ERR_UID_NOT_FOUND"
+	CodeUIDAlreadyExists          Code = "ERR_UID_ALREADY_EXISTS"
+	CodeMessageNotFound           Code = "ERR_MESSAGE_ID_NOT_FOUND"
+	CodeMessageNoAccess           Code = "ERR_MESSAGE_NO_ACCESS"
+	CodeMessageNotASender         Code = "ERR_MESSAGE_NOT_A_SENDER"
+	CodeMessageActionDenied       Code = "ERR_MESSAGE_ACTION_NOT_ALLOWED"
+	CodeReactionLimitExceeded     Code = "ERR_REACTION_LIMIT_EXCEEDED"
+	CodeEmptyReceiver             Code = "ERR_EMPTY_RECEIVER"
+	CodeInvalidReceiverType       Code = "ERR_INVALID_RECEIVER_TYPE"
+	CodeInvalidCategory           Code = "ERR_INVALID_MESSAGE_CATEGORY"
+	CodeInvalidType               Code = "ERR_INVALID_MESSAGE_TYPE"
+	CodeInvalidMessageData        Code = "ERR_INVALID_MESSAGE_DATA"
+	CodeEmptyText                 Code = "ERR_EMPTY_MESSAGE_TEXT"
+	CodeInvalidText               Code = "ERR_INVALID_MESSAGE_TEXT"
+	CodeEmptyFile                 Code = "ERR_EMPTY_MESSAGE_FILE"
+	CodeEmptyCustomData           Code = "ERR_EMPTY_CUSTOM_DATA"
+	CodeInvalidCustomData         Code = "ERR_INVALID_CUSTOM_DATA"
+	CodeInvalidMetadata           Code = "ERR_INVALID_METADATA"
+	CodeNotAMember                Code = "ERR_NOT_A_MEMBER"
+	CodeGUIDNotFound              Code = "ERR_GUID_NOT_FOUND"
+	CodeGUIDAlreadyExists         Code = "ERR_GUID_ALREADY_EXISTS"
+	CodeEmptyGroupPass            Code = "ERR_EMPTY_GROUP_PASS"
+	CodeWrongGroupPass            Code = "ERR_WRONG_GROUP_PASS"
+	CodeAlreadyJoined             Code = "ERR_ALREADY_JOINED"
+	CodeGroupJoinNotAllowed       Code = "ERR_GROUP_JOIN_NOT_ALLOWED"
+	CodeNoVacancy                 Code = "ERR_NO_VACANCY"
+	CodeSameScope                 Code = "ERR_SAME_SCOPE"
+	CodeNotABannedUser            Code = "ERR_NOT_A_BANNED_USER"
+	CodeBannedGroupMember         Code = "ERR_BANNED_GROUPMEMBER"
+	CodeAlreadyBanned             Code = "ERR_ALREADY_BANNED"
+	CodeGroupNoClearance          Code = "ERR_GROUP_NO_CLEARANCE"
+	CodeGroupNoScopeClearance     Code = "ERR_GROUP_NO_SCOPE_CLEARANCE"
+	CodeGroupNoSelfAction         Code = "ERR_GROUP_NO_SELF_ACTION"
+	CodePlanQuotaRestriction      Code = "ERR_PLAN_QUOTA_RESTRICTION"
+	CodeConversationNotAccessible Code = "ERR_CONVERSATION_NOT_ACCESSIBLE"
+	CodeConversationNotFound      Code = "ERR_CONVERSATION_NOT_FOUND"
+	CodeMessageThreadNesting      Code = "ERR_MESSAGE_THREAD_NESTING"
+	CodeWrongMessageThread        Code = "ERR_WRONG_MESSAGE_THREAD"
+	CodeWrongThreadCategory       Code = "ERR_WRONG_MESSAGE_THREAD_CATEGORY"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
 // constant of this package to make sure none is.
 var kinds = map[Code]Kind{
-	CodeBadRequest:            KindInvalid,
-	CodeUIDAlreadyExists:      KindInvalid, // the hosted service answers 400
-	CodeReactionLimitExceeded: KindInvalid,
-	CodeEmptyReceiver:         KindInvalid,
-	CodeInvalidReceiverType:   KindInvalid,
-	CodeInvalidCategory:       KindInvalid,
-	CodeInvalidType:           KindInvalid,
-	CodeInvalidMessageData:    KindInvalid,
-	CodeEmptyText:             KindInvalid,
-	CodeInvalidText:           KindInvalid,
-	CodeEmptyFile:             KindInvalid,
-	CodeEmptyCustomData:       KindInvalid,
-	CodeInvalidCustomData:     KindInvalid,
-	CodeInvalidMetadata:       KindInvalid,
-	CodeGUIDAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS
-	CodeEmptyGroupPass:        KindInvalid,
-	CodeSameScope:             KindInvalid,
-	CodeNotAMember:            KindForbidden,
-	CodeWrongGroupPass:        KindForbidden,
-	CodeGroupJoinNotAllowed:   KindForbidden,
-	CodeNoVacancy:             KindForbidden,
-	CodeBannedGroupMember:     KindForbidden,
-	CodeGroupNoClearance:      KindForbidden,
-	CodeGroupNoScopeClearance: KindForbidden,
-	CodeGroupNoSelfAction:     KindForbidden,
-	CodePlanQuotaRestriction:  KindForbidden,
-	CodeGUIDNotFound:          KindNotFound,
-	CodeAlreadyJoined:         KindConflict,
-	CodeAlreadyBanned:         KindConflict,
-	CodeNotABannedUser:        KindConflict,
-	CodeEmptyAPIKey:           KindUnauthenticated,
-	CodeAPIKeyNotFound:        KindUnauthenticated,
-	CodeInvalidAppID:          KindUnauthenticated,
-	CodeNoAccess:              KindForbidden,
-	CodeAPIKeyNoSelfAction:    KindForbidden,
-	CodeMessageNoAccess:       KindForbidden,
-	CodeMessageNotASender:     KindForbidden,
-	CodeAPINotFound:           KindNotFound,
-	CodeAPIKeyPathNotFound:    KindNotFound,
-	CodeUIDNotFound:           KindNotFound,
-	CodeMessageNotFound:       KindNotFound,
-	CodeMessageActionDenied:   KindConflict,
-	CodeTooManyRequests:       KindRateLimited,
-	CodeException:             KindInternal,
-	CodeNotImplemented:        KindNotImplemented,
-	CodeMethodNotAllowed:      KindMethodNotAllowed,
-	CodeServiceUnavailable:    KindUnavailable,
+	CodeBadRequest:                KindInvalid,
+	CodeUIDAlreadyExists:          KindInvalid, // the hosted service answers 400
+	CodeReactionLimitExceeded:     KindInvalid,
+	CodeEmptyReceiver:             KindInvalid,
+	CodeInvalidReceiverType:       KindInvalid,
+	CodeInvalidCategory:           KindInvalid,
+	CodeInvalidType:               KindInvalid,
+	CodeInvalidMessageData:        KindInvalid,
+	CodeEmptyText:                 KindInvalid,
+	CodeInvalidText:               KindInvalid,
+	CodeEmptyFile:                 KindInvalid,
+	CodeEmptyCustomData:           KindInvalid,
+	CodeInvalidCustomData:         KindInvalid,
+	CodeInvalidMetadata:           KindInvalid,
+	CodeGUIDAlreadyExists:         KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeEmptyGroupPass:            KindInvalid,
+	CodeSameScope:                 KindInvalid,
+	CodeNotAMember:                KindForbidden,
+	CodeWrongGroupPass:            KindForbidden,
+	CodeGroupJoinNotAllowed:       KindForbidden,
+	CodeNoVacancy:                 KindForbidden,
+	CodeBannedGroupMember:         KindForbidden,
+	CodeGroupNoClearance:          KindForbidden,
+	CodeGroupNoScopeClearance:     KindForbidden,
+	CodeGroupNoSelfAction:         KindForbidden,
+	CodePlanQuotaRestriction:      KindForbidden,
+	CodeGUIDNotFound:              KindNotFound,
+	CodeConversationNotFound:      KindNotFound,
+	CodeConversationNotAccessible: KindForbidden,
+	CodeMessageThreadNesting:      KindInvalid,
+	CodeWrongMessageThread:        KindInvalid,
+	CodeWrongThreadCategory:       KindInvalid,
+	CodeAlreadyJoined:             KindConflict,
+	CodeAlreadyBanned:             KindConflict,
+	CodeNotABannedUser:            KindConflict,
+	CodeEmptyAPIKey:               KindUnauthenticated,
+	CodeAPIKeyNotFound:            KindUnauthenticated,
+	CodeInvalidAppID:              KindUnauthenticated,
+	CodeNoAccess:                  KindForbidden,
+	CodeAPIKeyNoSelfAction:        KindForbidden,
+	CodeMessageNoAccess:           KindForbidden,
+	CodeMessageNotASender:         KindForbidden,
+	CodeAPINotFound:               KindNotFound,
+	CodeAPIKeyPathNotFound:        KindNotFound,
+	CodeUIDNotFound:               KindNotFound,
+	CodeMessageNotFound:           KindNotFound,
+	CodeMessageActionDenied:       KindConflict,
+	CodeTooManyRequests:           KindRateLimited,
+	CodeException:                 KindInternal,
+	CodeNotImplemented:            KindNotImplemented,
+	CodeMethodNotAllowed:          KindMethodNotAllowed,
+	CodeServiceUnavailable:        KindUnavailable,
 }
 
 // Kind of the code; an unknown code is internal.

@@ -327,12 +327,21 @@ func (c *memberChange) add(uid, scope string) (*Message, error) {
 	if err := c.vacancy(t); err != nil {
 		return nil, err
 	}
-	if err := c.tx.InsertMember(c.g.AppID, c.g.GUID, uid, scope, c.now); err != nil {
+	if err := c.join(uid, scope); err != nil {
 		return nil, err
+	}
+	return c.record("added", t.User.Entity(), nil)
+}
+
+// join makes uid a member: its row, the group's count, and its read marker, so that the
+// group's history before it joined is not unread to it.
+func (c *memberChange) join(uid, scope string) error {
+	if err := c.tx.InsertMember(c.g.AppID, c.g.GUID, uid, scope, c.now); err != nil {
+		return err
 	}
 	c.g.MembersCount++
 	c.g.UpdatedAt = c.now
-	return c.record("added", t.User.Entity(), nil)
+	return c.tx.MarkJoined(c.g.AppID, uid, GroupConversationID(c.g.GUID), c.now)
 }
 
 // vacancy checks the group's and the user's limits for one more membership.
@@ -483,10 +492,9 @@ func (c *memberChange) transfer(uid string) error {
 		if err := c.vacancy(t); err != nil {
 			return err
 		}
-		if err := c.tx.InsertMember(c.g.AppID, c.g.GUID, uid, ScopeAdmin, c.now); err != nil {
+		if err := c.join(uid, ScopeAdmin); err != nil {
 			return err
 		}
-		c.g.MembersCount++
 		if _, err := c.record("added", t.User.Entity(), nil); err != nil {
 			return err
 		}
@@ -702,11 +710,9 @@ func (s *Service) Join(ctx context.Context, p Principal, guid, password string) 
 		if err := c.vacancy(t); err != nil {
 			return err
 		}
-		if err := c.tx.InsertMember(c.g.AppID, c.g.GUID, uid, ScopeParticipant, c.now); err != nil {
+		if err := c.join(uid, ScopeParticipant); err != nil {
 			return err
 		}
-		c.g.MembersCount++
-		c.g.UpdatedAt = c.now
 		_, err = c.record("joined", c.actor, nil)
 		return err
 	})

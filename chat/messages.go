@@ -49,6 +49,23 @@ type Message struct {
 	TargetID   int64
 	TargetUID  string
 	TargetUser *Entity
+	// Threads: a reply's parent, and a parent's replies.
+	ParentID   int64
+	ReplyCount int64
+	EditedAt   int64
+	EditedBy   string
+	// One-to-one messages: when the receiver's markers passed them.
+	DeliveredAt int64
+	ReadAt      int64
+	// For the viewer of a list: its thread replies not read yet.
+	UnreadReplies int64
+}
+
+// Counts reports whether m counts in its conversation: a top-level message or custom
+// message, which is unread until read past (docs/read-model.md). Actions and thread
+// replies do not.
+func (m *Message) Counts() bool {
+	return m.ParentID == 0 && (m.Category == CategoryMessage || m.Category == CategoryCustom)
 }
 
 // MessageHead is what a rule needs to decide on a message inside a write transaction.
@@ -104,6 +121,12 @@ type MessageSend struct {
 // SendMessage sends a message from the acting user to a user, or to a group the user is a
 // member of. A group message is one row, whatever the group's size.
 func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) (Message, error) {
+	return s.send(ctx, p, in, nil)
+}
+
+// send sends a message, or a reply into parent's thread, which must be in the same
+// conversation.
+func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent *Message) (Message, error) {
 	sender, err := s.actingUser(ctx, p)
 	if err != nil {
 		return Message{}, err
@@ -132,6 +155,12 @@ func (s *Service) SendMessage(ctx context.Context, p Principal, in MessageSend) 
 			return Message{}, err
 		}
 		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
+	}
+	if parent != nil {
+		if m.ConversationID != parent.ConversationID {
+			return Message{}, Errorf(CodeWrongMessageThread, "The message with id %d is in another conversation than %s.", parent.ID, m.ConversationID)
+		}
+		m.ParentID = parent.ID
 	}
 	now := s.now()
 	m.SentAt, m.UpdatedAt = now, now
@@ -373,6 +402,8 @@ type MessageTx interface {
 	PurgeMessage(appID string, id int64) error
 	// InsertMessage stores a new message and sets its ID.
 	InsertMessage(m *Message) error
+	// EditMessage writes an edit: the message's new data and tags, and who edited it when.
+	EditMessage(m *Message) error
 }
 
 // SystemUID is the actor of actions taken by the app itself rather than a user.
@@ -408,20 +439,8 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		}
 		h := m.Head()
 		if p.acting() {
-			scope := ""
-			if h.ReceiverType == ReceiverGroup {
-				st, err := tx.MemberStates(p.App.ID, h.Receiver, []string{actor.UID})
-				if err != nil {
-					return err
-				}
-				scope = st[actor.UID].Membership.Scope
-			}
-			if err := canSee(h, actor.UID, scope != ""); err != nil {
+			if err := mayChange(tx, h, actor.UID, "delete"); err != nil {
 				return err
-			}
-			// In a group, its admins and moderators may delete any member's message.
-			if h.Sender != actor.UID && scope != ScopeAdmin && scope != ScopeModerator {
-				return Errorf(CodeMessageNotASender, "Only the sender may delete the message with id %d.", h.ID)
 			}
 		}
 		if h.DeletedAt != 0 {
@@ -449,4 +468,172 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 	action.Target = &target
 	return *action, nil
+}
+
+// MessageEdit is an edit: the new data.text and data.metadata, and tags; nil leaves each
+// as it is.
+type MessageEdit struct {
+	Data json.RawMessage
+	Tags *[]string
+}
+
+// editableKeys are the data keys an edit may change, as in the hosted spec.
+var editableKeys = map[string]bool{"text": true, "metadata": true}
+
+// EditMessage edits a message's text, metadata or tags and returns the "edited" action
+// message that records it, with the edited message. Acting as a user, the sender may edit,
+// and in a group its admins and moderators; otherwise the app edits as app_system.
+func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in MessageEdit) (Message, error) {
+	mid, err := ParseMessageID(id)
+	if err != nil {
+		return Message{}, err
+	}
+	var changes map[string]json.RawMessage
+	if len(in.Data) > 0 && string(in.Data) != "null" {
+		_, fields, err := cleanData(in.Data)
+		if err != nil {
+			return Message{}, err
+		}
+		fe := fieldErrors{}
+		for k := range fields {
+			if !editableKeys[k] {
+				fe.add("data", "An edit may change data.text and data.metadata only, not data."+brief(k)+".")
+			}
+		}
+		if raw, ok := fields["text"]; ok && (!isJSONKind(raw, '"') || string(raw) == `""`) {
+			return Message{}, Errorf(CodeInvalidText, "The data.text must be a non-empty string.")
+		}
+		if raw, ok := fields["metadata"]; ok && !isJSONKind(raw, '{') {
+			return Message{}, Errorf(CodeInvalidMetadata, "The data.metadata must be a JSON object.")
+		}
+		if err := fe.err(); err != nil {
+			return Message{}, err
+		}
+		changes = fields
+	}
+	var tags []string
+	if in.Tags != nil {
+		fe := fieldErrors{}
+		tags = fe.tags("tags", *in.Tags)
+		if err := fe.err(); err != nil {
+			return Message{}, err
+		}
+	}
+	if changes == nil && in.Tags == nil {
+		return Message{}, InvalidField("data", "Send data.text, data.metadata or tags to change.")
+	}
+	actor, err := s.actorEntity(ctx, p)
+	if err != nil {
+		return Message{}, err
+	}
+	now := s.now()
+	action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: actor.UID, SentAt: now, UpdatedAt: now,
+		SenderEntity: actor, Action: "edited", TargetID: mid, Data: json.RawMessage(`{"action":"edited"}`)}
+	var target Message
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		m, err := tx.MessageForChange(p.App.ID, mid)
+		if errors.Is(err, ErrNotFound) {
+			return errMessageNotFound(mid)
+		}
+		if err != nil {
+			return err
+		}
+		h := m.Head()
+		if p.acting() {
+			if err := mayChange(tx, h, actor.UID, "edit"); err != nil {
+				return err
+			}
+		}
+		if h.DeletedAt != 0 {
+			return errDeleted(h)
+		}
+		if _, ok := changes["text"]; ok && m.Type != "text" {
+			return Errorf(CodeInvalidMessageData, "The message with id %d is a %s message: only a text message has a text to edit.", mid, m.Type)
+		}
+		if changes != nil {
+			m.Data = replaceKeys(m.Data, changes)
+		}
+		if in.Tags != nil {
+			m.Tags = tags
+		}
+		m.EditedAt, m.EditedBy, m.UpdatedAt = now, actor.UID, now
+		if err := tx.EditMessage(&m); err != nil {
+			return err
+		}
+		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
+		target = m
+		return tx.InsertMessage(action)
+	})
+	if ErrorCode(err) != "" {
+		return Message{}, err
+	}
+	if err != nil {
+		return Message{}, internal("edit message", err)
+	}
+	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
+	action.Target = &target
+	return *action, nil
+}
+
+// mayChange is who may edit or delete a message on a user's behalf: its sender, and in a
+// group also the group's admins and moderators; a user who cannot see the message at all is
+// told so first.
+func mayChange(tx Tx, h MessageHead, uid, verb string) error {
+	scope := ""
+	if h.ReceiverType == ReceiverGroup {
+		st, err := tx.MemberStates(h.AppID, h.Receiver, []string{uid})
+		if err != nil {
+			return err
+		}
+		scope = st[uid].Membership.Scope
+	}
+	if err := canSee(h, uid, scope != ""); err != nil {
+		return err
+	}
+	if h.Sender != uid && scope != ScopeAdmin && scope != ScopeModerator {
+		return Errorf(CodeMessageNotASender, "Only the sender may %s the message with id %d.", verb, h.ID)
+	}
+	return nil
+}
+
+// replaceKeys returns the JSON object data with the keys in changes replaced (in place, so
+// key order holds) or added at the end.
+func replaceKeys(data json.RawMessage, changes map[string]json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out bytes.Buffer
+	out.WriteByte('{')
+	done := map[string]bool{}
+	write := func(k string, v []byte) {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		out.Write(kb)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	if _, err := dec.Token(); err == nil {
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			k, _ := tok.(string)
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				break
+			}
+			if nv, ok := changes[k]; ok {
+				v, done[k] = nv, true
+			}
+			write(k, v)
+		}
+	}
+	for _, k := range []string{"text", "metadata"} {
+		if v, ok := changes[k]; ok && !done[k] {
+			write(k, v)
+		}
+	}
+	out.WriteByte('}')
+	return out.Bytes()
 }

@@ -13,6 +13,7 @@ type Tx interface {
 	APIKeyTx
 	MessageTx
 	GroupTx
+	ConversationTx
 }
 
 // Store is everything natter keeps.
@@ -29,6 +30,8 @@ type Store interface {
 	ReactionStore
 	GroupStore
 	MemberStore
+	HistoryStore
+	ConversationStore
 	Ping(ctx context.Context) error
 	Close() error
 }

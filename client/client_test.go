@@ -268,7 +268,7 @@ func TestEndpoints(t *testing.T) {
 	}
 	for _, rt := range httpapi.Routes() {
 		// TestGroupEndpoints covers the group routes.
-		if _, path, _ := strings.Cut(rt, " "); !covered[rt] && !strings.HasPrefix(path, "/groups") {
+		if _, path, _ := strings.Cut(rt, " "); !covered[rt] && !strings.HasPrefix(path, "/groups") && !historyRoutes[rt] {
 			t.Errorf("no client call tested for %s", rt)
 		}
 	}

@@ -149,7 +149,7 @@ func TestGroupEndpoints(t *testing.T) {
 		})
 	}
 	for _, rt := range httpapi.Routes() {
-		if _, path, _ := strings.Cut(rt, " "); strings.HasPrefix(path, "/groups") && !covered[rt] {
+		if _, path, _ := strings.Cut(rt, " "); strings.HasPrefix(path, "/groups") && !covered[rt] && !historyRoutes[rt] {
 			t.Errorf("no client call tested for %s", rt)
 		}
 	}

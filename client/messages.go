@@ -19,7 +19,19 @@ type SendMessageRequest struct {
 	MUID         string         `json:"muid,omitempty"`
 }
 
-// Message is the message shape of the API.
+// EditMessageRequest is the body of PUT /messages/{id}: what to change, at least one of
+// them.
+type EditMessageRequest struct {
+	// Data holds the data keys to change: "text" (text messages only) and "metadata" (an
+	// object, replacing the old whole). The message's other data keys stay as they were.
+	Data map[string]any `json:"data,omitempty"`
+	// Tags, when not nil, replaces the message's tags; a pointer to an empty slice clears
+	// them.
+	Tags *[]string `json:"tags,omitempty"`
+}
+
+// Message is the message shape of the API. The optional fields are zero when the server
+// leaves them out.
 type Message struct {
 	ID             string      `json:"id"`
 	ConversationID string      `json:"conversationId"`
@@ -30,11 +42,24 @@ type Message struct {
 	Type           string      `json:"type"`
 	Data           MessageData `json:"data"`
 	SentAt         int64       `json:"sentAt"`
-	UpdatedAt      int64       `json:"updatedAt"`
-	MUID           string      `json:"muid,omitempty"`
-	Tags           []string    `json:"tags,omitempty"`
-	DeletedAt      int64       `json:"deletedAt,omitempty"`
-	DeletedBy      string      `json:"deletedBy,omitempty"`
+	// DeliveredAt and ReadAt are set on one-to-one messages once the receiver's delivered
+	// and read markers have passed them.
+	DeliveredAt int64 `json:"deliveredAt,omitempty"`
+	ReadAt      int64 `json:"readAt,omitempty"`
+	// EditedAt and EditedBy are set on an edited message ("app_system" when the app edited).
+	EditedAt  int64  `json:"editedAt,omitempty"`
+	EditedBy  string `json:"editedBy,omitempty"`
+	UpdatedAt int64  `json:"updatedAt"`
+	// ParentID is set on a thread reply: the id of the message whose thread it is in.
+	ParentID string `json:"parentId,omitempty"`
+	// ReplyCount is set on a thread's parent; UnreadRepliesCount too, in a list read on a
+	// user's behalf, when that user has replies from others it has not read.
+	ReplyCount         int64    `json:"replyCount,omitempty"`
+	UnreadRepliesCount int64    `json:"unreadRepliesCount,omitempty"`
+	MUID               string   `json:"muid,omitempty"`
+	Tags               []string `json:"tags,omitempty"`
+	DeletedAt          int64    `json:"deletedAt,omitempty"`
+	DeletedBy          string   `json:"deletedBy,omitempty"`
 }
 
 // MessageData is a message's data object: the keys natter reads or generates are fields,
@@ -137,6 +162,14 @@ func (c *Client) SendMessage(ctx context.Context, r SendMessageRequest) (*Messag
 // GetMessage returns the message id.
 func (c *Client) GetMessage(ctx context.Context, id string) (*Message, error) {
 	return c.message(ctx, http.MethodGet, "/messages/"+seg(id), nil)
+}
+
+// EditMessage edits the message id and returns the action message that records the edit
+// (category "action", type "message", Data.Action "edited"), whose Data.Entities.On holds
+// the message as edited. Acting as a user (see Client.OnBehalfOf), the sender may edit, and
+// in a group its admins and moderators too; otherwise the app edits.
+func (c *Client) EditMessage(ctx context.Context, id string, r EditMessageRequest) (*Message, error) {
+	return c.message(ctx, http.MethodPut, "/messages/"+seg(id), r)
 }
 
 // DeleteMessage deletes the message id and returns the action message that records it.

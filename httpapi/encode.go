@@ -47,8 +47,22 @@ func appendMessage(b []byte, m chat.Message) []byte {
 	b = appendData(b, m)
 	b = append(b, `,"sentAt":`...)
 	b = strconv.AppendInt(b, m.SentAt, 10)
+	b = appendTime(b, `,"deliveredAt":`, m.DeliveredAt)
+	b = appendTime(b, `,"readAt":`, m.ReadAt)
+	b = appendTime(b, `,"editedAt":`, m.EditedAt)
+	if m.EditedBy != "" {
+		b = append(b, `,"editedBy":`...)
+		b = appendString(b, m.EditedBy)
+	}
 	b = append(b, `,"updatedAt":`...)
 	b = strconv.AppendInt(b, m.UpdatedAt, 10)
+	if m.ParentID != 0 {
+		b = append(b, `,"parentId":"`...)
+		b = strconv.AppendInt(b, m.ParentID, 10)
+		b = append(b, '"')
+	}
+	b = appendTime(b, `,"replyCount":`, m.ReplyCount)
+	b = appendTime(b, `,"unreadRepliesCount":`, m.UnreadReplies)
 	if m.MUID != "" {
 		b = append(b, `,"muid":`...)
 		b = appendString(b, m.MUID)
@@ -72,6 +86,14 @@ func appendMessage(b []byte, m chat.Message) []byte {
 		b = appendString(b, m.DeletedBy)
 	}
 	return append(b, '}')
+}
+
+// appendTime appends key and n when n is not 0.
+func appendTime(b []byte, key string, n int64) []byte {
+	if n == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), n, 10)
 }
 
 // appendData appends the message's data: the stored content object (kept compact since it

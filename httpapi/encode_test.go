@@ -25,7 +25,14 @@ type messageJSON struct {
 	Type           string          `json:"type"`
 	Data           json.RawMessage `json:"data"`
 	SentAt         int64           `json:"sentAt"`
+	DeliveredAt    int64           `json:"deliveredAt,omitempty"`
+	ReadAt         int64           `json:"readAt,omitempty"`
+	EditedAt       int64           `json:"editedAt,omitempty"`
+	EditedBy       string          `json:"editedBy,omitempty"`
 	UpdatedAt      int64           `json:"updatedAt"`
+	ParentID       string          `json:"parentId,omitempty"`
+	ReplyCount     int64           `json:"replyCount,omitempty"`
+	UnreadReplies  int64           `json:"unreadRepliesCount,omitempty"`
 	MUID           string          `json:"muid,omitempty"`
 	Tags           []string        `json:"tags,omitempty"`
 	DeletedAt      int64           `json:"deletedAt,omitempty"`
@@ -88,7 +95,16 @@ func messageOut(m chat.Message) messageJSON {
 	return messageJSON{ID: strconv.FormatInt(m.ID, 10), ConversationID: m.ConversationID, Sender: m.Sender,
 		ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type,
 		Data: spliceObject(m.Data, gen), SentAt: m.SentAt, UpdatedAt: m.UpdatedAt, MUID: m.MUID, Tags: m.Tags,
+		DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, EditedAt: m.EditedAt, EditedBy: m.EditedBy, ParentID: parentID(m.ParentID),
+		ReplyCount: m.ReplyCount, UnreadReplies: m.UnreadReplies,
 		DeletedAt: m.DeletedAt, DeletedBy: m.DeletedBy}
+}
+
+func parentID(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
 }
 
 // appendKey appends `,"key":value` to b.
@@ -166,6 +182,12 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 		orphan := action
 		orphan.Target = nil
 		cases["action without target"] = orphan
+		reply := m
+		reply.ParentID, reply.EditedAt, reply.EditedBy, reply.DeliveredAt, reply.ReadAt = 7, 1700000005, s, 1700000003, 1700000004
+		cases["edited reply, delivered and read"] = reply
+		parent := m
+		parent.ReplyCount, parent.UnreadReplies = 12, 3
+		cases["thread parent"] = parent
 		for name, c := range cases {
 			if got, want := handBody(c), oracleBody(c); got != want {
 				t.Errorf("%s %q:\n got %s\nwant %s", name, s, got, want)

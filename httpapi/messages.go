@@ -56,3 +56,19 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request, p chat.Pr
 	writeMessage(w, r, m)
 	return nil
 }
+
+func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Data json.RawMessage `json:"data"`
+		Tags *[]string       `json:"tags"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	m, err := s.svc.EditMessage(r.Context(), p, r.PathValue("id"), chat.MessageEdit{Data: req.Data, Tags: req.Tags})
+	if err != nil {
+		return err
+	}
+	writeMessage(w, r, m)
+	return nil
+}

@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/natter-chat/natter/chat"
+)
 
 // route is one endpoint, relative to the version prefix. Every route is served under /v3
 // and /v3.0.
@@ -29,12 +33,34 @@ func (s *Server) routes() []route {
 		{http.MethodDelete, "/users/{uid}", fullAccessOnly, s.deleteUser},
 
 		{http.MethodPost, "/messages", fullAccessOnly, s.sendMessage},
+		{http.MethodGet, "/messages", fullAccessOnly, s.listMessages},
+		{http.MethodGet, "/users/{uid}/messages", fullAccessOnly, s.listUserMessages},
+		{http.MethodGet, "/groups/{guid}/messages", fullAccessOnly, s.listGroupMessages},
+		{http.MethodGet, "/messages/{id}/thread", fullAccessOnly, s.listThread},
+		{http.MethodPost, "/messages/{id}/thread", fullAccessOnly, s.sendThreadMessage},
 		{http.MethodGet, "/messages/{id}", fullAccessOnly, s.getMessage},
+		{http.MethodPut, "/messages/{id}", fullAccessOnly, s.editMessage},
 		{http.MethodDelete, "/messages/{id}", fullAccessOnly, s.deleteMessage},
 		{http.MethodGet, "/messages/{id}/reactions", fullAccessOnly, s.listReactions},
 		{http.MethodGet, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.listReactions},
 		{http.MethodPost, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.addReaction},
 		{http.MethodDelete, "/messages/{id}/reactions/{reaction}", fullAccessOnly, s.removeReaction},
+
+		{http.MethodGet, "/conversations", fullAccessOnly, s.listConversations},
+		{http.MethodGet, "/conversations/{conversationId}", fullAccessOnly, s.getConversationByID},
+		{http.MethodDelete, "/conversations/{conversationId}", fullAccessOnly, s.deleteConversationByID},
+		{http.MethodGet, "/users/{uid}/conversation", fullAccessOnly, s.getConversation},
+		{http.MethodPut, "/users/{uid}/conversation", fullAccessOnly, s.updateConversation},
+		{http.MethodDelete, "/users/{uid}/conversation", fullAccessOnly, s.resetConversation},
+		{http.MethodPost, "/users/{uid}/conversation/delivered", fullAccessOnly, s.markConversation(chat.MarkDelivered)},
+		{http.MethodPost, "/users/{uid}/conversation/read", fullAccessOnly, s.markConversation(chat.MarkRead)},
+		{http.MethodDelete, "/users/{uid}/conversation/read", fullAccessOnly, s.markConversation(chat.MarkUnread)},
+		{http.MethodGet, "/groups/{guid}/conversation", fullAccessOnly, s.getConversation},
+		{http.MethodPut, "/groups/{guid}/conversation", fullAccessOnly, s.updateConversation},
+		{http.MethodDelete, "/groups/{guid}/conversation", fullAccessOnly, s.resetConversation},
+		{http.MethodPost, "/groups/{guid}/conversation/delivered", fullAccessOnly, s.markConversation(chat.MarkDelivered)},
+		{http.MethodPost, "/groups/{guid}/conversation/read", fullAccessOnly, s.markConversation(chat.MarkRead)},
+		{http.MethodDelete, "/groups/{guid}/conversation/read", fullAccessOnly, s.markConversation(chat.MarkUnread)},
 
 		{http.MethodPost, "/groups", fullAccessOnly, s.createGroup},
 		{http.MethodGet, "/groups", fullAccessOnly, s.listGroups},
@@ -72,13 +98,11 @@ func Routes() []string {
 var notYet = []string{
 	"/users/{uid}/auth_tokens", "/users/{uid}/auth_tokens/",
 	"/users/{uid}/friends", "/users/{uid}/blockedusers",
-	"/users/{uid}/messages", "/users/{uid}/conversation", "/users/{uid}/conversation/",
-	"/groups/{guid}/messages", "/groups/{guid}/conversation", "/groups/{guid}/conversation/",
+	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/groups/{guid}/scopes/",
-	"GET /messages", "PUT /messages/{id}",
-	"/messages/{id}/thread", "/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
+	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/bots/", "/conversations", "/conversations/", "/roles", "/roles/",
+	"/bots/", "/roles", "/roles/",
 	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
 	"/data_import/", "/ai-agents/",
 }

@@ -15,12 +15,17 @@ type dialect struct {
 	// summaryQuery reads a message's reaction summary in one row, and messageViewQuery
 	// a message with its summary (messages.go).
 	summaryQuery, messageViewQuery string
-	rebind                         func(string) string
+	// summaryColumns are the summary's two columns for message $1 and viewer $2, and
+	// dataText a message's data.text (history.go).
+	summaryColumns, dataText string
+	rebind                   func(string) string
 }
 
 var (
-	sqliteDialect   = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite), rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres), rebind: func(q string) string { return q }}
+	sqliteDialect = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
+		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, rebind: cachedRebind(dollarToQuestion)}
+	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),
+		summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`, rebind: func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

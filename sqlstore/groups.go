@@ -253,6 +253,8 @@ func (tx txStore) DeleteGroup(appID, guid string) error {
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM messages WHERE app_id = $1 AND conversation_id = $2`,
+		`DELETE FROM conversation_markers WHERE app_id = $1 AND conversation_id = $2`,
+		`DELETE FROM conversations WHERE app_id = $1 AND conversation_id = $2`,
 	} {
 		if _, err := tx.exec(q, appID, conv); err != nil {
 			return err

@@ -17,23 +17,86 @@ func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
 	return db.eng.createMessage(ctx, m)
 }
 
+// insertMessage stores a message and keeps its conversation's row (docs/read-model.md): a
+// top-level message moves the conversation's last message and, when it counts, takes the
+// next seq, under the conversation row's lock; a thread reply counts on its parent.
 func insertMessage(tx *wtx, m *chat.Message) error {
-	return tx.fixed(insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID)
+	if m.ParentID != 0 {
+		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
+			return err
+		}
+		_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
+		return err
+	}
+	if !movesConversation(m) {
+		return tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID)
+	}
+	var seq int64
+	if err := tx.fixed(upsertConversationQuery, upsertConversationArgs(m)...).Scan(&seq); err != nil {
+		return err
+	}
+	if !m.Counts() {
+		seq = 0
+	}
+	if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, seq)...).Scan(&m.ID); err != nil {
+		return err
+	}
+	_, err := tx.exec(lastMessageQuery, m.AppID, m.ConversationID, m.ID)
+	return err
 }
 
-func insertMessageArgs(m *chat.Message) []any {
+func insertMessageArgs(m *chat.Message, seq int64) []any {
 	var tags any
 	if len(m.Tags) > 0 {
 		b, _ := json.Marshal(m.Tags)
 		tags = string(b)
 	}
 	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID}
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID}
 }
 
-const insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`
+// movesConversation reports whether m becomes its conversation's last message: a message
+// that counts, or a group membership change (CometChat's conversations show those last). An
+// edit or a deletion records itself in the history but leaves the conversation as it was.
+func movesConversation(m *chat.Message) bool {
+	return m.Counts() || m.Category == chat.CategoryAction && m.Type == "groupMember"
+}
+
+// upsertConversationArgs are the conversation row's values for m: its kind and parties,
+// and 1 when m counts.
+func upsertConversationArgs(m *chat.Message) []any {
+	a, b, guid := "", "", ""
+	if m.ReceiverType == chat.ReceiverGroup {
+		guid = m.Receiver
+	} else {
+		a, b = m.Sender, m.Receiver
+		if m.Category == chat.CategoryAction && m.Target != nil { // an action's sender may be the app
+			a, b = m.Target.Sender, m.Target.Receiver
+		}
+		if b < a {
+			a, b = b, a
+		}
+	}
+	counted := 0
+	if m.Counts() {
+		counted = 1
+	}
+	return []any{m.AppID, m.ConversationID, m.ReceiverType, a, b, guid, counted, m.SentAt}
+}
+
+const (
+	insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`
+	// upsertConversationQuery creates a conversation with its first message, or counts one
+	// more; it takes the row's lock, so a conversation's seqs follow its message ids.
+	upsertConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
+		updated_at = excluded.updated_at RETURNING last_seq`
+	lastMessageQuery = `UPDATE conversations SET last_message_id = $3 WHERE app_id = $1 AND conversation_id = $2`
+	bumpRepliesQuery = `UPDATE messages SET reply_count = reply_count + 1 WHERE app_id = $1 AND id = $2`
+)
 
 // The message with both parties' short user shapes and whether each is still active, in one
 // query.
@@ -41,7 +104,7 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
+	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
 	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
@@ -157,7 +220,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
 		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt,
 		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &p.sender, &p.receiver)
 	if err != nil {
@@ -264,6 +327,18 @@ func (tx txStore) PurgeMessage(appID string, id int64) error {
 		}
 	}
 	res, err := tx.exec(`DELETE FROM messages WHERE app_id = $1 AND id = $2`, appID, id)
+	return affected(res, err)
+}
+
+// EditMessage writes an edit (chat.MessageTx).
+func (tx txStore) EditMessage(m *chat.Message) error {
+	var tags any
+	if len(m.Tags) > 0 {
+		b, _ := json.Marshal(m.Tags)
+		tags = string(b)
+	}
+	res, err := tx.exec(`UPDATE messages SET data = $1, tags = $2, edited_at = $3, edited_by = $4, updated_at = $5
+		WHERE app_id = $6 AND id = $7`, string(m.Data), tags, m.EditedAt, m.EditedBy, m.UpdatedAt, m.AppID, m.ID)
 	return affected(res, err)
 }
 

@@ -8,11 +8,14 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/natter-chat/natter/chat"
 )
 
 // postgresEngine is PostgreSQL's way: a transaction per write on the shared pool, messages
-// locked by advisory locks, a new message in one statement, and reaction changes batched
+// locked by advisory locks, a new message in one round trip, and reaction changes batched
 // into shared transactions (postgres_reactions.go).
 type postgresEngine struct {
 	db    *DB
@@ -102,13 +105,61 @@ func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return wctx, func() {}
 }
 
-// createMessage is one INSERT: atomic by itself, and a transaction around it would add two
-// round trips.
+// createMessage is insertMessage's transaction in one round trip: its statements go to
+// PostgreSQL as one pipelined batch (BEGIN, the conversation upsert that takes the row's lock,
+// the insert that takes its seq from the row and moves its last message, COMMIT).
 func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message) error {
+	if m.ParentID != 0 || !movesConversation(m) {
+		return e.transact(ctx, func(tx *wtx) error { return insertMessage(tx, m) })
+	}
 	ctx, cancel := writeContext(ctx)
 	defer cancel()
-	return mapErr(e.db.w.QueryRowContext(ctx, insertMessageQuery, insertMessageArgs(m)...).Scan(&m.ID))
+	conn, err := e.db.w.Conn(ctx)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer conn.Close()
+	return mapErr(conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue(upsertConversationQuery, upsertConversationArgs(m)...)
+		args := insertMessageArgs(m, 0)
+		args = append(args[:14], m.Counts(), m.ParentID)
+		b.Queue(pgSendQuery, args...)
+		b.Queue("COMMIT")
+		br := pc.SendBatch(ctx, b)
+		_, err := br.Exec()
+		if err == nil {
+			_, err = br.Exec()
+		}
+		if err == nil {
+			err = br.QueryRow().Scan(&m.ID)
+		}
+		if err == nil {
+			_, err = br.Exec()
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil && !pc.IsClosed() {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, rerr := pc.Exec(rctx, "ROLLBACK"); rerr != nil {
+				pc.Close(rctx)
+			}
+		}
+		return err
+	}))
 }
+
+// pgSendQuery inserts a top-level message with its conversation's seq (when $15) and makes
+// it the conversation's last message, in one statement after the upsert.
+const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $15::boolean THEN c.last_seq ELSE 0 END, $16
+		FROM conversations c WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING id)
+	UPDATE conversations c SET last_message_id = m.id FROM m WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING m.id`
 
 func (e *postgresEngine) changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
 	return e.batch.do(ctx, c)

@@ -190,6 +190,10 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 			`DELETE FROM group_members WHERE app_id = $1 AND uid = $2`,
 			`DELETE FROM group_bans WHERE app_id = $1 AND uid = $2`,
 			`UPDATE groups SET owner = '' WHERE app_id = $1 AND owner = $2`,
+			// Its one-to-one conversations went with their messages; its markers go too.
+			`DELETE FROM conversation_markers WHERE app_id = $1 AND (uid = $2 OR conversation_id IN
+				(SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)))`,
+			`DELETE FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)`,
 		}
 		for _, s := range steps {
 			if _, err := tx.exec(s, appID, uid); err != nil {

@@ -1,0 +1,197 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// conversationJSON is the hosted service's conversation, keys in its examples' order; the
+// unread count is a string, as there.
+type conversationJSON struct {
+	ConversationID      string          `json:"conversationId"`
+	ConversationType    string          `json:"conversationType"`
+	UnreadMessageCount  string          `json:"unreadMessageCount"`
+	UnreadMentionsCount int64           `json:"unreadMentionsCount"`
+	LastReadMessageID   string          `json:"lastReadMessageId,omitempty"`
+	CreatedAt           int64           `json:"createdAt"`
+	UpdatedAt           int64           `json:"updatedAt"`
+	LastMessage         json.RawMessage `json:"lastMessage,omitempty"`
+	ConversationWith    any             `json:"conversationWith,omitempty"`
+	Tags                []string        `json:"tags,omitempty"`
+}
+
+func conversationOut(c chat.Conversation, viewer string) conversationJSON {
+	out := conversationJSON{ConversationID: c.ID, ConversationType: c.Kind, UnreadMessageCount: strconv.FormatInt(c.Unread, 10),
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags}
+	if c.LastRead > 0 {
+		out.LastReadMessageID = strconv.FormatInt(c.LastRead, 10)
+	}
+	if c.Last != nil {
+		out.LastMessage = appendMessage(nil, *c.Last)
+	}
+	switch {
+	case c.Group != nil:
+		out.ConversationWith = groupOut(*c.Group)
+	case c.With != nil:
+		u := userOut(*c.With)
+		if viewer != "" {
+			u.ConversationID = c.ID
+		}
+		out.ConversationWith = u
+	}
+	return out
+}
+
+func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	q := newQuery(r)
+	f := chat.ConversationQuery{
+		Kind:      q.str("conversationType"),
+		SearchKey: q.str("searchKey"),
+		Tags:      q.list("tags"),
+		UserTags:  q.list("userTags"),
+		GroupTags: q.list("groupTags"),
+		WithTags:  q.boolean("withTags") || q.boolean("withUserAndGroupTags"),
+		Unread:    q.boolean("unread"),
+		Page:      q.page(),
+	}
+	if err := q.err(); err != nil {
+		return err
+	}
+	cs, total, err := s.svc.ListConversations(r.Context(), p, f)
+	if err != nil {
+		return err
+	}
+	out := make([]conversationJSON, len(cs))
+	for i, c := range cs {
+		out[i] = conversationOut(c, p.Actor)
+	}
+	writeData(w, r, out, pageMeta(f.Page, len(out), total))
+	return nil
+}
+
+// conversationKind is the kind and key a /users/{uid}/conversation… or
+// /groups/{guid}/conversation… path names.
+func conversationKind(r *http.Request) (string, string) {
+	if guid := r.PathValue("guid"); guid != "" {
+		return chat.ConversationGroup, guid
+	}
+	return chat.ConversationUser, r.PathValue("uid")
+}
+
+func (s *Server) getConversation(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	kind, key := conversationKind(r)
+	c, err := s.svc.GetConversation(r.Context(), p, kind, key)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, conversationOut(c, p.Actor), nil)
+	return nil
+}
+
+func (s *Server) updateConversation(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Tags []string `json:"tags"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Tags == nil {
+		return chat.InvalidField("tags", "The tags field is required.")
+	}
+	kind, key := conversationKind(r)
+	c, err := s.svc.UpdateConversationTags(r.Context(), p, kind, key, req.Tags)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, conversationOut(c, p.Actor), nil)
+	return nil
+}
+
+func (s *Server) resetConversation(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		ConversationWith          string `json:"conversationWith"`
+		DeleteMessagesPermanently bool   `json:"deleteMessagesPermanently"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.DeleteMessagesPermanently {
+		return chat.InvalidField("deleteMessagesPermanently", "natter resets a conversation for the acting user only; delete messages with DELETE /messages/{id}.")
+	}
+	kind, key := conversationKind(r)
+	id, err := s.svc.ResetConversation(r.Context(), p, kind, key)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The conversation " + id + " has been deleted successfully for UID " + p.Actor + "."}, nil)
+	return nil
+}
+
+// markConversation answers the marks with the hosted service's acknowledgements; its
+// one-to-one delivered and read acknowledgements spell the key "Message".
+func (s *Server) markConversation(what chat.MarkKind) authHandler {
+	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+		var req struct {
+			MessageID json.Number `json:"messageId"`
+		}
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+		var id int64
+		if req.MessageID != "" {
+			n, err := strconv.ParseInt(string(req.MessageID), 10, 64)
+			if err != nil || n < 1 {
+				return chat.InvalidField("messageId", "The messageId must be a message id.")
+			}
+			id = n
+		}
+		kind, key := conversationKind(r)
+		if err := s.svc.Mark(r.Context(), p, kind, key, what, id); err != nil {
+			return err
+		}
+		switch {
+		case what == chat.MarkUnread:
+			from := "the user " + key
+			if kind == chat.ConversationGroup {
+				from = "the group " + key
+			}
+			writeData(w, r, success{true, "The messages after the message id " + strconv.FormatInt(id, 10) + " from " + from + " are marked as unread for the user " + p.Actor + "."}, nil)
+		case kind == chat.ConversationGroup:
+			writeData(w, r, success{true, "All the messages in the group are marked as " + markWord(what) + " for the requesting user."}, nil)
+		default:
+			writeData(w, r, struct {
+				Success bool   `json:"success"`
+				Message string `json:"Message"`
+			}{true, "All the messages from the user are marked as " + markWord(what) + " for the requesting user."}, nil)
+		}
+		return nil
+	}
+}
+
+func markWord(k chat.MarkKind) string {
+	if k == chat.MarkDelivered {
+		return "delivered"
+	}
+	return "read"
+}
+
+func (s *Server) getConversationByID(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	c, err := s.svc.GetConversationByID(r.Context(), p, r.PathValue("conversationId"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, conversationOut(c, p.Actor), nil)
+	return nil
+}
+
+func (s *Server) deleteConversationByID(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	id := r.PathValue("conversationId")
+	if err := s.svc.DeleteConversationForAll(r.Context(), p, id); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The conversation " + id + " has been deleted successfully for all the users."}, nil)
+	return nil
+}

@@ -1,0 +1,212 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// The query parameters each message list serves. A parameter of the hosted service's that
+// natter does not serve (mentions, blocked users) is refused by name rather than ignored,
+// so a client never takes an unfiltered list for a filtered one; so is any other name.
+var (
+	listFilters = []string{"affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
+		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
+		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags"}
+	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
+	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count", "perPage")
+	threadFilters       = []string{"affix", "id", "limit", "perPage", "page"}
+	// notServed are hosted parameters natter does not serve yet, and why.
+	notServed = map[string]string{
+		"hasMentions":                  "Mentions are not implemented in natter yet.",
+		"mentionedUids":                "Mentions are not implemented in natter yet.",
+		"myMentionsOnly":               "Mentions are not implemented in natter yet.",
+		"mentionsWithBlockedInfo":      "Mentions are not implemented in natter yet.",
+		"mentionsWithTagInfo":          "Mentions are not implemented in natter yet.",
+		"hideMessagesFromBlockedUsers": "Blocking users is not implemented in natter yet.",
+	}
+)
+
+// messagePage reads a message list's query, refusing what it does not serve.
+func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, error) {
+	q := newQuery(r)
+	for name := range q.v {
+		if why, ok := notServed[name]; ok {
+			q.fail(name, why)
+		} else if !slices.Contains(allowed, name) {
+			q.fail(name, "The "+name+" parameter is not one this list takes.")
+		}
+	}
+	p := chat.MessagePage{
+		Affix:           q.str("affix"),
+		CursorID:        q.str("id"),
+		SentAt:          int64(q.integer("sentAt", 0, 0, 1<<62)),
+		Limit:           q.integer("limit", 0, 0, 1<<30),
+		FromTimestamp:   int64(q.integer("fromTimestamp", 0, 0, 1<<62)),
+		ToTimestamp:     int64(q.integer("toTimestamp", 0, 0, 1<<62)),
+		Categories:      append(q.list("category"), q.list("categories")...),
+		Types:           append(q.list("type"), q.list("types")...),
+		Sender:          q.str("sender"),
+		ReceiverType:    q.str("receiverType"),
+		ConversationID:  q.str("conversationId"),
+		SearchKey:       q.str("searchKey"),
+		HideDeleted:     q.boolean("hideDeleted"),
+		OnlyDeleted:     q.boolean("onlyDeleted"),
+		HideReplies:     q.boolean("hideReplies"),
+		HasReactions:    q.boolean("hasReactions"),
+		HasAttachments:  q.boolean("hasAttachments"),
+		AttachmentTypes: q.list("attachmentTypes"),
+		HasLinks:        q.boolean("hasLinks"),
+		Tags:            q.list("tags"),
+		Unread:          q.boolean("unread"),
+		Undelivered:     q.boolean("undelivered"),
+		Count:           q.boolean("count"),
+	}
+	// perPage is the user-messages and thread lists' other name for limit; a thread's
+	// page-based paging is served from its first page only, by cursor after that.
+	if p.Limit == 0 && q.str("perPage") != "" {
+		if p.Limit = q.integer("perPage", 0, 0, 1<<30); p.Limit == 0 {
+			q.fail("perPage", "The perPage must be between 1 and 1000.")
+		}
+	}
+	if pg := q.str("page"); pg != "" && pg != "1" {
+		q.fail("page", "Only page 1 is served: page on with id and affix, from meta.next.")
+	}
+	if q.str("limit") != "" && p.Limit == 0 {
+		q.fail("limit", "The limit must be between 1 and 1000.")
+	}
+	return p, q.boolean("withTags"), q.err()
+}
+
+// messageListMeta is a message list's meta: the hosted service's current and next, and
+// its cursor (whose id is a number in its examples).
+type messageListMeta struct {
+	Current struct {
+		Limit int `json:"limit"`
+		Count int `json:"count"`
+	} `json:"current"`
+	Next struct {
+		Affix  string `json:"affix"`
+		SentAt int64  `json:"sentAt,omitempty"`
+		ID     string `json:"id"`
+	} `json:"next"`
+	Cursor struct {
+		ID    int64  `json:"id"`
+		Affix string `json:"affix"`
+	} `json:"cursor"`
+}
+
+// appendJSON appends v as encoding/json writes it, without HTML escaping.
+func appendJSON(b []byte, v any) []byte {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) // natter's own types: they always encode
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+}
+
+// writeMessageList writes {"data":[messages],"meta":…}, the messages hand-encoded.
+func writeMessageList(w http.ResponseWriter, r *http.Request, l chat.MessageList, withTags bool) {
+	var meta messageListMeta
+	meta.Current.Limit, meta.Current.Count = l.Limit, len(l.Messages)
+	meta.Next.Affix, meta.Next.SentAt, meta.Next.ID = l.NextAffix, l.NextSentAt, strconv.FormatInt(l.NextID, 10)
+	meta.Cursor.ID, meta.Cursor.Affix = l.NextID, l.NextAffix
+	b := bytesPool.Get().(*[]byte)
+	defer bytesPool.Put(b)
+	out := append((*b)[:0], `{"data":[`...)
+	for i, m := range l.Messages {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if !withTags {
+			m.Tags = nil
+		}
+		out = appendMessage(out, m)
+	}
+	out = append(out, `],"meta":`...)
+	out = appendJSON(out, meta)
+	out = append(out, "}\n"...)
+	*b = out
+	writeBody(w, r, http.StatusOK, out)
+}
+
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	page, withTags, err := messagePage(r, allMessagesFilters)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.ListMessages(r.Context(), p, page)
+	if err != nil {
+		return err
+	}
+	writeMessageList(w, r, l, withTags)
+	return nil
+}
+
+func (s *Server) listUserMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	page, withTags, err := messagePage(r, conversationFilters)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.ListUserMessages(r.Context(), p, r.PathValue("uid"), page)
+	return s.answerList(w, r, l, page, withTags, err)
+}
+
+func (s *Server) listGroupMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	page, withTags, err := messagePage(r, conversationFilters)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.ListGroupMessages(r.Context(), p, r.PathValue("guid"), page)
+	return s.answerList(w, r, l, page, withTags, err)
+}
+
+// answerList writes a conversation's list, or with count=true its unread count keyed by the
+// other user's uid or the group's guid.
+func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l chat.MessageList, page chat.MessagePage, withTags bool, err error) error {
+	if err != nil {
+		return err
+	}
+	if page.Count {
+		writeData(w, r, map[string]int64{l.NextAffix: l.Unread}, nil)
+		return nil
+	}
+	writeMessageList(w, r, l, withTags)
+	return nil
+}
+
+func (s *Server) listThread(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	page, _, err := messagePage(r, threadFilters)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.ListThread(r.Context(), p, r.PathValue("id"), page)
+	if err != nil {
+		return err
+	}
+	writeMessageList(w, r, l, true)
+	return nil
+}
+
+func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req sendMessageRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if len(req.Multiple) > 0 && string(req.Multiple) != "null" {
+		return chat.InvalidField("multipleReceivers", "A thread reply goes to its thread's conversation only.")
+	}
+	m, err := s.svc.SendThreadMessage(r.Context(), p, r.PathValue("id"), chat.MessageSend{Receiver: req.Receiver,
+		ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID})
+	if err != nil {
+		return err
+	}
+	writeMessage(w, r, m)
+	return nil
+}

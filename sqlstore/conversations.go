@@ -1,0 +1,343 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// conversationColumns are a conversation's row, the viewer's ($2) marker, and the viewer's
+// own counted messages after its read marker (unread counts, docs/read-model.md), counted
+// through messages_sender (app_id, sender, conversation_id, id).
+const conversationColumns = `c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq,
+	c.created_at, c.updated_at,
+	COALESCE(k.read_id, 0), COALESCE(k.read_seq, 0), COALESCE(k.delivered_id, 0), COALESCE(k.reset_id, 0), k.tags,
+	COALESCE(k.updated_at, 0),
+	(SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.sender = $2 AND o.conversation_id = c.conversation_id
+		AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0)`
+
+func scanConversation(s scanner) (chat.ConversationRow, error) {
+	var r chat.ConversationRow
+	var tags sql.NullString
+	err := s.Scan(&r.ID, &r.Kind, &r.UIDA, &r.UIDB, &r.GUID, &r.LastMessageID, &r.LastSeq, &r.CreatedAt, &r.UpdatedAt,
+		&r.Marker.ReadID, &r.Marker.ReadSeq, &r.Marker.DeliveredID, &r.Marker.ResetID, &tags, &r.Marker.UpdatedAt, &r.Own)
+	if err != nil {
+		return r, mapErr(err)
+	}
+	if tags.Valid {
+		if err := json.Unmarshal([]byte(tags.String), &r.Marker.Tags); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// ListConversations lists conversations by last activity (chat.ConversationStore). A
+// viewer's are its one-to-one conversations (two index lookups) and its groups'
+// (group_members), each with its marker; a conversation the viewer reset shows again with
+// its next message.
+func (db *DB) ListConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
+	if q.Viewer != "" && q.Kind == "" && q.SearchKey == "" && len(q.Tags) == 0 && len(q.UserTags) == 0 && len(q.GroupTags) == 0 && !q.Unread {
+		return db.recentConversations(ctx, appID, q)
+	}
+	args := []any{appID, q.Viewer}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	from := ` FROM conversations c LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id`
+	w := []string{`c.app_id = $1`}
+	if q.Viewer != "" {
+		from = ` FROM (SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
+			UNION SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2
+			UNION SELECT 'group_' || guid FROM group_members WHERE app_id = $1 AND uid = $2) mine
+			JOIN conversations c ON c.app_id = $1 AND c.conversation_id = mine.conversation_id` +
+			` LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id`
+		w = append(w, `c.last_message_id > COALESCE(k.reset_id, 0)`)
+	} else {
+		w = append(w, `$2 = ''`)
+	}
+	if q.Kind != "" {
+		w = append(w, `c.kind = `+arg(q.Kind))
+	}
+	other := `(CASE WHEN c.uid_a = $2 THEN c.uid_b ELSE c.uid_a END)`
+	if q.Viewer == "" {
+		other = `c.uid_b`
+	}
+	if q.SearchKey != "" {
+		p := arg(chat.SearchKeyPattern(q.SearchKey))
+		w = append(w, `(EXISTS (SELECT 1 FROM users u WHERE c.kind = 'user' AND u.app_id = c.app_id AND u.uid = `+other+` AND lower(u.name) LIKE `+p+` ESCAPE '\')
+			OR EXISTS (SELECT 1 FROM groups g WHERE c.kind = 'group' AND g.app_id = c.app_id AND g.guid = c.guid AND lower(g.name) LIKE `+p+` ESCAPE '\'))`)
+	}
+	if len(q.Tags) > 0 {
+		var ors []string
+		for _, t := range q.Tags {
+			enc, _ := json.Marshal(t)
+			ors = append(ors, `k.tags LIKE `+arg(likeContains(string(enc)))+` ESCAPE '\'`)
+		}
+		w = append(w, `(`+strings.Join(ors, " OR ")+`)`)
+	}
+	tagIn := func(vals []string) string {
+		ph := make([]string, len(vals))
+		for i, v := range vals {
+			ph[i] = arg(v)
+		}
+		return strings.Join(ph, ", ")
+	}
+	// userTags picks one-to-one conversations by the other user's tags, groupTags group ones
+	// by the group's: given both, a conversation matching either is listed.
+	var byTags []string
+	if len(q.UserTags) > 0 {
+		byTags = append(byTags, `(c.kind = 'user' AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = c.app_id AND t.uid = `+other+` AND t.tag IN (`+tagIn(q.UserTags)+`)))`)
+	}
+	if len(q.GroupTags) > 0 {
+		byTags = append(byTags, `(c.kind = 'group' AND EXISTS (SELECT 1 FROM group_tags t WHERE t.app_id = c.app_id AND t.guid = c.guid AND t.tag IN (`+tagIn(q.GroupTags)+`)))`)
+	}
+	if len(byTags) > 0 {
+		w = append(w, `(`+strings.Join(byTags, " OR ")+`)`)
+	}
+	if q.Unread {
+		// Some counted message from someone else after the marker: the index walk stops at
+		// the first.
+		w = append(w, `EXISTS (SELECT 1 FROM messages m WHERE m.app_id = c.app_id AND m.conversation_id = c.conversation_id
+			AND m.id > COALESCE(k.read_id, 0) AND m.seq > 0 AND m.sender <> $2)`)
+	}
+	where := ` WHERE ` + strings.Join(w, " AND ")
+	run := db.read(ctx)
+	var total int
+	if err := run.row(`SELECT COUNT(*)`+from+where, args...).Scan(&total); err != nil {
+		return nil, 0, mapErr(err)
+	}
+	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
+	rows, err := collect(run.rows(`SELECT `+conversationColumns+from+where+` ORDER BY c.last_message_id DESC LIMIT `+lim+` OFFSET `+off, args...), scanConversation)
+	return rows, total, err
+}
+
+// recentConversations is a user's unfiltered list, the common one, without sorting all of
+// the user's conversations: the page comes from the top of its one-to-one conversations by
+// activity (two index ranges) and of its groups', each taken as deep as the page reaches plus
+// the user's resets, which may hide that many; the total is three index counts less them.
+func (db *DB) recentConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
+	run := db.read(ctx)
+	var total, hidden int
+	err := run.fixed(recentCountQuery, appID, q.Viewer).Scan(&total, &hidden)
+	if err != nil {
+		return nil, 0, mapErr(err)
+	}
+	depth := q.Page.Offset() + q.Page.PerPage + hidden
+	rows, err := collect(run.rows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
+	return rows, total - hidden, err
+}
+
+const (
+	recentCountQuery = `SELECT
+		(SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2)
+		+ (SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2 AND uid_a <> $2)
+		+ (SELECT COUNT(*) FROM group_members gm JOIN conversations c ON c.app_id = gm.app_id AND c.conversation_id = 'group_' || gm.guid
+			WHERE gm.app_id = $1 AND gm.uid = $2),
+		(SELECT COUNT(*) FROM conversation_markers k JOIN conversations c ON c.app_id = k.app_id AND c.conversation_id = k.conversation_id
+			WHERE k.app_id = $1 AND k.uid = $2 AND k.reset_id > 0 AND c.last_message_id <= k.reset_id
+			AND (c.kind = 'user' OR EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = c.app_id AND gm.guid = c.guid AND gm.uid = $2)))`
+	recentPageQuery = `SELECT ` + conversationColumns + ` FROM (
+		SELECT conversation_id FROM (SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
+			ORDER BY last_message_id DESC LIMIT $3) a
+		UNION SELECT conversation_id FROM (SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2
+			ORDER BY last_message_id DESC LIMIT $3) b
+		UNION SELECT conversation_id FROM (SELECT c2.conversation_id FROM group_members gm
+			JOIN conversations c2 ON c2.app_id = gm.app_id AND c2.conversation_id = 'group_' || gm.guid
+			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c2.last_message_id DESC LIMIT $3) g) mine
+		JOIN conversations c ON c.app_id = $1 AND c.conversation_id = mine.conversation_id
+		LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
+		WHERE c.last_message_id > COALESCE(k.reset_id, 0)
+		ORDER BY c.last_message_id DESC LIMIT $4 OFFSET $5`
+)
+
+const conversationRowQuery = `SELECT ` + conversationColumns + ` FROM conversations c
+	LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
+	WHERE c.app_id = $1 AND c.conversation_id = $3`
+
+// ConversationRow reads one conversation with viewer's marker (chat.ConversationStore).
+func (db *DB) ConversationRow(ctx context.Context, appID, viewer, id string) (chat.ConversationRow, error) {
+	return scanConversation(db.read(ctx).fixed(conversationRowQuery, appID, viewer, id))
+}
+
+// MessagesByID reads messages by id for viewer (chat.ConversationStore).
+func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int64) (map[int64]chat.Message, error) {
+	out := map[int64]chat.Message{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{appID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	run := db.read(ctx)
+	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(ids))+`)`, args...),
+		func(s scanner) (chat.Message, error) {
+			m, _, err := scanMessage(s, appID)
+			return m, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.completePage(run, appID, viewer, ms); err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		out[m.ID] = m
+	}
+	return out, nil
+}
+
+// UsersByID reads active users (chat.ConversationStore).
+func (db *DB) UsersByID(ctx context.Context, appID string, uids []string) (map[string]chat.User, error) {
+	out := map[string]chat.User{}
+	if len(uids) == 0 {
+		return out, nil
+	}
+	args := []any{appID}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	err := each(db.read(ctx).rows(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND deleted_at = 0 AND deactivated_at = 0
+		AND uid IN (`+placeholders(2, len(uids))+`)`, args...), func(s scanner) error {
+		u, err := scanUser(s, appID)
+		out[u.UID] = u
+		return err
+	})
+	return out, err
+}
+
+// GroupsByID reads groups with viewer's memberships (chat.ConversationStore).
+func (db *DB) GroupsByID(ctx context.Context, appID, viewer string, guids []string) (map[string]chat.Group, error) {
+	out := map[string]chat.Group{}
+	if len(guids) == 0 {
+		return out, nil
+	}
+	args := []any{appID, viewer}
+	for _, g := range guids {
+		args = append(args, g)
+	}
+	run := db.read(ctx)
+	err := each(run.rows(`SELECT `+groupColumns+`, `+viewerColumns("$2")+` FROM groups g`+viewerJoin("$2")+
+		` WHERE g.app_id = $1 AND g.guid IN (`+placeholders(3, len(guids))+`)`, args...), func(s scanner) error {
+		g, err := scanGroup(s, appID, true)
+		if viewer == "" {
+			g.Viewer = nil
+		}
+		out[g.GUID] = g
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	tags, err := groupTags(run, appID, guids)
+	for guid, g := range out {
+		g.Tags = tags[guid]
+		out[guid] = g
+	}
+	return out, err
+}
+
+// LockConversation reads a conversation's row for the transaction (chat.ConversationTx).
+func (tx txStore) LockConversation(appID, id string) (chat.ConversationRow, error) {
+	var r chat.ConversationRow
+	err := tx.row(`SELECT c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq, c.created_at, c.updated_at
+		FROM conversations c WHERE c.app_id = $1 AND c.conversation_id = $2`+tx.db.dialect.forUpdate, appID, id).
+		Scan(&r.ID, &r.Kind, &r.UIDA, &r.UIDB, &r.GUID, &r.LastMessageID, &r.LastSeq, &r.CreatedAt, &r.UpdatedAt)
+	return r, mapErr(err)
+}
+
+// MessageSeq reads a message's conversation and the seq of the last counted message at or
+// before it (chat.ConversationTx): one step back along the conversation's index.
+func (tx txStore) MessageSeq(appID string, id int64) (string, int64, error) {
+	var conv string
+	if err := tx.row(`SELECT conversation_id FROM messages WHERE app_id = $1 AND id = $2 AND parent_id = 0`, appID, id).Scan(&conv); err != nil {
+		return "", 0, mapErr(err)
+	}
+	var seq int64
+	err := tx.row(`SELECT seq FROM messages WHERE app_id = $1 AND conversation_id = $2 AND id <= $3 AND seq > 0 ORDER BY id DESC LIMIT 1`,
+		appID, conv, id).Scan(&seq)
+	if errors.Is(mapErr(err), chat.ErrNotFound) {
+		return conv, 0, nil
+	}
+	return conv, seq, mapErr(err)
+}
+
+// MarkerForChange reads a marker inside the transaction (chat.ConversationTx).
+func (tx txStore) MarkerForChange(appID, uid, conversationID string) (chat.Marker, error) {
+	var mk chat.Marker
+	var tags sql.NullString
+	err := tx.row(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt)
+	if errors.Is(mapErr(err), chat.ErrNotFound) {
+		return chat.Marker{}, nil
+	}
+	if err != nil {
+		return mk, mapErr(err)
+	}
+	if tags.Valid {
+		err = json.Unmarshal([]byte(tags.String), &mk.Tags)
+	}
+	return mk, err
+}
+
+// SaveMarker writes a marker (chat.ConversationTx).
+func (tx txStore) SaveMarker(appID, uid, conversationID string, m chat.Marker) error {
+	var tags any
+	if m.Tags != nil {
+		b, _ := json.Marshal(m.Tags)
+		tags = string(b)
+	}
+	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, reset_id, tags, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET read_id = excluded.read_id, read_seq = excluded.read_seq,
+		delivered_id = excluded.delivered_id, reset_id = excluded.reset_id, tags = excluded.tags, updated_at = excluded.updated_at`,
+		appID, uid, conversationID, m.ReadID, m.ReadSeq, m.DeliveredID, m.ResetID, tags, m.UpdatedAt)
+	return mapErr(err)
+}
+
+// MarkJoined reads a group conversation up to now for a joining user (chat.ConversationTx).
+func (tx txStore) MarkJoined(appID, uid, conversationID string, at int64) error {
+	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, updated_at)
+		SELECT app_id, $2, conversation_id, last_message_id, last_seq, last_message_id, $4 FROM conversations
+		WHERE app_id = $1 AND conversation_id = $3
+		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET read_id = excluded.read_id, read_seq = excluded.read_seq,
+		delivered_id = excluded.delivered_id, updated_at = excluded.updated_at`, appID, uid, conversationID, at)
+	return mapErr(err)
+}
+
+// StampReceipts stamps delivery or reading on one-to-one messages (chat.ConversationTx):
+// only the range the marker newly covers, so each message is stamped once.
+func (tx txStore) StampReceipts(appID, conversationID, reader string, after, upTo int64, read bool, at int64) error {
+	col := "delivered_at"
+	if read {
+		col = "read_at"
+	}
+	q := `UPDATE messages SET ` + col + ` = $1` // reading a message delivers it too
+	if read {
+		q += `, delivered_at = CASE WHEN delivered_at = 0 THEN $1 ELSE delivered_at END`
+	}
+	_, err := tx.exec(q+` WHERE app_id = $2 AND conversation_id = $3 AND id > $4 AND id <= $5 AND sender <> $6
+		AND receiver_type = 'user' AND `+col+` = 0`, at, appID, conversationID, after, upTo, reader)
+	return mapErr(err)
+}
+
+// ResetConversationForAll hides a conversation's history from every party (chat.ConversationTx):
+// a reset marker for each of a one-to-one conversation's users, or each of a group's members,
+// as if each had reset it.
+func (tx txStore) ResetConversationForAll(appID, id string, upTo int64, at int64) error {
+	parties := `SELECT uid_a FROM conversations WHERE app_id = $1 AND conversation_id = $2 AND kind = 'user'
+		UNION SELECT uid_b FROM conversations WHERE app_id = $1 AND conversation_id = $2 AND kind = 'user'
+		UNION SELECT gm.uid FROM group_members gm JOIN conversations c ON c.app_id = gm.app_id AND c.guid = gm.guid
+			WHERE c.app_id = $1 AND c.conversation_id = $2 AND c.kind = 'group'`
+	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, reset_id, updated_at)
+		SELECT $1, p.uid_a, $2, c.last_message_id, c.last_seq, c.last_message_id, $3, $4
+		FROM (`+parties+`) p JOIN conversations c ON c.app_id = $1 AND c.conversation_id = $2
+		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET reset_id = excluded.reset_id, read_id = excluded.read_id,
+		read_seq = excluded.read_seq, delivered_id = excluded.delivered_id, updated_at = excluded.updated_at`, appID, id, upTo, at)
+	return mapErr(err)
+}

@@ -1,0 +1,384 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// likeContains escapes s for a LIKE that finds it anywhere, with '\' as the escape
+// character.
+func likeContains(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// messageWhere is the WHERE clause of q without its cursor; arg binds a value.
+func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
+	w := []string{`m.app_id = $1`}
+	if q.ConversationID != "" {
+		w = append(w, `m.conversation_id = `+arg(q.ConversationID))
+	} else if q.Viewer != "" {
+		v := arg(q.Viewer)
+		w = append(w, `((m.receiver_type = 'user' AND (m.sender = `+v+` OR m.receiver = `+v+`)) OR (m.receiver_type = 'group'
+			AND EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = m.app_id AND gm.guid = m.receiver AND gm.uid = `+v+`)))`)
+	}
+	switch {
+	case q.ParentID != 0:
+		w = append(w, `m.parent_id = `+arg(q.ParentID))
+	case q.HideReplies || q.Unread:
+		w = append(w, `m.parent_id = 0`)
+	}
+	if q.HiddenUpTo > 0 {
+		w = append(w, `m.id > `+arg(q.HiddenUpTo))
+	}
+	if q.SentFrom > 0 {
+		w = append(w, `m.sent_at >= `+arg(q.SentFrom))
+	}
+	if q.SentTo > 0 {
+		w = append(w, `m.sent_at <= `+arg(q.SentTo))
+	}
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		ph := make([]string, len(vals))
+		for i, v := range vals {
+			ph[i] = arg(v)
+		}
+		w = append(w, col+` IN (`+strings.Join(ph, ", ")+`)`)
+	}
+	in(`m.category`, q.Categories)
+	in(`m.type`, q.Types)
+	if q.Sender != "" {
+		w = append(w, `m.sender = `+arg(q.Sender))
+	}
+	if q.ReceiverType != "" {
+		w = append(w, `m.receiver_type = `+arg(q.ReceiverType))
+	}
+	if q.SearchKey != "" {
+		w = append(w, `lower(`+db.dialect.dataText+`) LIKE `+arg(likeContains(strings.ToLower(q.SearchKey)))+` ESCAPE '\'`)
+	}
+	if q.HasLinks {
+		w = append(w, `(`+db.dialect.dataText+` LIKE '%http://%' OR `+db.dialect.dataText+` LIKE '%https://%')`)
+	}
+	if q.HideDeleted {
+		w = append(w, `m.deleted_at = 0`)
+	}
+	if q.OnlyDeleted {
+		w = append(w, `m.deleted_at > 0`)
+	}
+	if q.HasReactions {
+		w = append(w, `EXISTS (SELECT 1 FROM reaction_counts rc WHERE rc.message_id = m.id)`)
+	}
+	if q.HasAttachments || len(q.AttachmentTypes) > 0 {
+		w = append(w, `m.category = 'message'`)
+		types := q.AttachmentTypes
+		if len(types) == 0 {
+			types = []string{"image", "video", "audio", "file"}
+		}
+		in(`m.type`, types)
+	}
+	if len(q.Tags) > 0 {
+		var ors []string
+		for _, t := range q.Tags {
+			enc, _ := json.Marshal(t) // the tag as it appears in the stored JSON array
+			ors = append(ors, `m.tags LIKE `+arg(likeContains(string(enc)))+` ESCAPE '\'`)
+		}
+		w = append(w, `(`+strings.Join(ors, " OR ")+`)`)
+	}
+	if q.Unread {
+		w = append(w, `m.id > `+arg(q.UnreadAfter), `m.sender <> `+arg(q.Viewer), `m.category IN ('message', 'custom')`)
+	}
+	return ` WHERE ` + strings.Join(w, " AND ")
+}
+
+// pageColumns are a message's own columns, the entity columns left empty: a page reads its
+// users once each (completePage) rather than joining them on every row.
+var pageColumns = strings.Replace(messageColumns, `s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
+	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
+	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`,
+	`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, -1`, 1)
+
+// completePage reads what a page of messages needs beside its rows, a query for each kind
+// rather than one per row: the senders' and user receivers' entities, the reaction
+// summaries with viewer's reactions, and what completeMessages reads.
+func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	var uids []string
+	var ids []any
+	for _, m := range ms {
+		for _, u := range []string{m.Sender, m.Receiver} {
+			if (u == m.Sender || m.ReceiverType == chat.ReceiverUser) && !slices.Contains(uids, u) {
+				uids = append(uids, u)
+			}
+		}
+		if m.Category != chat.CategoryAction {
+			ids = append(ids, m.ID)
+		}
+	}
+	users := map[string]chat.Entity{}
+	args := []any{appID}
+	for _, u := range uids {
+		args = append(args, u)
+	}
+	err := each(run.rows(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`)`, args...),
+		func(s scanner) error {
+			u, err := scanUser(s, appID)
+			users[u.UID] = u.Entity()
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	who := func(uid string) chat.Entity {
+		if e, ok := users[uid]; ok {
+			return e
+		}
+		return entity(uid, entityColumns{})
+	}
+	counts := map[int64][]chat.ReactionSummary{}
+	if len(ids) > 0 {
+		err := each(run.rows(`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id IN (`+placeholders(1, len(ids))+`)
+			ORDER BY message_id, first_id`, ids...), func(s scanner) error {
+			var id int64
+			var r chat.ReactionSummary
+			err := s.Scan(&id, &r.Reaction, &r.Count)
+			counts[id] = append(counts[id], r)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if viewer != "" && len(counts) > 0 {
+			err := each(run.rows(`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id IN (`+placeholders(2, len(ids))+`)`,
+				append([]any{viewer}, ids...)...), func(s scanner) error {
+				var id int64
+				var reaction string
+				if err := s.Scan(&id, &reaction); err != nil {
+					return err
+				}
+				for i := range counts[id] {
+					if counts[id][i].Reaction == reaction {
+						counts[id][i].ReactedByMe = true
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for i := range ms {
+		m := &ms[i]
+		m.SenderEntity = who(m.Sender)
+		if m.ReceiverType == chat.ReceiverUser {
+			m.ReceiverEntity = who(m.Receiver)
+		}
+		m.Reactions = counts[m.ID]
+	}
+	return db.completeMessages(run, appID, ms)
+}
+
+// ListMessages lists messages in id order (chat.HistoryStore).
+func (db *DB) ListMessages(ctx context.Context, appID string, q chat.MessageQuery) ([]chat.Message, error) {
+	args := []any{appID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	where := db.messageWhere(q, arg)
+	order := ` ORDER BY m.id`
+	switch {
+	case q.Prepend:
+		if q.BeforeID > 0 {
+			where += ` AND m.id < ` + arg(q.BeforeID)
+		}
+		order = ` ORDER BY m.id DESC`
+	case q.AfterID > 0:
+		where += ` AND m.id > ` + arg(q.AfterID)
+	}
+	run := db.read(ctx)
+	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m`+where+order+` LIMIT `+arg(q.Limit), args...),
+		func(s scanner) (chat.Message, error) {
+			m, _, err := scanMessage(s, appID)
+			return m, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.completePage(run, appID, q.Viewer, ms); err != nil {
+		return nil, err
+	}
+	if q.Prepend {
+		slices.Reverse(ms)
+	}
+	if q.Viewer != "" {
+		if err := db.unreadReplies(run, appID, q.Viewer, ms); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}
+
+// CountMessages counts what q selects (chat.HistoryStore).
+func (db *DB) CountMessages(ctx context.Context, appID string, q chat.MessageQuery) (int64, error) {
+	args := []any{appID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	var n int64
+	err := db.read(ctx).row(`SELECT COUNT(*) FROM messages m`+db.messageWhere(q, arg), args...).Scan(&n)
+	return n, mapErr(err)
+}
+
+// completeMessages reads, for a page of messages, what completeMessage reads for one: the
+// group receivers, the users groupMember actions are about, and the messages edits and
+// deletions are about, each in one query.
+func (db *DB) completeMessages(run runner, appID string, ms []chat.Message) error {
+	var guids, uids []string
+	var targets []int64
+	for _, m := range ms {
+		if m.ReceiverType == chat.ReceiverGroup && !slices.Contains(guids, m.Receiver) {
+			guids = append(guids, m.Receiver)
+		}
+		if m.TargetUID != "" && !slices.Contains(uids, m.TargetUID) {
+			uids = append(uids, m.TargetUID)
+		}
+		if m.TargetID != 0 {
+			targets = append(targets, m.TargetID)
+		}
+	}
+	groups := map[string]*chat.Group{}
+	if len(guids) > 0 {
+		args := []any{appID}
+		for _, g := range guids {
+			args = append(args, g)
+		}
+		err := each(run.rows(`SELECT `+groupColumns+` FROM groups g WHERE g.app_id = $1 AND g.guid IN (`+placeholders(2, len(guids))+`)`, args...),
+			func(s scanner) error {
+				g, err := scanGroup(s, appID, false)
+				groups[g.GUID] = &g
+				return err
+			})
+		if err != nil {
+			return err
+		}
+		tags, err := groupTags(run, appID, guids)
+		if err != nil {
+			return err
+		}
+		for guid, g := range groups {
+			g.Tags = tags[guid]
+		}
+	}
+	users := map[string]chat.Entity{}
+	if len(uids) > 0 {
+		args := []any{appID}
+		for _, u := range uids {
+			args = append(args, u)
+		}
+		err := each(run.rows(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`)`, args...),
+			func(s scanner) error {
+				u, err := scanUser(s, appID)
+				users[u.UID] = u.Entity()
+				return err
+			})
+		if err != nil {
+			return err
+		}
+	}
+	acted := map[int64]*chat.Message{}
+	if len(targets) > 0 {
+		args := []any{appID}
+		for _, id := range targets {
+			args = append(args, id)
+		}
+		err := each(run.rows(`SELECT `+messageColumns+messageFrom+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
+			func(s scanner) error {
+				t, _, err := scanMessage(s, appID)
+				acted[t.ID] = &t
+				return err
+			})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range ms {
+		m := &ms[i]
+		if m.ReceiverType == chat.ReceiverGroup {
+			m.ReceiverGroup = groups[m.Receiver]
+		}
+		if m.TargetUID != "" {
+			e, ok := users[m.TargetUID]
+			if !ok {
+				e = chat.Entity{UID: m.TargetUID}
+			}
+			m.TargetUser = &e
+		}
+		if t := acted[m.TargetID]; t != nil {
+			tc := *t
+			if tc.ReceiverType == chat.ReceiverGroup {
+				tc.ReceiverGroup = groups[tc.Receiver]
+			}
+			m.Target = &tc
+		}
+	}
+	return nil
+}
+
+// unreadReplies sets, on thread parents, how many of their replies from others the viewer
+// has not read: the replies after its read marker of the conversation.
+func (db *DB) unreadReplies(run runner, appID, viewer string, ms []chat.Message) error {
+	reads := map[string]int64{}
+	for i := range ms {
+		m := &ms[i]
+		if m.ReplyCount == 0 {
+			continue
+		}
+		read, ok := reads[m.ConversationID]
+		if !ok {
+			mk, err := db.marker(run, appID, viewer, m.ConversationID)
+			if err != nil {
+				return err
+			}
+			read, reads[m.ConversationID] = mk.ReadID, mk.ReadID
+		}
+		if err := run.row(`SELECT COUNT(*) FROM messages WHERE parent_id = $1 AND id > $2 AND sender <> $3`, m.ID, read, viewer).Scan(&m.UnreadReplies); err != nil {
+			return mapErr(err)
+		}
+	}
+	return nil
+}
+
+const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at FROM conversation_markers
+	WHERE app_id = $1 AND uid = $2 AND conversation_id = $3`
+
+// Marker is a user's marker of a conversation (chat.HistoryStore).
+func (db *DB) Marker(ctx context.Context, appID, uid, conversationID string) (chat.Marker, error) {
+	return db.marker(db.read(ctx), appID, uid, conversationID)
+}
+
+func (db *DB) marker(run runner, appID, uid, conversationID string) (chat.Marker, error) {
+	var mk chat.Marker
+	var tags sql.NullString
+	err := run.fixed(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt)
+	if err != nil && !errors.Is(mapErr(err), chat.ErrNotFound) {
+		return mk, mapErr(err)
+	}
+	if tags.Valid {
+		if err := json.Unmarshal([]byte(tags.String), &mk.Tags); err != nil {
+			return mk, err
+		}
+	}
+	return mk, nil
+}
