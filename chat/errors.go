@@ -58,6 +58,13 @@ const (
 	CodeEmptyCustomData       Code = "ERR_EMPTY_CUSTOM_DATA"
 	CodeInvalidCustomData     Code = "ERR_INVALID_CUSTOM_DATA"
 	CodeInvalidMetadata       Code = "ERR_INVALID_METADATA"
+	CodeEmptyAuthToken        Code = "AUTH_ERR_EMPTY_AUTH_TOKEN"
+	CodeAuthTokenUnknown      Code = "AUTH_ERR_AUTH_TOKEN_NOT_FOUND" // the authToken header
+	CodeAuthTokenNotFound     Code = "ERR_AUTH_TOKEN_NOT_FOUND"      // a token named in the path
+	CodeSelfRelation          Code = "ERR_CANNOT_FORM_SELF_RELATION"
+	CodeAlreadyFriend         Code = "ERR_ALREADY_FRIEND"
+	CodeNotAFriend            Code = "ERR_NOT_A_FRIEND"
+	CodeFriendAddFailed       Code = "ERR_FAILED_TO_ADD_FRIEND"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -77,6 +84,11 @@ var kinds = map[Code]Kind{
 	CodeEmptyCustomData:       KindInvalid,
 	CodeInvalidCustomData:     KindInvalid,
 	CodeInvalidMetadata:       KindInvalid,
+	CodeSelfRelation:          KindInvalid, // per-uid results of add friends
+	CodeAlreadyFriend:         KindInvalid,
+	CodeFriendAddFailed:       KindInvalid,
+	CodeEmptyAuthToken:        KindUnauthenticated,
+	CodeAuthTokenUnknown:      KindUnauthenticated,
 	CodeEmptyAPIKey:           KindUnauthenticated,
 	CodeAPIKeyNotFound:        KindUnauthenticated,
 	CodeInvalidAppID:          KindUnauthenticated,
@@ -88,6 +100,8 @@ var kinds = map[Code]Kind{
 	CodeAPIKeyPathNotFound:    KindNotFound,
 	CodeUIDNotFound:           KindNotFound,
 	CodeMessageNotFound:       KindNotFound,
+	CodeAuthTokenNotFound:     KindNotFound,
+	CodeNotAFriend:            KindNotFound,
 	CodeMessageActionDenied:   KindConflict,
 	CodeTooManyRequests:       KindRateLimited,
 	CodeException:             KindInternal,

@@ -17,7 +17,8 @@ const (
 type Config struct {
 	// MaxReactions caps distinct reactions per message; 0 lifts the cap.
 	MaxReactions int
-	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
+	// KeyCacheTTL bounds how long a deleted or changed key, or a deleted auth token, keeps
+	// working on another node.
 	KeyCacheTTL time.Duration
 	// Now is the clock for timestamps; nil means time.Now. Cache expiry always uses the wall
 	// clock.

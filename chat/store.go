@@ -12,6 +12,8 @@ import "context"
 type Tx interface {
 	APIKeyTx
 	MessageTx
+	AuthTokenTx
+	FriendTx
 }
 
 // Store is everything natter keeps.
@@ -26,6 +28,7 @@ type Store interface {
 	UserStore
 	MessageStore
 	ReactionStore
+	AuthTokenStore
 	Ping(ctx context.Context) error
 	Close() error
 }
