@@ -74,6 +74,13 @@ const (
 	CodeGroupNoScopeClearance Code = "ERR_GROUP_NO_SCOPE_CLEARANCE"
 	CodeGroupNoSelfAction     Code = "ERR_GROUP_NO_SELF_ACTION"
 	CodePlanQuotaRestriction  Code = "ERR_PLAN_QUOTA_RESTRICTION"
+	CodeEmptyAuthToken        Code = "AUTH_ERR_EMPTY_AUTH_TOKEN"
+	CodeAuthTokenUnknown      Code = "AUTH_ERR_AUTH_TOKEN_NOT_FOUND" // the authToken header
+	CodeAuthTokenNotFound     Code = "ERR_AUTH_TOKEN_NOT_FOUND"      // a token named in the path
+	CodeSelfRelation          Code = "ERR_CANNOT_FORM_SELF_RELATION"
+	CodeAlreadyFriend         Code = "ERR_ALREADY_FRIEND"
+	CodeNotAFriend            Code = "ERR_NOT_A_FRIEND"
+	CodeFriendAddFailed       Code = "ERR_FAILED_TO_ADD_FRIEND"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -109,6 +116,11 @@ var kinds = map[Code]Kind{
 	CodeAlreadyJoined:         KindConflict,
 	CodeAlreadyBanned:         KindConflict,
 	CodeNotABannedUser:        KindConflict,
+	CodeSelfRelation:          KindInvalid, // per-uid results of add friends
+	CodeAlreadyFriend:         KindInvalid,
+	CodeFriendAddFailed:       KindInvalid,
+	CodeEmptyAuthToken:        KindUnauthenticated,
+	CodeAuthTokenUnknown:      KindUnauthenticated,
 	CodeEmptyAPIKey:           KindUnauthenticated,
 	CodeAPIKeyNotFound:        KindUnauthenticated,
 	CodeInvalidAppID:          KindUnauthenticated,
@@ -120,6 +132,8 @@ var kinds = map[Code]Kind{
 	CodeAPIKeyPathNotFound:    KindNotFound,
 	CodeUIDNotFound:           KindNotFound,
 	CodeMessageNotFound:       KindNotFound,
+	CodeAuthTokenNotFound:     KindNotFound,
+	CodeNotAFriend:            KindNotFound,
 	CodeMessageActionDenied:   KindConflict,
 	CodeTooManyRequests:       KindRateLimited,
 	CodeException:             KindInternal,

@@ -19,7 +19,8 @@ type Config struct {
 	MaxReactions int
 	// MaxGroupMembers caps a group's members; 0 means DefaultMaxGroupMembers.
 	MaxGroupMembers int
-	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
+	// KeyCacheTTL bounds how long a deleted or changed key, or a deleted auth token, keeps
+	// working on another node.
 	KeyCacheTTL time.Duration
 	// Now is the clock for timestamps; nil means time.Now. Cache expiry always uses the wall
 	// clock.

@@ -13,6 +13,8 @@ type Tx interface {
 	APIKeyTx
 	MessageTx
 	GroupTx
+	AuthTokenTx
+	FriendTx
 }
 
 // Store is everything natter keeps.
@@ -29,6 +31,7 @@ type Store interface {
 	ReactionStore
 	GroupStore
 	MemberStore
+	AuthTokenStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -76,7 +76,7 @@ func TestErrorEnvelope(t *testing.T) {
 			code                    string
 		}{
 			{"fullAccess key", "GET", "/v3/conversations", e.full, 501, "ERR_NOT_IMPLEMENTED"},
-			{"authOnly key", "POST", "/v3.0/users/alice/auth_tokens", e.authKey, 501, "ERR_NOT_IMPLEMENTED"},
+			{"authOnly key", "POST", "/v3.0/users/alice/blockedusers", e.authKey, 501, "ERR_NOT_IMPLEMENTED"},
 			{"method not yet served on a served path", "GET", "/v3/messages", e.full, 501, "ERR_NOT_IMPLEMENTED"},
 			{"no key", "GET", "/v3/conversations", "", 401, "AUTH_ERR_EMPTY_APIKEY"},
 			{"unknown key", "PUT", "/v3/messages/1", strings.Repeat("0", 40), 401, "AUTH_ERR_APIKEY_NOT_FOUND"},

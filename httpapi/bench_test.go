@@ -21,7 +21,13 @@ import (
 // bench/ measures the same against a bare handler; this one is for pprof:
 //
 //	go test ./httpapi -run '^$' -bench AddReaction -cpuprofile cpu.prof
-func BenchmarkAddReaction(b *testing.B) {
+func BenchmarkAddReaction(b *testing.B) { benchAddReaction(b, false) }
+
+// BenchmarkAddReactionByToken is BenchmarkAddReaction as a client app makes it: each user's
+// auth token instead of the API key and onBehalfOf.
+func BenchmarkAddReactionByToken(b *testing.B) { benchAddReaction(b, true) }
+
+func benchAddReaction(b *testing.B, byToken bool) {
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
 	if err != nil {
@@ -42,6 +48,16 @@ func BenchmarkAddReaction(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	tokens := make([]string, users)
+	for i := range tokens {
+		if byToken {
+			t, err := svc.CreateAuthToken(ctx, p, fmt.Sprint("u", i), chat.AuthTokenCreate{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens[i] = t.Value
+		}
+	}
 	var ids []int64
 	for i := 0; i < messages; i++ {
 		m, err := svc.SendMessage(ctx, p.ActingAs(fmt.Sprint("u", i%users)), chat.MessageSend{Receiver: fmt.Sprint("u", (i+1)%users),
@@ -60,15 +76,20 @@ func BenchmarkAddReaction(b *testing.B) {
 		for pb.Next() {
 			i := n.Add(1)
 			mi := int(i) % messages
-			uid := fmt.Sprint("u", mi%users)
+			u := mi % users
 			if i%2 == 0 {
-				uid = fmt.Sprint("u", (mi+1)%users)
+				u = (mi + 1) % users
 			}
 			// Like bench/'s harness: up to 20 distinct reactions per message, most adds new.
 			reaction := reactionSet[int(i/int64(messages))%len(reactionSet)]
 			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v3/messages/%d/reactions/%s", srv.URL, ids[mi], url.PathEscape(reaction)), nil)
-			req.Header.Set("apikey", keys[0].Value)
-			req.Header.Set("onBehalfOf", uid)
+			if byToken {
+				req.Header.Set("authToken", tokens[u])
+				req.Header.Set("appId", "demo")
+			} else {
+				req.Header.Set("apikey", keys[0].Value)
+				req.Header.Set("onBehalfOf", fmt.Sprint("u", u))
+			}
 			res, err := hc.Do(req)
 			if err != nil {
 				b.Error(err)

@@ -237,6 +237,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, guid, uid, banned_at, banned_by FROM group_bans ORDER BY app_id, guid, uid",
 		"SELECT id, app_id, message_id, uid, reaction FROM reactions ORDER BY id",
 		"SELECT message_id, reaction, count, first_id FROM reaction_counts ORDER BY message_id, reaction",
+		"SELECT hash, app_id, uid, platform, user_agent, COALESCE(app_info, ''), created_at FROM auth_tokens ORDER BY hash",
+		"SELECT app_id, uid, friend_uid, created_at FROM friends ORDER BY app_id, uid, friend_uid",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

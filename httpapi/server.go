@@ -55,8 +55,8 @@ func New(svc *chat.Service, opt Options) *Server {
 	// ".../reactions/" with nothing after it is a request for the reaction endpoint with an
 	// empty reaction: answer that, rather than "no such API".
 	for _, prefix := range []string{"/v3", "/v3.0"} {
-		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.addReaction))
-		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.removeReaction))
+		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.addReaction))
+		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.removeReaction))
 	}
 	for _, p := range notYet {
 		method, path, found := strings.Cut(p, " ")
@@ -64,9 +64,9 @@ func New(svc *chat.Service, opt Options) *Server {
 			method, path = "", p
 		}
 		for _, prefix := range []string{"/v3", "/v3.0"} {
-			// Authenticated first, with any valid key: a caller without one learns that
-			// before it learns that the feature is missing.
-			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(authOnlyAllowed, notImplemented))
+			// Authenticated first, with any valid key or auth token: a caller without one
+			// learns that before it learns that the feature is missing.
+			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(anyCredential, notImplemented))
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)

@@ -107,7 +107,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.MaxMembers, "max-group-members", envInt("NATTER_MAX_GROUP_MEMBERS", chat.DefaultMaxGroupMembers), "members per group (NATTER_MAX_GROUP_MEMBERS)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("NATTER_DB_MAX_CONNS", 0), "PostgreSQL pool size, or SQLite reader connections; 0 picks by CPU count (NATTER_DB_MAX_CONNS)")
 	fs.IntVar(&c.DBIdleConns, "db-idle-conns", envInt("NATTER_DB_IDLE_CONNS", 0), "PostgreSQL idle connections kept; 0 keeps the pool size (NATTER_DB_IDLE_CONNS)")
-	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys, auth tokens and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("NATTER_MAX_BODY", 64<<10)), "request body cap in bytes (NATTER_MAX_BODY)")
 	fs.BoolVar(&c.AccessLog, "access-log", envBool("NATTER_ACCESS_LOG", true), "log every request (NATTER_ACCESS_LOG)")
 	fs.StringVar(&c.LogFormat, "log-format", env("NATTER_LOG_FORMAT", "text"), "text or json (NATTER_LOG_FORMAT)")
