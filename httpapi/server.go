@@ -21,6 +21,7 @@ type Options struct {
 	RequestTimeout time.Duration // per-request deadline; default 15 s
 	AccessLog      bool          // log every request at info level
 	Logger         *slog.Logger
+	CORSOrigins    []string // origins browsers may call from ("*": any); none: CORS off (cors.go)
 }
 
 // Server serves the v3 API over a chat.Service.
@@ -71,7 +72,7 @@ func New(svc *chat.Service, opt Options) *Server {
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.handler = s.observe(s.limitBody(http.HandlerFunc(s.dispatch)))
+	s.handler = s.observe(s.cors(s.limitBody(http.HandlerFunc(s.dispatch))))
 	return s
 }
 

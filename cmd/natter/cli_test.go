@@ -89,6 +89,8 @@ func TestErrorMessages(t *testing.T) {
 			[]string{"NATTER_API_KEY: A chosen API key must be 16 to 256 visible ASCII characters", "without spaces"}},
 		{"bad NATTER_APP_REGION", map[string]string{"NATTER_APP_REGION": "mars"}, []string{"serve", "--addr", "127.0.0.1:0", "--database", "sqlite:" + filepath.Join(dir, "k3.db")},
 			[]string{"NATTER_APP_REGION: The region must be one of us, eu, in."}},
+		{"bad CORS origin", nil, []string{"serve", "--addr", "127.0.0.1:0", "--database", "sqlite:" + filepath.Join(dir, "c1.db"), "--cors-origins", "https://ok.example, app.example.com"},
+			[]string{`natter: --cors-origins: "app.example.com" is not an origin such as https://app.example.com, nor *`}},
 		{"unknown app for a key", nil, []string{"apps", "keys", "create", "--app", "nope", "--database", db},
 			[]string{`natter: apps keys create: The app "nope" does not exist.`}},
 		{"bad scope", nil, []string{"apps", "keys", "create", "--app", "shop", "--scope", "root", "--database", db},

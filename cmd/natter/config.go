@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -26,6 +28,7 @@ type config struct {
 	LogLevel     string
 	ShutdownWait time.Duration
 	DebugAddr    string
+	CORSOrigins  string
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -112,6 +115,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.StringVar(&c.LogLevel, "log-level", env("NATTER_LOG_LEVEL", "info"), "debug, info, warn or error (NATTER_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-timeout", envDur("NATTER_SHUTDOWN_TIMEOUT", 15*time.Second), "how long SIGTERM waits for in-flight requests (NATTER_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", env("NATTER_DEBUG_ADDR", ""), "serve Go's pprof profiles on this separate address, e.g. 127.0.0.1:6060; off when empty (NATTER_DEBUG_ADDR)")
+	fs.StringVar(&c.CORSOrigins, "cors-origins", env("NATTER_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from, e.g. https://app.example.com, or * for any; off when empty (NATTER_CORS_ORIGINS)")
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
@@ -127,6 +131,11 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--max-body must be at least 1024")
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return c, fmt.Errorf("--log-format must be text or json")
+	}
+	for _, o := range splitList(c.CORSOrigins) {
+		if u, err := url.Parse(o); o != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "") {
+			return c, fmt.Errorf("--cors-origins: %q is not an origin such as https://app.example.com, nor *", o)
+		}
 	}
 	return c, nil
 }
