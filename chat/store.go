@@ -26,6 +26,7 @@ type Store interface {
 	UserStore
 	MessageStore
 	ReactionStore
+	QuotaStore
 	Ping(ctx context.Context) error
 	Close() error
 }

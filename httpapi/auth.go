@@ -60,6 +60,9 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 			p, err = s.svc.Authenticate(r.Context(), s.credentials(r))
 		}
 		p = p.ActingAs(r.Header.Get("onBehalfOf"))
+		if err == nil {
+			err = s.rateLimit(w, r, p) // ratelimit.go: every authenticated request counts
+		}
 		if err == nil && p.Scope != chat.ScopeFullAccess && a != authOnlyAllowed {
 			err = &chat.Error{Code: chat.CodeNoAccess,
 				Message:    "The key cannot be used to perform this operation. Please use API key with a correct scope to perform the operation.",

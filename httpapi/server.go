@@ -31,6 +31,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	handler http.Handler
+	classes map[string]chat.RateClass // by mux pattern (ratelimit.go)
 }
 
 // New returns the API server.
@@ -47,7 +48,7 @@ func New(svc *chat.Service, opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), classes: classesByPattern()}
 	for _, rt := range s.routes() {
 		for _, prefix := range []string{"/v3", "/v3.0"} {
 			s.mux.Handle(rt.Method+" "+prefix+rt.Path, s.authed(rt.access, rt.handler))

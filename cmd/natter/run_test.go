@@ -566,3 +566,15 @@ func TestLogsNeverHoldKeys(t *testing.T) {
 		}
 	}
 }
+
+// Rate limits come from NATTER_RATE_LIMIT_* and --rate-limit-apps: over its app's limit a
+// request answers 429.
+func TestRateLimitSettings(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "natter.db")
+	p, addr := startServe(t, db, map[string]string{"NATTER_RATE_LIMIT_STANDARD": "5", "NATTER_RATE_LIMIT_APPS": "demo:standard=2"})
+	b := parseBanner(t, p)
+	a := newAPI(t, addr, "demo", "us", b.FullKey)
+	a.want(a.do("GET", "/v3/users", nil), 200, "", "first request")
+	a.want(a.do("GET", "/v3/users", nil), 200, "", "second request")
+	a.want(a.do("GET", "/v3/users", nil), 429, "ERR_TOO_MANY_REQUESTS", "third request, over demo's limit of 2")
+}

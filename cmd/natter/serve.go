@@ -60,7 +60,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, KeyCacheTTL: c.KeyCacheTTL})
+	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
+	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, KeyCacheTTL: c.KeyCacheTTL,
+		RateLimits: c.RateLimits, AppRateLimits: appLimits})
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
