@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -35,6 +36,9 @@ type Service struct {
 	cfg    Config
 	keys   *keyCache
 	limits *limiter // nil: no limits
+
+	purgeMu sync.Mutex
+	purged  map[string]time.Time // when each app's expired idempotency keys were last dropped
 }
 
 // New returns a Service over store.

@@ -27,6 +27,7 @@ type Store interface {
 	MessageStore
 	ReactionStore
 	QuotaStore
+	IdempotencyStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -69,7 +69,7 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 				DevMessage: "The key does not have enough clearance. To perform the operation, please use the API key with the correct scope."}
 		}
 		if err == nil {
-			err = h(w, r, p)
+			err = s.idempotent(w, r, p, h) // idempotency.go: h, once per Idempotency-Key
 		}
 		if err != nil {
 			writeError(w, r, err)
