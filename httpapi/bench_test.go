@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/sqlstore"
@@ -109,6 +111,7 @@ func BenchmarkMiddleware(b *testing.B) {
 		{"bare", chat.Config{}, httpapi.Options{}},
 		{"ratelimit", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{}},
 		{"ratelimit+cors", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}}},
+		{"ratelimit+cors+metrics", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}, Metrics: benchMetrics(b)}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			svc := chat.New(db, tc.cfg)
@@ -145,4 +148,12 @@ func benchKey(b *testing.B, svc *chat.Service, name string) string {
 		b.Fatal(err)
 	}
 	return keys[0].Value
+}
+
+func benchMetrics(b *testing.B) *httpapi.Metrics {
+	m, err := httpapi.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
 }

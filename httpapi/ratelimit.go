@@ -69,6 +69,7 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, p chat.Princi
 	if d.Allowed {
 		return nil
 	}
+	s.opt.Metrics.rateLimit(class)
 	h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfter, 10)}
 	h["X-Rate-Limit-Reset"] = []string{strconv.FormatInt(d.Reset, 10)}
 	return chat.RateLimited()

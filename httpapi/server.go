@@ -22,6 +22,7 @@ type Options struct {
 	AccessLog      bool          // log every request at info level
 	Logger         *slog.Logger
 	CORSOrigins    []string // origins browsers may call from ("*": any); none: CORS off (cors.go)
+	Metrics        *Metrics // Prometheus figures (metrics.go); nil: none kept
 }
 
 // Server serves the v3 API over a chat.Service.

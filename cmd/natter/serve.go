@@ -14,6 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/sqlstore"
@@ -72,9 +76,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ln.Close()
 		return err
 	}
+	// Metrics are kept only where they can be read: on the debug address (serveDebug).
+	var reg *prometheus.Registry
+	var metrics *httpapi.Metrics
+	if c.DebugAddr != "" {
+		if reg, metrics, err = newMetrics(db); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	srv := &http.Server{
 		Handler: httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
-			CORSOrigins: splitList(c.CORSOrigins)}),
+			CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -83,7 +96,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if c.DebugAddr != "" {
-		stop, err := serveDebug(c.DebugAddr, log)
+		stop, err := serveDebug(c.DebugAddr, reg, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -159,9 +172,22 @@ or in the hosted service's host form, %s:
 	return nil
 }
 
-// serveDebug serves net/http/pprof on its own listener, never on the API's: profiles expose
-// internals and must be reachable only where the operator chose.
-func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
+// newMetrics is the registry /metrics serves: the HTTP layer's figures (httpapi.Metrics), the
+// database pools' (go_sql_* per pool: connections open, in use, idle, waits), and the Go
+// runtime's and the process's.
+func newMetrics(db *sqlstore.DB) (*prometheus.Registry, *httpapi.Metrics, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for name, pool := range db.Pools() {
+		reg.MustRegister(collectors.NewDBStatsCollector(pool, db.Dialect()+"_"+name))
+	}
+	m, err := httpapi.NewMetrics(reg)
+	return reg, m, err
+}
+
+// serveDebug serves net/http/pprof and Prometheus's /metrics on their own listener, never on
+// the API's: they expose internals and must be reachable only where the operator chose.
+func serveDebug(addr string, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--debug-addr: %w", err)
@@ -172,9 +198,10 @@ func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	log.Info("debug listener (pprof)", "addr", ln.Addr().String())
+	log.Info("debug listener (pprof, /metrics)", "addr", ln.Addr().String())
 	return func() { srv.Close() }, nil
 }
 
