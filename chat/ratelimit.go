@@ -83,8 +83,7 @@ type limiter struct {
 	shared QuotaStore // nil: this process is the only one counting
 	now    func() time.Time
 
-	mu      sync.Mutex
-	buckets map[bucketKey]*bucket
+	buckets sync.Map // bucketKey → *bucket; read-mostly: a bucket per app and class in use
 }
 
 type bucketKey struct {
@@ -104,7 +103,7 @@ type bucket struct {
 }
 
 func newLimiter(cfg Config, store Store) *limiter {
-	l := &limiter{global: cfg.RateLimits, perApp: cfg.AppRateLimits, now: cfg.Now, buckets: map[bucketKey]*bucket{}}
+	l := &limiter{global: cfg.RateLimits, perApp: cfg.AppRateLimits, now: cfg.Now}
 	if store != nil && store.SharesQuota() {
 		l.shared = store
 	}
@@ -119,14 +118,11 @@ func (l *limiter) limit(app string, c RateClass) int {
 }
 
 func (l *limiter) bucket(k bucketKey) *bucket {
-	l.mu.Lock()
-	b := l.buckets[k]
-	if b == nil {
-		b = &bucket{}
-		l.buckets[k] = b
+	if b, ok := l.buckets.Load(k); ok {
+		return b.(*bucket)
 	}
-	l.mu.Unlock()
-	return b
+	b, _ := l.buckets.LoadOrStore(k, &bucket{})
+	return b.(*bucket)
 }
 
 // leaseBlock is the most quota a node leases at once: 0.5 % of the limit, and less as the

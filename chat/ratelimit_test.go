@@ -41,7 +41,7 @@ func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t 
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 func newTestLimiter(lim RateLimits, perApp map[string]RateLimits, shared QuotaStore, now func() time.Time) *limiter {
-	return &limiter{global: lim, perApp: perApp, shared: shared, now: now, buckets: map[bucketKey]*bucket{}}
+	return &limiter{global: lim, perApp: perApp, shared: shared, now: now}
 }
 
 // burst sends n requests from par goroutines to the limiters in turn and counts those let

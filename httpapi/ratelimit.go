@@ -64,8 +64,9 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, p chat.Princi
 		return nil
 	}
 	h := w.Header()
-	h["X-Rate-Limit"] = []string{strconv.Itoa(d.Limit)}
-	h["X-Rate-Limit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	v := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining)} // one allocation for both
+	h["X-Rate-Limit"] = v[0:1:1]
+	h["X-Rate-Limit-Remaining"] = v[1:2:2]
 	if d.Allowed {
 		return nil
 	}
