@@ -201,7 +201,8 @@ func serveDebug(addr string, reg *prometheus.Registry, log *slog.Logger) (stop f
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	log.Info("debug listener (pprof, /metrics)", "addr", ln.Addr().String())
+	// The message is what e2e and scripts look for; keep it.
+	log.Info("debug listener (pprof)", "addr", ln.Addr().String(), "metrics", "/metrics")
 	return func() { srv.Close() }, nil
 }
 
