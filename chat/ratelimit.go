@@ -83,7 +83,10 @@ type limiter struct {
 	shared QuotaStore // nil: this process is the only one counting
 	now    func() time.Time
 
-	buckets sync.Map // bucketKey → *bucket; read-mostly: a bucket per app and class in use
+	// A bucket per app and class in use; read-mostly. A plain map under a read lock, not a
+	// sync.Map, whose any keys would cost an allocation per request.
+	mu      sync.RWMutex
+	buckets map[bucketKey]*bucket
 }
 
 type bucketKey struct {
@@ -103,7 +106,7 @@ type bucket struct {
 }
 
 func newLimiter(cfg Config, store Store) *limiter {
-	l := &limiter{global: cfg.RateLimits, perApp: cfg.AppRateLimits, now: cfg.Now}
+	l := &limiter{global: cfg.RateLimits, perApp: cfg.AppRateLimits, now: cfg.Now, buckets: map[bucketKey]*bucket{}}
 	if store != nil && store.SharesQuota() {
 		l.shared = store
 	}
@@ -118,11 +121,19 @@ func (l *limiter) limit(app string, c RateClass) int {
 }
 
 func (l *limiter) bucket(k bucketKey) *bucket {
-	if b, ok := l.buckets.Load(k); ok {
-		return b.(*bucket)
+	l.mu.RLock()
+	b := l.buckets[k]
+	l.mu.RUnlock()
+	if b != nil {
+		return b
 	}
-	b, _ := l.buckets.LoadOrStore(k, &bucket{})
-	return b.(*bucket)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b = l.buckets[k]; b == nil {
+		b = &bucket{}
+		l.buckets[k] = b
+	}
+	return b
 }
 
 // leaseBlock is the most quota a node leases at once: 0.5 % of the limit, and less as the

@@ -41,7 +41,7 @@ func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t 
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 func newTestLimiter(lim RateLimits, perApp map[string]RateLimits, shared QuotaStore, now func() time.Time) *limiter {
-	return &limiter{global: lim, perApp: perApp, shared: shared, now: now}
+	return &limiter{global: lim, perApp: perApp, shared: shared, now: now, buckets: map[bucketKey]*bucket{}}
 }
 
 // burst sends n requests from par goroutines to the limiters in turn and counts those let
@@ -164,5 +164,21 @@ func TestLeaseBlock(t *testing.T) {
 		if got := leaseBlock(tc.limit, tc.used); got != tc.want {
 			t.Errorf("leaseBlock(%d, %d) = %d, want %d", tc.limit, tc.used, got, tc.want)
 		}
+	}
+}
+
+// Counting a request allocates nothing: it runs on every request.
+func TestLimiterTakeDoesNotAllocate(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	l := newTestLimiter(RateLimits{Standard: 1 << 40}, nil, nil, c.now)
+	ctx := context.Background()
+	l.take(ctx, "a", RateStandard)
+	if n := testing.AllocsPerRun(100, func() { l.take(ctx, "a", RateStandard) }); n != 0 {
+		t.Errorf("%v allocations per request", n)
+	}
+	shared := newTestLimiter(RateLimits{Standard: 1 << 40}, nil, &sharedCount{used: map[string]int{}}, c.now)
+	shared.take(ctx, "a", RateStandard)
+	if n := testing.AllocsPerRun(100, func() { shared.take(ctx, "a", RateStandard) }); n != 0 {
+		t.Errorf("shared: %v allocations per request between leases", n)
 	}
 }

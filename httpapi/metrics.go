@@ -26,15 +26,18 @@ type Metrics struct {
 	duration    *prometheus.HistogramVec
 	rateLimited *prometheus.CounterVec
 
-	// Series resolved once per route (and status): a request finds its counter and
-	// histogram with one map lookup, without building label strings.
-	byRoute sync.Map // mux pattern → *routeMetrics
+	// Series resolved once per route and status: a request finds its counter and histogram
+	// by map lookups, without building label strings. Plain maps under read locks, not
+	// sync.Maps, whose any keys would cost an allocation per request.
+	mu      sync.RWMutex
+	byRoute map[string]*routeMetrics // by mux pattern
 }
 
 type routeMetrics struct {
 	route    string
 	duration prometheus.Observer
-	codes    sync.Map // int status → prometheus.Counter
+	mu       sync.RWMutex
+	codes    map[int]prometheus.Counter
 }
 
 // NewMetrics registers the HTTP layer's collectors with reg.
@@ -49,6 +52,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Time from the request's arrival to the end of its answer, by route pattern.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 15},
 		}, []string{"route"}),
+		byRoute: map[string]*routeMetrics{},
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "natter", Name: "rate_limited_total",
 			Help: "Requests refused with 429 over an app's rate limit, by class of operation.",
@@ -68,18 +72,31 @@ func (m *Metrics) observe(pattern string, status int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	rm, ok := m.byRoute.Load(pattern)
-	if !ok {
-		route := routeLabel(pattern)
-		rm, _ = m.byRoute.LoadOrStore(pattern, &routeMetrics{route: route, duration: m.duration.WithLabelValues(route)})
+	m.mu.RLock()
+	r := m.byRoute[pattern]
+	m.mu.RUnlock()
+	if r == nil {
+		m.mu.Lock()
+		if r = m.byRoute[pattern]; r == nil {
+			route := routeLabel(pattern)
+			r = &routeMetrics{route: route, duration: m.duration.WithLabelValues(route), codes: map[int]prometheus.Counter{}}
+			m.byRoute[pattern] = r
+		}
+		m.mu.Unlock()
 	}
-	r := rm.(*routeMetrics)
 	r.duration.Observe(d.Seconds())
-	c, ok := r.codes.Load(status)
-	if !ok {
-		c, _ = r.codes.LoadOrStore(status, m.requests.WithLabelValues(r.route, strconv.Itoa(status)))
+	r.mu.RLock()
+	c := r.codes[status]
+	r.mu.RUnlock()
+	if c == nil {
+		r.mu.Lock()
+		if c = r.codes[status]; c == nil {
+			c = m.requests.WithLabelValues(r.route, strconv.Itoa(status))
+			r.codes[status] = c
+		}
+		r.mu.Unlock()
 	}
-	c.(prometheus.Counter).Inc()
+	c.Inc()
 }
 
 func (m *Metrics) rateLimit(class chat.RateClass) {
