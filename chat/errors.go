@@ -34,6 +34,8 @@ const (
 	CodeException             Code = "ERR_EXCEPTION"
 	CodeServiceUnavailable    Code = "ERR_SERVICE_UNAVAILABLE"
 	CodeTooManyRequests       Code = "ERR_TOO_MANY_REQUESTS"
+	CodeIdempotencyKeyReused  Code = "ERR_IDEMPOTENCY_KEY_REUSED" // natter's own: a key sent again with another request
+	CodeIdempotencyKeyInUse   Code = "ERR_IDEMPOTENCY_KEY_IN_USE" // natter's own: the key's first request is unanswered
 	CodeEmptyAPIKey           Code = "AUTH_ERR_EMPTY_APIKEY"
 	CodeAPIKeyNotFound        Code = "AUTH_ERR_APIKEY_NOT_FOUND"
 	CodeInvalidAppID          Code = "AUTH_ERR_INVALID_APPID"
@@ -136,6 +138,8 @@ var kinds = map[Code]Kind{
 	CodeNotAFriend:            KindNotFound,
 	CodeMessageActionDenied:   KindConflict,
 	CodeTooManyRequests:       KindRateLimited,
+	CodeIdempotencyKeyReused:  KindConflict,
+	CodeIdempotencyKeyInUse:   KindConflict,
 	CodeException:             KindInternal,
 	CodeNotImplemented:        KindNotImplemented,
 	CodeMethodNotAllowed:      KindMethodNotAllowed,

@@ -62,8 +62,8 @@ type MemberResults struct {
 	UsersToBan, Admins, Moderators, Participants []MemberResult
 }
 
-// bucket is one list of an add, resolved: its scope ("" for bans) and its uids.
-type bucket struct {
+// memberList is one list of an add, resolved: its scope ("" for bans) and its uids.
+type memberList struct {
 	name  string
 	scope string
 	uids  []string
@@ -74,7 +74,7 @@ type bucket struct {
 // wins for it (admin > moderator > participant > ban); losers and malformed uids carry
 // their result already.
 type resolvedLists struct {
-	buckets [4]bucket // usersToBan, admins, moderators, participants: the answer's order
+	buckets [4]memberList // usersToBan, admins, moderators, participants: the answer's order
 	early   map[string][]MemberResult
 }
 
@@ -82,7 +82,7 @@ type resolvedLists struct {
 // to the most powerful; in the lists it loses it is answered with a refusal that says so.
 func (l MemberLists) normalize(fe fieldErrors) (resolvedLists, error) {
 	r := resolvedLists{early: map[string][]MemberResult{}}
-	r.buckets = [4]bucket{
+	r.buckets = [4]memberList{
 		{name: "usersToBan", uids: l.UsersToBan, sent: l.UsersToBan != nil},
 		{name: "admins", scope: ScopeAdmin, uids: l.Admins, sent: l.Admins != nil},
 		{name: "moderators", scope: ScopeModerator, uids: l.Moderators, sent: l.Moderators != nil},

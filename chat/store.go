@@ -32,6 +32,8 @@ type Store interface {
 	GroupStore
 	MemberStore
 	AuthTokenStore
+	QuotaStore
+	IdempotencyStore
 	Ping(ctx context.Context) error
 	Close() error
 }

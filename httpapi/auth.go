@@ -87,10 +87,13 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 		}
 		p = p.ActingAs(r.Header.Get("onBehalfOf"))
 		if err == nil {
+			err = s.rateLimit(w, r, p) // ratelimit.go: every authenticated request counts
+		}
+		if err == nil {
 			err = permitted(a, p)
 		}
 		if err == nil {
-			err = h(w, r, p)
+			err = s.idempotent(w, r, p, h) // idempotency.go: h, once per Idempotency-Key
 		}
 		if err != nil {
 			writeError(w, r, err)

@@ -2,14 +2,18 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
@@ -106,3 +110,71 @@ func benchAddReaction(b *testing.B, byToken bool) {
 }
 
 var reactionSet = []string{"👍", "❤️", "😂", "😮", "😢", "🙏", "🔥", "🎉", "👀", "💯", ":reaction", "+1", "ok", "👍🏽", "👩‍💻", "🇫🇷", "✅", "❌", "🤔", "🚀"}
+
+// BenchmarkMiddleware runs a request through the whole middleware chain in process — request
+// id and log, CORS, body cap, routing, authentication (the key cache warm), rate limit and
+// metrics — to a route that answers without touching the database (a 501), with each of them
+// off and on, so the cost of the chain shows apart from the database's:
+//
+//	go test ./httpapi -run '^$' -bench Middleware -benchmem
+func BenchmarkMiddleware(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		name string
+		cfg  chat.Config
+		opt  httpapi.Options
+	}{
+		{"bare", chat.Config{}, httpapi.Options{}},
+		{"ratelimit", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{}},
+		{"ratelimit+cors", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}}},
+		{"ratelimit+cors+metrics", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}, Metrics: benchMetrics(b)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			svc := chat.New(db, tc.cfg)
+			key := benchKey(b, svc, tc.name)
+			h := httpapi.New(svc, tc.opt)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/v3/groups", nil)
+					req.Header.Set("apikey", key)
+					req.Header.Set("Origin", "https://app.example.com")
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusNotImplemented {
+						b.Errorf("status %d", rec.Code)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// benchKey creates an app (named after the sub-benchmark) and returns its fullAccess key.
+func benchKey(b *testing.B, svc *chat.Service, name string) string {
+	b.Helper()
+	id := "b-" + strings.ReplaceAll(name, "+", "-")
+	_, keys, err := svc.CreateApp(context.Background(), chat.AppCreate{ID: id, Region: "us"})
+	if errors.Is(err, chat.ErrAlreadyExists) { // b.Run runs the body more than once
+		_, keys, err = svc.CreateApp(context.Background(), chat.AppCreate{ID: fmt.Sprintf("%s-%d", id, b.N), Region: "us"})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return keys[0].Value
+}
+
+func benchMetrics(b *testing.B) *httpapi.Metrics {
+	m, err := httpapi.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
