@@ -79,6 +79,15 @@ const (
 	CodeMessageThreadNesting      Code = "ERR_MESSAGE_THREAD_NESTING"
 	CodeWrongMessageThread        Code = "ERR_WRONG_MESSAGE_THREAD"
 	CodeWrongThreadCategory       Code = "ERR_WRONG_MESSAGE_THREAD_CATEGORY"
+	CodeIdempotencyKeyReused      Code = "ERR_IDEMPOTENCY_KEY_REUSED" // natter's own: a key sent again with another request
+	CodeIdempotencyKeyInUse       Code = "ERR_IDEMPOTENCY_KEY_IN_USE" // natter's own: the key's first request is unanswered
+	CodeEmptyAuthToken            Code = "AUTH_ERR_EMPTY_AUTH_TOKEN"
+	CodeAuthTokenUnknown          Code = "AUTH_ERR_AUTH_TOKEN_NOT_FOUND" // the authToken header
+	CodeAuthTokenNotFound         Code = "ERR_AUTH_TOKEN_NOT_FOUND"      // a token named in the path
+	CodeSelfRelation              Code = "ERR_CANNOT_FORM_SELF_RELATION"
+	CodeAlreadyFriend             Code = "ERR_ALREADY_FRIEND"
+	CodeNotAFriend                Code = "ERR_NOT_A_FRIEND"
+	CodeFriendAddFailed           Code = "ERR_FAILED_TO_ADD_FRIEND"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -136,6 +145,15 @@ var kinds = map[Code]Kind{
 	CodeNotImplemented:            KindNotImplemented,
 	CodeMethodNotAllowed:          KindMethodNotAllowed,
 	CodeServiceUnavailable:        KindUnavailable,
+	CodeSelfRelation:              KindInvalid, // per-uid results of add friends
+	CodeAlreadyFriend:             KindInvalid,
+	CodeFriendAddFailed:           KindInvalid,
+	CodeEmptyAuthToken:            KindUnauthenticated,
+	CodeAuthTokenUnknown:          KindUnauthenticated,
+	CodeAuthTokenNotFound:         KindNotFound,
+	CodeNotAFriend:                KindNotFound,
+	CodeIdempotencyKeyReused:      KindConflict,
+	CodeIdempotencyKeyInUse:       KindConflict,
 }
 
 // Kind of the code; an unknown code is internal.

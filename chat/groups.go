@@ -80,8 +80,8 @@ type GroupStore interface {
 }
 
 // GroupTx is what group and membership changes need inside their transaction. A change
-// locks its group first (LockGroup) and then, all at once, the users it adds (LockUsers),
-// so concurrent changes of one group, and of one user's groups, queue.
+// locks its group first (LockGroup) and then, all at once, the users it adds (FriendTx's
+// LockUsers), so concurrent changes of one group, and of one user's groups, queue.
 type GroupTx interface {
 	// InsertGroup stores a new group with its tags; ErrAlreadyExists for a taken guid.
 	InsertGroup(g Group) error
@@ -92,10 +92,6 @@ type GroupTx interface {
 	SaveGroup(g Group, tags bool) error
 	// DeleteGroup removes the group with its tags, members, bans, messages and reactions.
 	DeleteGroup(appID, guid string) error
-	// LockUsers holds the users (those that exist) until the transaction ends, so that
-	// changes counting one user's groups queue; every change that adds memberships locks
-	// all the users it adds at once, after its group.
-	LockUsers(appID string, uids []string) error
 	// MemberStates reads each uid's user, membership and ban of guid, and how many groups
 	// it is a member of; a uid with no user has an empty User.
 	MemberStates(appID, guid string, uids []string) (map[string]MemberState, error)
@@ -259,7 +255,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 		if owner == "" {
 			founders = founders[:0]
 		}
-		if err := tx.LockUsers(p.App.ID, append(slices.Clone(founders), lists.uids()...)); err != nil {
+		if _, err := tx.LockUsers(p.App.ID, sortedUIDs(append(slices.Clone(founders), lists.uids()...))); err != nil {
 			return err
 		}
 		states, err := tx.MemberStates(p.App.ID, g.GUID, founders)

@@ -5,76 +5,94 @@ import (
 	"time"
 )
 
-// keyCache remembers resolved keys and apps for a short TTL so the hot path does not read
-// them from the database on every request. Only found entries are cached: a key created on
-// another node works at once. The TTL bounds how long a key deleted on another node keeps
-// working here; on this node deletion evicts at once.
+// keyCache remembers resolved credentials and apps for a short TTL so the hot path does not
+// read them from the database on every request: API keys and auth tokens by hash, apps by
+// id. Only found entries are cached: a key or token created on another node works at once.
+// The TTL bounds how long one deleted on another node keeps working here; on this node
+// deletion evicts at once.
 type keyCache struct {
+	keys   *ttlCache[APIKey]
+	apps   *ttlCache[App]
+	tokens *ttlCache[AuthToken]
+}
+
+func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
+	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now)}
+}
+
+func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }
+
+// maxCached bounds each map's memory; past it the map starts over rather than tracking
+// recency.
+const maxCached = 10000
+
+// ttlCache is a map whose entries expire after ttl. An eviction bumps its generation, and
+// put stores only if the generation is still the one read before the database lookup it
+// caches: a lookup that raced a delete on this node cannot bring the deleted entry back.
+type ttlCache[V any] struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu   sync.RWMutex
-	keys map[string]cachedKey // by key hash
-	apps map[string]cachedApp // by app id
+	mu  sync.RWMutex
+	m   map[string]ttlEntry[V]
+	gen uint64
 }
 
-type cachedKey struct {
-	key     APIKey
+type ttlEntry[V any] struct {
+	v       V
 	expires time.Time
 }
 
-type cachedApp struct {
-	app     App
-	expires time.Time
+func newTTLCache[V any](ttl time.Duration, now func() time.Time) *ttlCache[V] {
+	return &ttlCache[V]{ttl: ttl, now: now, m: map[string]ttlEntry[V]{}}
 }
 
-// maxCached bounds memory; past it the cache starts over rather than tracking recency.
-const maxCached = 10000
-
-func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
-	return &keyCache{ttl: ttl, now: now, keys: map[string]cachedKey{}, apps: map[string]cachedApp{}}
-}
-
-func (c *keyCache) key(hash string) (APIKey, bool) {
+func (c *ttlCache[V]) get(k string) (V, bool) {
 	c.mu.RLock()
-	e, ok := c.keys[hash]
+	e, ok := c.m[k]
 	c.mu.RUnlock()
 	if !ok || c.now().After(e.expires) {
-		return APIKey{}, false
+		var zero V
+		return zero, false
 	}
-	return e.key, true
+	return e.v, true
 }
 
-func (c *keyCache) putKey(k APIKey) {
+// generation is read before a database lookup whose result is then put.
+func (c *ttlCache[V]) generation() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.gen
+}
+
+// put stores v under k unless something was evicted since gen was read.
+func (c *ttlCache[V]) put(k string, v V, gen uint64) {
 	c.mu.Lock()
-	if len(c.keys) >= maxCached {
-		c.keys = map[string]cachedKey{}
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return
 	}
-	c.keys[k.Hash] = cachedKey{key: k, expires: c.now().Add(c.ttl)}
+	if len(c.m) >= maxCached {
+		c.m = map[string]ttlEntry[V]{}
+	}
+	c.m[k] = ttlEntry[V]{v: v, expires: c.now().Add(c.ttl)}
+}
+
+func (c *ttlCache[V]) evict(k string) {
+	c.mu.Lock()
+	delete(c.m, k)
+	c.gen++
 	c.mu.Unlock()
 }
 
-func (c *keyCache) evictKey(hash string) {
+// evictIf removes every entry for which drop is true.
+func (c *ttlCache[V]) evictIf(drop func(V) bool) {
 	c.mu.Lock()
-	delete(c.keys, hash)
-	c.mu.Unlock()
-}
-
-func (c *keyCache) app(id string) (App, bool) {
-	c.mu.RLock()
-	e, ok := c.apps[id]
-	c.mu.RUnlock()
-	if !ok || c.now().After(e.expires) {
-		return App{}, false
+	for k, e := range c.m {
+		if drop(e.v) {
+			delete(c.m, k)
+		}
 	}
-	return e.app, true
-}
-
-func (c *keyCache) putApp(a App) {
-	c.mu.Lock()
-	if len(c.apps) >= maxCached {
-		c.apps = map[string]cachedApp{}
-	}
-	c.apps[a.ID] = cachedApp{app: a, expires: c.now().Add(c.ttl)}
+	c.gen++
 	c.mu.Unlock()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // Member scopes, from most to least powerful.
@@ -61,8 +62,8 @@ type MemberResults struct {
 	UsersToBan, Admins, Moderators, Participants []MemberResult
 }
 
-// bucket is one list of an add, resolved: its scope ("" for bans) and its uids.
-type bucket struct {
+// memberList is one list of an add, resolved: its scope ("" for bans) and its uids.
+type memberList struct {
 	name  string
 	scope string
 	uids  []string
@@ -73,7 +74,7 @@ type bucket struct {
 // wins for it (admin > moderator > participant > ban); losers and malformed uids carry
 // their result already.
 type resolvedLists struct {
-	buckets [4]bucket // usersToBan, admins, moderators, participants: the answer's order
+	buckets [4]memberList // usersToBan, admins, moderators, participants: the answer's order
 	early   map[string][]MemberResult
 }
 
@@ -81,7 +82,7 @@ type resolvedLists struct {
 // to the most powerful; in the lists it loses it is answered with a refusal that says so.
 func (l MemberLists) normalize(fe fieldErrors) (resolvedLists, error) {
 	r := resolvedLists{early: map[string][]MemberResult{}}
-	r.buckets = [4]bucket{
+	r.buckets = [4]memberList{
 		{name: "usersToBan", uids: l.UsersToBan, sent: l.UsersToBan != nil},
 		{name: "admins", scope: ScopeAdmin, uids: l.Admins, sent: l.Admins != nil},
 		{name: "moderators", scope: ScopeModerator, uids: l.Moderators, sent: l.Moderators != nil},
@@ -269,6 +270,12 @@ func (c *memberChange) target(uid string) (MemberState, error) {
 // transaction.
 func refusal(err error) bool { return ErrorCode(err) != "" }
 
+// sortedUIDs sorts uids and drops repeats, the order locks are taken in.
+func sortedUIDs(uids []string) []string {
+	slices.Sort(uids)
+	return slices.Compact(uids)
+}
+
 // uids are every uid the lists add or ban.
 func (l resolvedLists) uids() []string {
 	var out []string
@@ -281,7 +288,7 @@ func (l resolvedLists) uids() []string {
 // addLists adds and bans the uids of lists, each with its own result.
 func (c *memberChange) addLists(lists resolvedLists) (MemberResults, error) {
 	var out MemberResults
-	if err := c.tx.LockUsers(c.g.AppID, lists.uids()); err != nil {
+	if _, err := c.tx.LockUsers(c.g.AppID, sortedUIDs(lists.uids())); err != nil {
 		return out, err
 	}
 	dst := [4]*[]MemberResult{&out.UsersToBan, &out.Admins, &out.Moderators, &out.Participants}
@@ -478,7 +485,7 @@ func (c *memberChange) scope(uid, scope string) (Membership, error) {
 // transfer makes uid the owner, and an admin: a member is promoted, a user who is not one
 // joins. The previous owner stays an admin.
 func (c *memberChange) transfer(uid string) error {
-	if err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
+	if _, err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
 		return err
 	}
 	t, err := c.target(uid)
@@ -688,7 +695,7 @@ func (s *Service) Join(ctx context.Context, p Principal, guid, password string) 
 	}
 	g, err := s.changeMembers(ctx, p, guid, func(c *memberChange) error {
 		uid := c.actor.UID
-		if err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
+		if _, err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
 			return err
 		}
 		t, err := c.target(uid)

@@ -1,22 +1,33 @@
 package chat
 
-// Principal is who is calling: the app the request addresses, the key it used, and the user
-// it acts as. The HTTP layer's middleware resolves it once per request and hands it to the
-// handler, which passes it to the service; nothing below reads headers.
+// Principal is who is calling: the app the request addresses, the key or auth token it
+// used, and the user it acts as. The HTTP layer's middleware resolves it once per request and
+// hands it to the handler, which passes it to the service; nothing below reads headers.
 type Principal struct {
 	App     App
 	KeyHash string
 	Scope   Scope
-	// Actor is the uid of the user the request acts as (onBehalfOf), lower-cased; empty
-	// when the request names none.
+	// TokenHash is the hash of the auth token the request authenticated with (a client
+	// app); empty for a request made with an API key. A token's principal has no Scope and
+	// always acts as the token's user.
+	TokenHash string
+	// Actor is the uid of the user the request acts as (onBehalfOf, or the auth token's
+	// user), lower-cased; empty when the request names none.
 	Actor string
 	// badActor is an onBehalfOf that cannot be a uid: not found wherever an actor is used.
 	badActor string
 }
 
+// ByToken reports whether the request authenticated with a user's auth token.
+func (p Principal) ByToken() bool { return p.TokenHash != "" }
+
 // ActingAs returns p acting as onBehalfOf (empty: as no one). The uid is only normalised
-// here; the operation that needs the user finds it, in the transaction that uses it.
+// here; the operation that needs the user finds it, in the transaction that uses it. A
+// request made with an auth token acts as the token's user whatever onBehalfOf says.
 func (p Principal) ActingAs(onBehalfOf string) Principal {
+	if p.ByToken() {
+		return p
+	}
 	p.Actor, p.badActor = "", ""
 	if onBehalfOf == "" {
 		return p
@@ -42,3 +53,6 @@ func (p Principal) actor() (string, error) {
 	}
 	return p.Actor, nil
 }
+
+// errNoAccess refuses an operation the request's credential may not perform.
+func errNoAccess(msg string) error { return Errorf(CodeNoAccess, "%s", msg) }

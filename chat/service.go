@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -19,19 +20,28 @@ type Config struct {
 	MaxReactions int
 	// MaxGroupMembers caps a group's members; 0 means DefaultMaxGroupMembers.
 	MaxGroupMembers int
-	// KeyCacheTTL bounds how long a deleted or changed key keeps working on another node.
+	// KeyCacheTTL bounds how long a deleted or changed key, or a deleted auth token, keeps
+	// working on another node.
 	KeyCacheTTL time.Duration
-	// Now is the clock for timestamps; nil means time.Now. Cache expiry always uses the wall
-	// clock.
+	// Now is the clock for timestamps and rate-limit windows; nil means time.Now. Cache
+	// expiry always uses the wall clock.
 	Now func() time.Time
+	// RateLimits are every app's requests per minute by class (ratelimit.go), and
+	// AppRateLimits replace them for the apps they name; all zero: no limits.
+	RateLimits    RateLimits
+	AppRateLimits map[string]RateLimits
 }
 
 // Service holds every business rule: tenancy, access, validation and the reaction rules.
 // It imports no HTTP and no SQL driver.
 type Service struct {
-	store Store
-	cfg   Config
-	keys  *keyCache
+	store  Store
+	cfg    Config
+	keys   *keyCache
+	limits *limiter // nil: no limits
+
+	purgeMu sync.Mutex
+	purged  map[string]time.Time // when each app's expired idempotency keys were last dropped
 }
 
 // New returns a Service over store.
@@ -48,7 +58,11 @@ func New(store Store, cfg Config) *Service {
 	if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0
 	}
-	return &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now)}
+	s := &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now)}
+	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
+		s.limits = newLimiter(cfg, store)
+	}
+	return s
 }
 
 // Ready reports whether the database answers.

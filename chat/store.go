@@ -14,6 +14,8 @@ type Tx interface {
 	MessageTx
 	GroupTx
 	ConversationTx
+	AuthTokenTx
+	FriendTx
 }
 
 // Store is everything natter keeps.
@@ -32,6 +34,9 @@ type Store interface {
 	MemberStore
 	HistoryStore
 	ConversationStore
+	AuthTokenStore
+	QuotaStore
+	IdempotencyStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -58,9 +58,11 @@ type UserStore interface {
 	UserTags(ctx context.Context, appID string, uids []string) (map[string][]string, error)
 	// UpdateUser changes an active user and returns it with its tags.
 	UpdateUser(ctx context.Context, appID, uid string, c UserChange) (User, error)
-	// SoftDeleteUser marks an active or deactivated user deleted.
+	// SoftDeleteUser marks an active or deactivated user deleted, and deletes its
+	// friendships and auth tokens.
 	SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error
-	// PurgeUser removes the user, its tags, its messages and its reactions.
+	// PurgeUser removes the user, its tags, its messages, its reactions, its friendships and
+	// its auth tokens.
 	PurgeUser(ctx context.Context, appID, uid string) error
 	ListUsers(ctx context.Context, appID string, q UserQuery) ([]User, int, error)
 	// SetDeactivated sets (at > 0) or clears (at == 0) deactivation on the listed users that
@@ -84,6 +86,8 @@ type UserQuery struct {
 	// users of the cursor's own second come again, so none is skipped.
 	ChangedSince *int64
 	Affix        string
+	// FriendsOf, when set, lists only that user's friends.
+	FriendsOf string
 }
 
 // UserCursor is a user list's cursor: where to ask for the changes that follow, by time.
@@ -146,6 +150,39 @@ type UserCreate struct {
 
 // CreateUser validates and stores a new user; the uid is lower-cased.
 func (s *Service) CreateUser(ctx context.Context, p Principal, in UserCreate) (User, error) {
+	u, err := s.newUser(p, in)
+	if err != nil {
+		return User{}, err
+	}
+	return u, s.userCreated(u, s.store.CreateUser(ctx, u))
+}
+
+// CreateUserWithAuthToken creates a user and its first auth token in one transaction.
+func (s *Service) CreateUserWithAuthToken(ctx context.Context, p Principal, in UserCreate) (User, NewAuthToken, error) {
+	u, err := s.newUser(p, in)
+	if err != nil {
+		return User{}, NewAuthToken{}, err
+	}
+	t, v := newAuthToken(p.App.ID, u.UID, u.CreatedAt)
+	if err := s.userCreated(u, s.store.CreateUserWithAuthToken(ctx, u, t)); err != nil {
+		return User{}, NewAuthToken{}, err
+	}
+	return u, NewAuthToken{t, v}, nil
+}
+
+// userCreated maps the store's answer to creating u.
+func (s *Service) userCreated(u User, err error) error {
+	if errors.Is(err, ErrAlreadyExists) {
+		return Errorf(CodeUIDAlreadyExists, "The UID %s already exists, please use another UID.", u.UID)
+	}
+	if err != nil {
+		return internal("create user", err)
+	}
+	return nil
+}
+
+// newUser validates a create-user request into the user to store.
+func (s *Service) newUser(p Principal, in UserCreate) (User, error) {
 	fe := fieldErrors{}
 	u := User{AppID: p.App.ID, Status: "offline"}
 	u.UID = fe.id("uid", in.UID, true)
@@ -168,13 +205,6 @@ func (s *Service) CreateUser(ctx context.Context, p Principal, in UserCreate) (U
 		return User{}, err
 	}
 	u.CreatedAt = s.now()
-	err := s.store.CreateUser(ctx, u)
-	if errors.Is(err, ErrAlreadyExists) {
-		return User{}, Errorf(CodeUIDAlreadyExists, "The UID %s already exists, please use another UID.", u.UID)
-	}
-	if err != nil {
-		return User{}, internal("create user", err)
-	}
 	return u, nil
 }
 
@@ -262,10 +292,24 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 	if err := fe.err(); err != nil {
 		return User{}, err
 	}
-	if _, err := s.User(ctx, p, uid); err != nil {
+	if p.ByToken() {
+		if id, _ := NormalizeID(uid); id != p.Actor {
+			return User{}, errNoAccess("An auth token may update only its own user's profile.")
+		}
+	}
+	cur, err := s.User(ctx, p, uid)
+	if err != nil {
 		return User{}, err
 	}
-	uid, _ = NormalizeID(uid)
+	if p.ByToken() && up.Role != nil {
+		if *up.Role != cur.Role {
+			return User{}, errNoAccess("A user cannot change their own role; use a fullAccess API key.")
+		}
+		// The role the user has (the SDK sends whole users) is not written back: that
+		// could undo a change an admin made since it was read.
+		up.Role = nil
+	}
+	uid = cur.UID
 	u, err := s.store.UpdateUser(ctx, p.App.ID, uid, up)
 	if errors.Is(err, ErrNotFound) {
 		return User{}, errUIDNotFound(uid)
@@ -299,6 +343,7 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 	if err != nil {
 		return internal("delete user", err)
 	}
+	s.forgetTokens(p.App.ID, uid)
 	return nil
 }
 
@@ -369,6 +414,9 @@ func (s *Service) SetUsersDeactivated(ctx context.Context, p Principal, field st
 	done, err := s.store.SetDeactivated(ctx, p.App.ID, norm, at)
 	if err != nil {
 		return nil, internal("set deactivated", err)
+	}
+	if deactivate {
+		s.forgetTokens(p.App.ID, done...)
 	}
 	return done, nil
 }

@@ -51,7 +51,7 @@ func newFake(t *testing.T) *fake {
 			mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				vals := map[string]string{}
-				for _, k := range []string{"uid", "apiKey", "id", "reaction"} {
+				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken"} {
 					if v := r.PathValue(k); v != "" {
 						vals[k] = v
 					}
@@ -172,6 +172,53 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.ReactivateUsers(ctx, []string{"u1"})
 			return err
 		}, "PUT /users", "/v3/users", "", nil, `{"uidsToActivate":["u1"]}`},
+
+		{"CreateUser with a token", func(c *client.Client) error {
+			_, err := c.CreateUser(ctx, client.CreateUserRequest{UID: "u1", Name: "U", WithAuthToken: true})
+			return err
+		}, "POST /users", "/v3/users", "", nil, `{"uid":"u1","name":"U","withAuthToken":true}`},
+
+		{"CreateAuthToken", func(c *client.Client) error {
+			_, err := c.CreateAuthToken(ctx, "u 1", client.CreateAuthTokenRequest{Force: true, Platform: "WEB", AppInfo: map[string]any{"v": "1"}})
+			return err
+		}, "POST /users/{uid}/auth_tokens", "/v3/users/u%201/auth_tokens", "", map[string]string{"uid": "u 1"}, `{"force":true,"platform":"WEB","appInfo":{"v":"1"}}`},
+		{"CreateAuthToken empty", func(c *client.Client) error {
+			_, err := c.CreateAuthToken(ctx, "u1", client.CreateAuthTokenRequest{})
+			return err
+		}, "POST /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "", map[string]string{"uid": "u1"}, `{}`},
+		{"ListAuthTokens", func(c *client.Client) error {
+			_, err := c.ListAuthTokens(ctx, "u1", 5, 2)
+			return err
+		}, "GET /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "page=2&perPage=5", map[string]string{"uid": "u1"}, ""},
+		{"FlushAuthTokens", func(c *client.Client) error {
+			_, err := c.FlushAuthTokens(ctx, "u1")
+			return err
+		}, "DELETE /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "", map[string]string{"uid": "u1"}, ""},
+		{"GetAuthToken", func(c *client.Client) error {
+			_, err := c.GetAuthToken(ctx, "u1", "u1_t/x")
+			return err
+		}, "GET /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t%2Fx", "", map[string]string{"uid": "u1", "authToken": "u1_t/x"}, ""},
+		{"UpdateAuthToken", func(c *client.Client) error {
+			_, err := c.UpdateAuthToken(ctx, "u1", "u1_t", client.UpdateAuthTokenRequest{Platform: ptr("ios")})
+			return err
+		}, "PUT /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t", "", map[string]string{"uid": "u1", "authToken": "u1_t"}, `{"platform":"ios"}`},
+		{"DeleteAuthToken", func(c *client.Client) error {
+			_, err := c.DeleteAuthToken(ctx, "u1", "u1_t")
+			return err
+		}, "DELETE /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t", "", map[string]string{"uid": "u1", "authToken": "u1_t"}, ""},
+
+		{"AddFriends", func(c *client.Client) error {
+			_, err := c.AddFriends(ctx, "u1", []string{"u2", "u3"})
+			return err
+		}, "POST /users/{uid}/friends", "/v3/users/u1/friends", "", map[string]string{"uid": "u1"}, `{"accepted":["u2","u3"]}`},
+		{"ListFriends", func(c *client.Client) error {
+			_, err := c.ListFriends(ctx, "u1", client.ListFriendsParams{SearchKey: "a", PerPage: 10, Page: 2})
+			return err
+		}, "GET /users/{uid}/friends", "/v3/users/u1/friends", "page=2&perPage=10&searchKey=a", map[string]string{"uid": "u1"}, ""},
+		{"RemoveFriends", func(c *client.Client) error {
+			_, err := c.RemoveFriends(ctx, "u1", []string{"u2"})
+			return err
+		}, "DELETE /users/{uid}/friends", "/v3/users/u1/friends", "", map[string]string{"uid": "u1"}, `{"friends":["u2"]}`},
 
 		{"CreateAPIKey", func(c *client.Client) error {
 			_, err := c.CreateAPIKey(ctx, "k", "")
@@ -345,6 +392,21 @@ func TestHeaders(t *testing.T) {
 	}
 	if got := f.last(t); got.Header.Values("apikey") != nil {
 		t.Errorf("apikey = %q, want absent", got.Header.Values("apikey"))
+	}
+	// A token client sends authToken instead of apikey, and no onBehalfOf; alice is untouched.
+	tok := alice.WithAuthToken("alice_tok")
+	if _, err := tok.GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last(t); got.Header.Get("authToken") != "alice_tok" || got.Header.Values("apikey") != nil ||
+		got.Header.Get("onBehalfOf") != "" || got.Header.Get("appId") != "app1" {
+		t.Errorf("token client headers = %v", got.Header)
+	}
+	if _, err := alice.GetMessage(ctx, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last(t); got.Header.Get("authToken") != "" || got.Header.Get("apikey") != "key-1" || got.Header.Get("onBehalfOf") != "alice" {
+		t.Errorf("WithAuthToken changed the client it copied: %v", got.Header)
 	}
 }
 

@@ -27,6 +27,8 @@ type User struct {
 	Tags          []string       `json:"tags,omitempty"`
 	// ConversationID is set in lists made on a user's behalf.
 	ConversationID string `json:"conversationId,omitempty"`
+	// AuthToken is the user's first auth token, on create with WithAuthToken.
+	AuthToken string `json:"authToken,omitempty"`
 }
 
 // CreateUserRequest is the body of POST /users. UID and Name are required, so they are
@@ -40,6 +42,8 @@ type CreateUserRequest struct {
 	StatusMessage string         `json:"statusMessage,omitempty"`
 	Metadata      map[string]any `json:"metadata,omitempty"`
 	Tags          []string       `json:"tags,omitempty"`
+	// WithAuthToken asks for the user's first auth token in the answer (User.AuthToken).
+	WithAuthToken bool `json:"withAuthToken,omitempty"`
 }
 
 // UpdateUserRequest is the body of PUT /users/{uid}; nil fields are left unchanged. Tags

@@ -111,7 +111,7 @@ func TestAccessLogHoldsNoSecretPath(t *testing.T) {
 			t.Errorf("path missing or too long: %s", l)
 		}
 	}
-	for _, want := range []string{`path=/v3/apikeys/{apiKey}`, `path=/v3/users/{uid}/auth_tokens/`, `path=/v3/users/{uid}`} {
+	for _, want := range []string{`path=/v3/apikeys/{apiKey}`, `path=/v3/users/{uid}/auth_tokens/{authToken}`, `path=/v3/users/{uid}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no line with %s:\n%s", want, out)
 		}

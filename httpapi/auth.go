@@ -8,17 +8,20 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// access says which keys may call a route.
+// access says which credentials may call a route.
 type access int
 
 const (
-	fullAccessOnly access = iota
-	authOnlyAllowed
+	fullAccessOnly  access = iota // a fullAccess key: the app's admin operations
+	authOnlyAllowed               // any key: create a user, create an auth token (a login)
+	clientAllowed                 // a fullAccess key, or a user's auth token: what a client app does
+	anyCredential                 // any key or auth token: the endpoints that answer 501
 )
 
-// hostApp parses "<appId>.api-<region>.<domain>[:port]". ok is false when the host does not
-// have that shape (a bare IP, a load balancer's name), in which case the app comes from the
-// appId header or from the key.
+// hostApp parses "<appId>.api-<region>.<domain>[:port]", or the client host the official SDK
+// sends its authToken requests to, "<appId>.apiclient-<region>.<domain>[:port]". ok is false
+// when the host has neither shape (a bare IP, a load balancer's name), in which case the app
+// comes from the appId header or from the key or token.
 func hostApp(host, domain string) (appID string, region chat.Region, ok bool) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
@@ -29,44 +32,68 @@ func hostApp(host, domain string) (appID string, region chat.Region, ok bool) {
 		return "", "", false
 	}
 	appID, reg, found := strings.Cut(rest, ".api-")
+	if !found {
+		appID, reg, found = strings.Cut(rest, ".apiclient-")
+	}
 	if !found || appID == "" || reg == "" || strings.Contains(reg, ".") {
 		return "", "", false
 	}
 	return appID, chat.Region(reg), true
 }
 
-// credentials gathers what the request says about its app and key.
-func (s *Server) credentials(r *http.Request) chat.Credentials {
-	c := chat.Credentials{APIKey: r.Header.Get("apikey")} // header names are case-insensitive
+// credentials gathers what the request says about its app and its key or auth token. A
+// request may send one apikey header or one authToken header (in any spelling of their
+// names); more than one of either, or both with values, is ambiguous and refused, since
+// taking one would let whatever added a header on the way decide. An empty authToken header
+// beside an apikey says nothing and is ignored.
+func (s *Server) credentials(r *http.Request) (chat.Credentials, error) {
+	keys, tokens := r.Header.Values("apikey"), r.Header.Values("authToken")
+	switch {
+	case len(keys) > 1:
+		return chat.Credentials{}, chat.Errorf(chat.CodeAPIKeyNotFound, "The request sends the apikey header more than once; send exactly one.")
+	case len(tokens) > 1:
+		return chat.Credentials{}, chat.Errorf(chat.CodeAuthTokenUnknown, "The request sends the authToken header more than once; send exactly one.")
+	}
+	var c chat.Credentials
+	if len(keys) == 1 {
+		c.APIKey = keys[0]
+	}
+	if len(tokens) == 1 && (tokens[0] != "" || c.APIKey == "") {
+		if c.APIKey != "" {
+			return chat.Credentials{}, chat.Errorf(chat.CodeAPIKeyNotFound, "The request sends both an apikey and an authToken header; send exactly one.")
+		}
+		c.ByToken, c.AuthToken = true, tokens[0]
+	}
 	if appID, region, ok := hostApp(r.Host, s.opt.Domain); ok {
 		c.AppID, c.Region = appID, region
 	} else if h := r.Header.Get("appId"); h != "" {
 		c.AppID = strings.ToLower(h)
 	}
-	return c
+	return c, nil
 }
 
 // authHandler is a handler that runs for an authenticated caller.
 type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) error
 
-// authed authenticates the request, checks the key's scope against the route, resolves the
-// principal (app, key, acting user) once, and runs h with it; an error from h is written in
-// the error envelope.
+// authed authenticates the request, checks its credential against the route, resolves the
+// principal (app, key or token, acting user) once, and runs h with it; an error from h is
+// written in the error envelope.
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p chat.Principal
-		err := oneAPIKey(r)
+		c, err := s.credentials(r)
 		if err == nil {
-			p, err = s.svc.Authenticate(r.Context(), s.credentials(r))
+			p, err = s.svc.Authenticate(r.Context(), c)
 		}
 		p = p.ActingAs(r.Header.Get("onBehalfOf"))
-		if err == nil && p.Scope != chat.ScopeFullAccess && a != authOnlyAllowed {
-			err = &chat.Error{Code: chat.CodeNoAccess,
-				Message:    "The key cannot be used to perform this operation. Please use API key with a correct scope to perform the operation.",
-				DevMessage: "The key does not have enough clearance. To perform the operation, please use the API key with the correct scope."}
+		if err == nil {
+			err = s.rateLimit(w, r, p) // ratelimit.go: every authenticated request counts
 		}
 		if err == nil {
-			err = h(w, r, p)
+			err = permitted(a, p)
+		}
+		if err == nil {
+			err = s.idempotent(w, r, p, h) // idempotency.go: h, once per Idempotency-Key
 		}
 		if err != nil {
 			writeError(w, r, err)
@@ -74,12 +101,20 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	}
 }
 
-// oneAPIKey refuses a request that sends the apikey header more than once (in any spelling of
-// its name): which key it means is ambiguous, and taking the first would let whatever added
-// a header in between decide.
-func oneAPIKey(r *http.Request) error {
-	if len(r.Header.Values("apikey")) > 1 {
-		return chat.Errorf(chat.CodeAPIKeyNotFound, "The request sends the apikey header more than once; send exactly one.")
+// permitted checks the principal's credential against the route's access.
+func permitted(a access, p chat.Principal) error {
+	switch {
+	case p.ByToken():
+		if a == clientAllowed || a == anyCredential {
+			return nil
+		}
+		return &chat.Error{Code: chat.CodeNoAccess,
+			Message:    "An auth token cannot be used to perform this operation. Please use an API key with the correct scope.",
+			DevMessage: "Auth tokens are for the operations of client apps; this one needs an API key with the correct scope."}
+	case p.Scope == chat.ScopeFullAccess, a == authOnlyAllowed, a == anyCredential:
+		return nil
 	}
-	return nil
+	return &chat.Error{Code: chat.CodeNoAccess,
+		Message:    "The key cannot be used to perform this operation. Please use API key with a correct scope to perform the operation.",
+		DevMessage: "The key does not have enough clearance. To perform the operation, please use the API key with the correct scope."}
 }

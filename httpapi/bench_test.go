@@ -2,14 +2,18 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
@@ -21,7 +25,13 @@ import (
 // bench/ measures the same against a bare handler; this one is for pprof:
 //
 //	go test ./httpapi -run '^$' -bench AddReaction -cpuprofile cpu.prof
-func BenchmarkAddReaction(b *testing.B) {
+func BenchmarkAddReaction(b *testing.B) { benchAddReaction(b, false) }
+
+// BenchmarkAddReactionByToken is BenchmarkAddReaction as a client app makes it: each user's
+// auth token instead of the API key and onBehalfOf.
+func BenchmarkAddReactionByToken(b *testing.B) { benchAddReaction(b, true) }
+
+func benchAddReaction(b *testing.B, byToken bool) {
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
 	if err != nil {
@@ -42,6 +52,16 @@ func BenchmarkAddReaction(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	tokens := make([]string, users)
+	for i := range tokens {
+		if byToken {
+			t, err := svc.CreateAuthToken(ctx, p, fmt.Sprint("u", i), chat.AuthTokenCreate{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens[i] = t.Value
+		}
+	}
 	var ids []int64
 	for i := 0; i < messages; i++ {
 		m, err := svc.SendMessage(ctx, p.ActingAs(fmt.Sprint("u", i%users)), chat.MessageSend{Receiver: fmt.Sprint("u", (i+1)%users),
@@ -60,15 +80,20 @@ func BenchmarkAddReaction(b *testing.B) {
 		for pb.Next() {
 			i := n.Add(1)
 			mi := int(i) % messages
-			uid := fmt.Sprint("u", mi%users)
+			u := mi % users
 			if i%2 == 0 {
-				uid = fmt.Sprint("u", (mi+1)%users)
+				u = (mi + 1) % users
 			}
 			// Like bench/'s harness: up to 20 distinct reactions per message, most adds new.
 			reaction := reactionSet[int(i/int64(messages))%len(reactionSet)]
 			req, _ := http.NewRequest("POST", fmt.Sprintf("%s/v3/messages/%d/reactions/%s", srv.URL, ids[mi], url.PathEscape(reaction)), nil)
-			req.Header.Set("apikey", keys[0].Value)
-			req.Header.Set("onBehalfOf", uid)
+			if byToken {
+				req.Header.Set("authToken", tokens[u])
+				req.Header.Set("appId", "demo")
+			} else {
+				req.Header.Set("apikey", keys[0].Value)
+				req.Header.Set("onBehalfOf", fmt.Sprint("u", u))
+			}
 			res, err := hc.Do(req)
 			if err != nil {
 				b.Error(err)
@@ -85,3 +110,71 @@ func BenchmarkAddReaction(b *testing.B) {
 }
 
 var reactionSet = []string{"👍", "❤️", "😂", "😮", "😢", "🙏", "🔥", "🎉", "👀", "💯", ":reaction", "+1", "ok", "👍🏽", "👩‍💻", "🇫🇷", "✅", "❌", "🤔", "🚀"}
+
+// BenchmarkMiddleware runs a request through the whole middleware chain in process — request
+// id and log, CORS, body cap, routing, authentication (the key cache warm), rate limit and
+// metrics — to a route that answers without touching the database (a 501), with each of them
+// off and on, so the cost of the chain shows apart from the database's:
+//
+//	go test ./httpapi -run '^$' -bench Middleware -benchmem
+func BenchmarkMiddleware(b *testing.B) {
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		name string
+		cfg  chat.Config
+		opt  httpapi.Options
+	}{
+		{"bare", chat.Config{}, httpapi.Options{}},
+		{"ratelimit", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{}},
+		{"ratelimit+cors", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}}},
+		{"ratelimit+cors+metrics", chat.Config{RateLimits: chat.RateLimits{Core: 1 << 40, Standard: 1 << 40}}, httpapi.Options{CORSOrigins: []string{"https://app.example.com"}, Metrics: benchMetrics(b)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			svc := chat.New(db, tc.cfg)
+			key := benchKey(b, svc, tc.name)
+			h := httpapi.New(svc, tc.opt)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("GET", "/v3/groups", nil)
+					req.Header.Set("apikey", key)
+					req.Header.Set("Origin", "https://app.example.com")
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, req)
+					if rec.Code != http.StatusNotImplemented {
+						b.Errorf("status %d", rec.Code)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// benchKey creates an app (named after the sub-benchmark) and returns its fullAccess key.
+func benchKey(b *testing.B, svc *chat.Service, name string) string {
+	b.Helper()
+	id := "b-" + strings.ReplaceAll(name, "+", "-")
+	_, keys, err := svc.CreateApp(context.Background(), chat.AppCreate{ID: id, Region: "us"})
+	if errors.Is(err, chat.ErrAlreadyExists) { // b.Run runs the body more than once
+		_, keys, err = svc.CreateApp(context.Background(), chat.AppCreate{ID: fmt.Sprintf("%s-%d", id, b.N), Region: "us"})
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return keys[0].Value
+}
+
+func benchMetrics(b *testing.B) *httpapi.Metrics {
+	m, err := httpapi.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}

@@ -78,6 +78,13 @@ func backends(t *testing.T, f func(t *testing.T, e *env)) {
 
 func newEnv(t *testing.T, backend string, cfg chat.Config) *env {
 	t.Helper()
+	return newEnvWith(t, backend, cfg, httpapi.Options{})
+}
+
+// newEnvWith is newEnv with the HTTP layer's options (the domain is the tests' own).
+func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options) *env {
+	t.Helper()
+	opt.Domain = testDomain
 	var dbURL string
 	switch backend {
 	case "sqlite":
@@ -104,7 +111,7 @@ func newEnv(t *testing.T, backend string, cfg chat.Config) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Domain: testDomain}))
+	srv := httptest.NewServer(httpapi.New(svc, opt))
 	t.Cleanup(srv.Close)
 	hc := &http.Client{Transport: loadSpec(t).Transport(t, http.DefaultTransport), Timeout: 30 * time.Second}
 	driver, dsn := "sqlite", strings.TrimPrefix(dbURL, "sqlite:")
@@ -237,6 +244,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, guid, uid, banned_at, banned_by FROM group_bans ORDER BY app_id, guid, uid",
 		"SELECT id, app_id, message_id, uid, reaction FROM reactions ORDER BY id",
 		"SELECT message_id, reaction, count, first_id FROM reaction_counts ORDER BY message_id, reaction",
+		"SELECT hash, app_id, uid, platform, user_agent, COALESCE(app_info, ''), created_at FROM auth_tokens ORDER BY hash",
+		"SELECT app_id, uid, friend_uid, created_at FROM friends ORDER BY app_id, uid, friend_uid",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {
@@ -326,6 +335,13 @@ func defaultConfigWithTTL(ttl time.Duration) chat.Config { return chat.Config{Ke
 // stops a second natter serve: tests use it for keys, which apps create may add beside serve.
 func (e *env) secondNode(cfg chat.Config) string {
 	e.t.Helper()
+	return e.secondNodeWith(cfg, httpapi.Options{})
+}
+
+// secondNodeWith is secondNode with the HTTP layer's options.
+func (e *env) secondNodeWith(cfg chat.Config, opt httpapi.Options) string {
+	e.t.Helper()
+	opt.Domain = testDomain
 	db, err := sqlstore.Open(context.Background(), e.dbURL, sqlstore.Options{Shared: true})
 	if err != nil {
 		e.t.Fatal(err)
@@ -334,7 +350,7 @@ func (e *env) secondNode(cfg chat.Config) string {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return testClock }
 	}
-	srv := httptest.NewServer(httpapi.New(chat.New(db, cfg), httpapi.Options{Domain: testDomain}))
+	srv := httptest.NewServer(httpapi.New(chat.New(db, cfg), opt))
 	e.t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -105,6 +106,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 					slog.Int("bytes", sw.bytes),
 					slog.Duration("duration", time.Since(start)))
 			}
+			s.opt.Metrics.observe(r.Pattern, cmp.Or(sw.status, http.StatusOK), time.Since(start)) // metrics.go
 		}()
 		next.ServeHTTP(sw, r)
 	})

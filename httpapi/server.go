@@ -21,6 +21,8 @@ type Options struct {
 	RequestTimeout time.Duration // per-request deadline; default 15 s
 	AccessLog      bool          // log every request at info level
 	Logger         *slog.Logger
+	CORSOrigins    []string // origins browsers may call from ("*": any); none: CORS off (cors.go)
+	Metrics        *Metrics // Prometheus figures (metrics.go); nil: none kept
 }
 
 // Server serves the v3 API over a chat.Service.
@@ -30,6 +32,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	handler http.Handler
+	classes map[string]chat.RateClass // by mux pattern (ratelimit.go)
 }
 
 // New returns the API server.
@@ -46,7 +49,7 @@ func New(svc *chat.Service, opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux()}
+	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), classes: classesByPattern()}
 	for _, rt := range s.routes() {
 		for _, prefix := range []string{"/v3", "/v3.0"} {
 			s.mux.Handle(rt.Method+" "+prefix+rt.Path, s.authed(rt.access, rt.handler))
@@ -55,8 +58,8 @@ func New(svc *chat.Service, opt Options) *Server {
 	// ".../reactions/" with nothing after it is a request for the reaction endpoint with an
 	// empty reaction: answer that, rather than "no such API".
 	for _, prefix := range []string{"/v3", "/v3.0"} {
-		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.addReaction))
-		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(fullAccessOnly, s.removeReaction))
+		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.addReaction))
+		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.removeReaction))
 	}
 	for _, p := range notYet {
 		method, path, found := strings.Cut(p, " ")
@@ -64,14 +67,14 @@ func New(svc *chat.Service, opt Options) *Server {
 			method, path = "", p
 		}
 		for _, prefix := range []string{"/v3", "/v3.0"} {
-			// Authenticated first, with any valid key: a caller without one learns that
-			// before it learns that the feature is missing.
-			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(authOnlyAllowed, notImplemented))
+			// Authenticated first, with any valid key or auth token: a caller without one
+			// learns that before it learns that the feature is missing.
+			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(anyCredential, notImplemented))
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.handler = s.observe(s.limitBody(http.HandlerFunc(s.dispatch)))
+	s.handler = s.observe(s.cors(s.limitBody(http.HandlerFunc(s.dispatch))))
 	return s
 }
 

@@ -27,6 +27,8 @@ type userJSON struct {
 	// ConversationID is the one-to-one conversation with the acting user, in lists made
 	// on a user's behalf.
 	ConversationID string `json:"conversationId,omitempty"`
+	// AuthToken is the user's first auth token, on create with withAuthToken.
+	AuthToken string `json:"authToken,omitempty"`
 }
 
 func userOut(u chat.User) userJSON {
@@ -52,11 +54,19 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
+	in := chat.UserCreate{UID: req.UID, Name: req.Name, Avatar: req.Avatar, Link: req.Link,
+		Role: req.Role, StatusMessage: req.StatusMessage, Metadata: req.Metadata, Tags: req.Tags}
 	if req.WithAuthToken {
-		return chat.Errorf(chat.CodeNotImplemented, "Auth tokens are not implemented in natter yet; create the user without withAuthToken.")
+		u, t, err := s.svc.CreateUserWithAuthToken(r.Context(), p, in)
+		if err != nil {
+			return err
+		}
+		out := userOut(u)
+		out.AuthToken = t.Value
+		writeData(w, r, out, nil)
+		return nil
 	}
-	u, err := s.svc.CreateUser(r.Context(), p, chat.UserCreate{UID: req.UID, Name: req.Name, Avatar: req.Avatar, Link: req.Link,
-		Role: req.Role, StatusMessage: req.StatusMessage, Metadata: req.Metadata, Tags: req.Tags})
+	u, err := s.svc.CreateUser(r.Context(), p, in)
 	if err != nil {
 		return err
 	}

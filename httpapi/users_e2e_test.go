@@ -191,7 +191,9 @@ func TestUserValidation(t *testing.T) {
 			{"deactivate invalid uid", "DELETE", "/v3/users", `{"uidsToDeactivate":["a b"]}`, 400, "ERR_BAD_REQUEST", "uidsToDeactivate"},
 			{"reactivate wrong type", "PUT", "/v3/users", `{"uidsToActivate":"taken"}`, 400, "ERR_BAD_REQUEST", "uidsToActivate"},
 			{"delete bad permanent", "DELETE", "/v3/users/taken?permanent=perhaps", ``, 400, "ERR_BAD_REQUEST", "permanent"},
-			{"auth tokens are not there yet", "POST", "/v3/users", `{"uid":"n","name":"x","withAuthToken":true}`, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"withAuthToken not a boolean", "POST", "/v3/users", `{"uid":"n","name":"x","withAuthToken":"yes"}`, 400, "ERR_BAD_REQUEST", "withAuthToken"},
+			{"withAuthToken with a taken uid", "POST", "/v3/users", `{"uid":"taken","name":"x","withAuthToken":true}`, 400, "ERR_UID_ALREADY_EXISTS", ""},
+			{"withAuthToken with an invalid user", "POST", "/v3/users", `{"uid":"a b","name":"x","withAuthToken":true}`, 400, "ERR_BAD_REQUEST", "uid"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				before := e.snapshot()

@@ -105,3 +105,12 @@ func redact(dbURL string) string {
 	}
 	return u.String()
 }
+
+// Pools names the connection pools, for their figures (database/sql's DBStats): PostgreSQL's
+// one pool; SQLite's single writer and its readers.
+func (db *DB) Pools() map[string]*sql.DB {
+	if db.w == db.r {
+		return map[string]*sql.DB{"pool": db.w}
+	}
+	return map[string]*sql.DB{"writer": db.w, "reader": db.r}
+}

@@ -71,20 +71,6 @@ func (db *DB) ListBanned(ctx context.Context, appID, guid string, page chat.Page
 	return users, total, err
 }
 
-// LockUsers locks the users for the transaction in uid order (chat.GroupTx); SQLite's single
-// writer needs no lock.
-func (tx txStore) LockUsers(appID string, uids []string) error {
-	if tx.db.dialect.forUpdate == "" || len(uids) == 0 {
-		return nil
-	}
-	args := []any{appID}
-	for _, u := range uids {
-		args = append(args, u)
-	}
-	return each(tx.rows(`SELECT uid FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid`+
-		tx.db.dialect.forUpdate, args...), func(scanner) error { return nil })
-}
-
 // MemberStates reads the users' state in a group (chat.GroupTx).
 func (tx txStore) MemberStates(appID, guid string, uids []string) (map[string]chat.MemberState, error) {
 	out := make(map[string]chat.MemberState, len(uids))

@@ -31,15 +31,17 @@ func nullJSON(b []byte) any {
 
 // CreateUser inserts a user and its tags; a taken uid is ErrAlreadyExists.
 func (db *DB) CreateUser(ctx context.Context, u chat.User) error {
-	return db.transact(ctx, func(tx *wtx) error {
-		_, err := tx.exec(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
-			metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			u.AppID, u.UID, u.Name, u.Avatar, u.Link, u.Role, u.Status, u.StatusMessage, nullJSON(u.Metadata), u.CreatedAt)
-		if err != nil {
-			return err
-		}
-		return insertTags(tx, u.AppID, u.UID, u.Tags)
-	})
+	return db.transact(ctx, func(tx *wtx) error { return insertUser(tx, u) })
+}
+
+func insertUser(tx *wtx, u chat.User) error {
+	_, err := tx.exec(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
+		metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		u.AppID, u.UID, u.Name, u.Avatar, u.Link, u.Role, u.Status, u.StatusMessage, nullJSON(u.Metadata), u.CreatedAt)
+	if err != nil {
+		return err
+	}
+	return insertTags(tx, u.AppID, u.UID, u.Tags)
 }
 
 func insertTags(tx *wtx, appID, uid string, tags []string) error {
@@ -145,11 +147,19 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserChan
 	return out, err
 }
 
-// SoftDeleteUser marks a user deleted; the uid stays taken.
+// SoftDeleteUser marks a user deleted; the uid stays taken, and so do its messages. Nothing
+// brings a deleted user back, so its friendships and auth tokens go now.
 func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error {
 	return db.transact(ctx, func(tx *wtx) error {
 		res, err := tx.exec(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`, at, appID, uid)
-		return affected(res, err)
+		if err := affected(res, err); err != nil {
+			return err
+		}
+		if _, err := tx.exec(`DELETE FROM friends WHERE app_id = $1 AND (uid = $2 OR friend_uid = $2)`, appID, uid); err != nil {
+			return err
+		}
+		_, err = tx.exec(`DELETE FROM auth_tokens WHERE app_id = $1 AND uid = $2`, appID, uid)
+		return err
 	})
 }
 
@@ -250,6 +260,9 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 			ph[i] = arg(t)
 		}
 		where += ` AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = u.app_id AND t.uid = u.uid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
+	}
+	if q.FriendsOf != "" {
+		where += ` AND EXISTS (SELECT 1 FROM friends f WHERE f.app_id = u.app_id AND f.uid = ` + arg(q.FriendsOf) + ` AND f.friend_uid = u.uid)`
 	}
 	order := ` ORDER BY lower(u.name), u.name, u.uid`
 	if q.ChangedSince != nil {

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -27,6 +29,9 @@ type config struct {
 	LogLevel     string
 	ShutdownWait time.Duration
 	DebugAddr    string
+	CORSOrigins  string
+	RateLimits   chat.RateLimits
+	AppLimits    string // --rate-limit-apps, parsed by appRateLimits
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -107,13 +112,18 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.MaxMembers, "max-group-members", envInt("NATTER_MAX_GROUP_MEMBERS", chat.DefaultMaxGroupMembers), "members per group (NATTER_MAX_GROUP_MEMBERS)")
 	fs.IntVar(&c.DBMaxConns, "db-max-conns", envInt("NATTER_DB_MAX_CONNS", 0), "PostgreSQL pool size, or SQLite reader connections; 0 picks by CPU count (NATTER_DB_MAX_CONNS)")
 	fs.IntVar(&c.DBIdleConns, "db-idle-conns", envInt("NATTER_DB_IDLE_CONNS", 0), "PostgreSQL idle connections kept; 0 keeps the pool size (NATTER_DB_IDLE_CONNS)")
-	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
+	fs.DurationVar(&c.KeyCacheTTL, "key-cache-ttl", envDur("NATTER_KEY_CACHE_TTL", chat.DefaultKeyCacheTTL), "how long API keys, auth tokens and apps are cached, at most 5s (NATTER_KEY_CACHE_TTL)")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("NATTER_MAX_BODY", 64<<10)), "request body cap in bytes (NATTER_MAX_BODY)")
 	fs.BoolVar(&c.AccessLog, "access-log", envBool("NATTER_ACCESS_LOG", true), "log every request (NATTER_ACCESS_LOG)")
 	fs.StringVar(&c.LogFormat, "log-format", env("NATTER_LOG_FORMAT", "text"), "text or json (NATTER_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", env("NATTER_LOG_LEVEL", "info"), "debug, info, warn or error (NATTER_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownWait, "shutdown-timeout", envDur("NATTER_SHUTDOWN_TIMEOUT", 15*time.Second), "how long SIGTERM waits for in-flight requests (NATTER_SHUTDOWN_TIMEOUT)")
 	fs.StringVar(&c.DebugAddr, "debug-addr", env("NATTER_DEBUG_ADDR", ""), "serve Go's pprof profiles on this separate address, e.g. 127.0.0.1:6060; off when empty (NATTER_DEBUG_ADDR)")
+	fs.IntVar(&c.RateLimits.Core, "rate-limit-core", envInt("NATTER_RATE_LIMIT_CORE", chat.DefaultRateLimits.Core), "each app's core operations per minute (create/delete user, create/join group, create auth token); 0: no limit (NATTER_RATE_LIMIT_CORE)")
+	fs.IntVar(&c.RateLimits.Standard, "rate-limit-standard", envInt("NATTER_RATE_LIMIT_STANDARD", chat.DefaultRateLimits.Standard), "each app's other operations per minute; 0: no limit (NATTER_RATE_LIMIT_STANDARD)")
+	fs.IntVar(&c.RateLimits.Import, "rate-limit-import", envInt("NATTER_RATE_LIMIT_IMPORT", chat.DefaultRateLimits.Import), "each app's data-import requests per minute; 0: no limit (NATTER_RATE_LIMIT_IMPORT)")
+	fs.StringVar(&c.AppLimits, "rate-limit-apps", env("NATTER_RATE_LIMIT_APPS", ""), "limits for named apps, e.g. 'shop:core=100,standard=500;big:standard=0' (classes not named keep the global limit) (NATTER_RATE_LIMIT_APPS)")
+	fs.StringVar(&c.CORSOrigins, "cors-origins", env("NATTER_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from, e.g. https://app.example.com, or * for any; off when empty (NATTER_CORS_ORIGINS)")
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
@@ -132,5 +142,55 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return c, fmt.Errorf("--log-format must be text or json")
 	}
+	if c.RateLimits.Core < 0 || c.RateLimits.Standard < 0 || c.RateLimits.Import < 0 {
+		return c, fmt.Errorf("--rate-limit-core, --rate-limit-standard and --rate-limit-import must be 0 or more")
+	}
+	if _, err := appRateLimits(c.AppLimits, c.RateLimits); err != nil {
+		return c, fmt.Errorf("--rate-limit-apps: %w", err)
+	}
+	for _, o := range splitList(c.CORSOrigins) {
+		if u, err := url.Parse(o); o != "*" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "") {
+			return c, fmt.Errorf("--cors-origins: %q is not an origin such as https://app.example.com, nor *", o)
+		}
+	}
 	return c, nil
+}
+
+// appRateLimits parses --rate-limit-apps: "app:class=n,class=n;app:…", classes core,
+// standard and import; a class not named keeps the global limit, and 0 lifts it.
+func appRateLimits(v string, global chat.RateLimits) (map[string]chat.RateLimits, error) {
+	out := map[string]chat.RateLimits{}
+	for _, item := range strings.Split(v, ";") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		app, spec, ok := strings.Cut(item, ":")
+		app = strings.ToLower(strings.TrimSpace(app))
+		if !ok || !chat.ValidAppID(app) {
+			return nil, fmt.Errorf("%q: want app:class=n,… with an app id before the colon", item)
+		}
+		if _, dup := out[app]; dup {
+			return nil, fmt.Errorf("app %q is named twice", app)
+		}
+		lim := global
+		for _, kv := range strings.Split(spec, ",") {
+			k, nv, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			n, err := strconv.Atoi(strings.TrimSpace(nv))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%q: want class=n with n a whole number, 0 or more", kv)
+			}
+			switch strings.TrimSpace(k) {
+			case "core":
+				lim.Core = n
+			case "standard":
+				lim.Standard = n
+			case "import":
+				lim.Import = n
+			default:
+				return nil, fmt.Errorf("%q: the class must be core, standard or import", kv)
+			}
+		}
+		out[app] = lim
+	}
+	return out, nil
 }

@@ -568,3 +568,62 @@ func TestLogsNeverHoldKeys(t *testing.T) {
 		}
 	}
 }
+
+// Rate limits come from NATTER_RATE_LIMIT_* and --rate-limit-apps: over its app's limit a
+// request answers 429.
+func TestRateLimitSettings(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "natter.db")
+	p, addr := startServe(t, db, map[string]string{"NATTER_RATE_LIMIT_STANDARD": "5", "NATTER_RATE_LIMIT_APPS": "demo:standard=2"})
+	b := parseBanner(t, p)
+	a := newAPI(t, addr, "demo", "us", b.FullKey)
+	a.want(a.do("GET", "/v3/users", nil), 200, "", "first request")
+	a.want(a.do("GET", "/v3/users", nil), 200, "", "second request")
+	a.want(a.do("GET", "/v3/users", nil), 429, "ERR_TOO_MANY_REQUESTS", "third request, over demo's limit of 2")
+}
+
+// /metrics is served on the debug address, with the requests by route and the database
+// pools' figures, and not on the API's address.
+func TestMetricsOnDebugAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	debugAddr := ln.Addr().String()
+	ln.Close()
+	db := filepath.Join(t.TempDir(), "natter.db")
+	p, addr := startServe(t, db, map[string]string{"NATTER_DEBUG_ADDR": debugAddr})
+	b := parseBanner(t, p)
+	a := newAPI(t, addr, "demo", "us", b.FullKey)
+	a.want(a.do("GET", "/v3/users", nil), 200, "", "list users")
+	a.want(a.do("GET", "/v3/users/nobody", nil), 404, "ERR_UID_NOT_FOUND", "get a missing user")
+
+	res, err := http.Get("http://" + debugAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`natter_http_requests_total{code="200",route="GET /users"} 1`,
+		`natter_http_requests_total{code="404",route="GET /users/{uid}"} 1`,
+		`natter_http_request_duration_seconds_count{route="GET /users"} 1`,
+		`go_sql_open_connections{db_name="sqlite_writer"}`,
+		`go_sql_open_connections{db_name="sqlite_reader"}`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics does not say %s", want)
+		}
+	}
+	if strings.Contains(string(body), "nobody") {
+		t.Errorf("/metrics holds a path a client sent")
+	}
+	pub, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub.Body.Close()
+	if pub.StatusCode != 404 {
+		t.Errorf("/metrics on the API's address: %d, want 404", pub.StatusCode)
+	}
+}

@@ -11,7 +11,12 @@ import (
 	"net/http/pprof"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
@@ -59,7 +64,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL})
+	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
+	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
+		RateLimits: c.RateLimits, AppRateLimits: appLimits})
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -69,8 +76,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ln.Close()
 		return err
 	}
+	// Metrics are kept only where they can be read: on the debug address (serveDebug).
+	var reg *prometheus.Registry
+	var metrics *httpapi.Metrics
+	if c.DebugAddr != "" {
+		if reg, metrics, err = newMetrics(db); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	srv := &http.Server{
-		Handler:           httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log}),
+		Handler: httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
+			CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -79,7 +96,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if c.DebugAddr != "" {
-		stop, err := serveDebug(c.DebugAddr, log)
+		stop, err := serveDebug(c.DebugAddr, reg, log)
 		if err != nil {
 			ln.Close()
 			return err
@@ -155,9 +172,22 @@ or in the hosted service's host form, %s:
 	return nil
 }
 
-// serveDebug serves net/http/pprof on its own listener, never on the API's: profiles expose
-// internals and must be reachable only where the operator chose.
-func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
+// newMetrics is the registry /metrics serves: the HTTP layer's figures (httpapi.Metrics), the
+// database pools' (go_sql_* per pool: connections open, in use, idle, waits), and the Go
+// runtime's and the process's.
+func newMetrics(db *sqlstore.DB) (*prometheus.Registry, *httpapi.Metrics, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for name, pool := range db.Pools() {
+		reg.MustRegister(collectors.NewDBStatsCollector(pool, db.Dialect()+"_"+name))
+	}
+	m, err := httpapi.NewMetrics(reg)
+	return reg, m, err
+}
+
+// serveDebug serves net/http/pprof and Prometheus's /metrics on their own listener, never on
+// the API's: they expose internals and must be reachable only where the operator chose.
+func serveDebug(addr string, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--debug-addr: %w", err)
@@ -168,8 +198,21 @@ func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	log.Info("debug listener (pprof)", "addr", ln.Addr().String())
+	// The message is what e2e and scripts look for; keep it.
+	log.Info("debug listener (pprof)", "addr", ln.Addr().String(), "metrics", "/metrics")
 	return func() { srv.Close() }, nil
+}
+
+// splitList splits a comma-separated setting, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func Load(path string) (*Spec, error) {
 			}
 		}
 	}
-	for _, status := range []int{401, 404, 405, 413, 501, 503} {
+	for _, status := range []int{401, 404, 405, 413, 429, 501, 503} {
 		name := "Error" + strconv.Itoa(status)
 		var sp *base.SchemaProxy
 		if s.model.Components != nil && s.model.Components.Schemas != nil {
@@ -238,10 +238,10 @@ func (s *Spec) check(req *http.Request, res *http.Response, body []byte) error {
 // without a valid key, or 503 when the key cannot be checked), an oversized body 413 — each
 // in the error envelope.
 func (s *Spec) checkUnrouted(res *http.Response, body []byte, pathKnown bool) []string {
-	allowed := []int{401, 404, 413, 501, 503}
+	allowed := []int{401, 404, 413, 429, 501, 503}
 	what := "an unknown path"
 	if pathKnown {
-		allowed = []int{401, 405, 413, 501, 503}
+		allowed = []int{401, 405, 413, 429, 501, 503}
 		what = "a known path with a method the spec does not list"
 	}
 	if !slices.Contains(allowed, res.StatusCode) {

@@ -90,6 +90,7 @@ components:
     Error404: {type: object}
     Error405: {type: object}
     Error413: {type: object}
+    Error429: {type: object}
     Error501: {type: object}
     Error503: {type: object}
 `

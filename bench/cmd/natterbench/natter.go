@@ -93,7 +93,11 @@ func startNatter(ctx context.Context, bin, host, database, apiKey string, harnes
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "NATTER_API_KEY="+apiKey, "NATTER_ACCESS_LOG=false", "NATTER_MAX_REACTIONS=0")
+	// Rate limits stay on, as in production, but so high that no scenario reaches them:
+	// their cost is measured, not their refusals. -natter-env NATTER_RATE_LIMIT_STANDARD=0
+	// (and _CORE=0) measures without them.
+	env = append(env, "NATTER_API_KEY="+apiKey, "NATTER_ACCESS_LOG=false", "NATTER_MAX_REACTIONS=0",
+		"NATTER_RATE_LIMIT_STANDARD=1000000000", "NATTER_RATE_LIMIT_CORE=1000000000")
 	env = append(env, harnessEnv...)
 	env = append(env, extraEnv...)
 
