@@ -129,21 +129,7 @@ type GroupQuery struct {
 
 // Cursor of a listed page, as UserQuery.Cursor.
 func (q GroupQuery) Cursor(groups []Group) UserCursor {
-	c := UserCursor{Affix: q.Affix}
-	if c.Affix == "" {
-		c.Affix = "append"
-	}
-	if q.ChangedSince != nil {
-		c.UpdatedAt = *q.ChangedSince
-		if len(groups) > 0 {
-			c.UpdatedAt = groups[len(groups)-1].ChangedAt()
-		}
-		return c
-	}
-	for _, g := range groups {
-		c.UpdatedAt = max(c.UpdatedAt, g.ChangedAt())
-	}
-	return c
+	return pageCursor(q.ChangedSince, q.Affix, len(groups), func(i int) int64 { return groups[i].ChangedAt() })
 }
 
 // ChangedAt is when the group last changed: its update, else its creation.

@@ -107,19 +107,26 @@ func (u User) ChangedAt() int64 {
 // Cursor of a listed page: the change time of its last user when it pages by time, the
 // newest change among its users otherwise, with the affix to follow it with.
 func (q UserQuery) Cursor(users []User) UserCursor {
-	c := UserCursor{Affix: q.Affix}
+	return pageCursor(q.ChangedSince, q.Affix, len(users), func(i int) int64 { return users[i].ChangedAt() })
+}
+
+// pageCursor is a page's cursor by change time (users, groups): with since, the change time
+// of its last entry (or since, for an empty page); without, its newest change. changedAt
+// is the i-th entry's.
+func pageCursor(since *int64, affix string, n int, changedAt func(i int) int64) UserCursor {
+	c := UserCursor{Affix: affix}
 	if c.Affix == "" {
 		c.Affix = "append"
 	}
-	if q.ChangedSince != nil {
-		c.UpdatedAt = *q.ChangedSince
-		if len(users) > 0 {
-			c.UpdatedAt = users[len(users)-1].ChangedAt()
+	if since != nil {
+		c.UpdatedAt = *since
+		if n > 0 {
+			c.UpdatedAt = changedAt(n - 1)
 		}
 		return c
 	}
-	for _, u := range users {
-		c.UpdatedAt = max(c.UpdatedAt, u.ChangedAt())
+	for i := range n {
+		c.UpdatedAt = max(c.UpdatedAt, changedAt(i))
 	}
 	return c
 }

@@ -62,22 +62,7 @@ func (db *DB) Group(ctx context.Context, appID, guid, viewer string) (chat.Group
 }
 
 func groupTags(run runner, appID string, guids []string) (map[string][]string, error) {
-	out := map[string][]string{}
-	if len(guids) == 0 {
-		return out, nil
-	}
-	args := []any{appID}
-	for _, g := range guids {
-		args = append(args, g)
-	}
-	err := each(run.rows(`SELECT guid, tag FROM group_tags WHERE app_id = $1 AND guid IN (`+placeholders(2, len(guids))+`) ORDER BY guid, pos`, args...),
-		func(s scanner) error {
-			var guid, tag string
-			err := s.Scan(&guid, &tag)
-			out[guid] = append(out[guid], tag)
-			return err
-		})
-	return out, err
+	return tagsOf(run, "group_tags", "guid", appID, guids)
 }
 
 // Membership is uid's membership of guid.
@@ -202,12 +187,7 @@ func (tx txStore) InsertGroup(g chat.Group) error {
 }
 
 func insertGroupTags(tx *wtx, appID, guid string, tags []string) error {
-	for i, t := range tags {
-		if _, err := tx.exec(`INSERT INTO group_tags (app_id, guid, tag, pos) VALUES ($1, $2, $3, $4)`, appID, guid, t, i); err != nil {
-			return err
-		}
-	}
-	return nil
+	return insertTagsOf(tx, "group_tags", "guid", appID, guid, tags)
 }
 
 // LockGroup locks a group for the transaction and reads it with its tags (chat.GroupTx).

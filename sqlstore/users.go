@@ -45,8 +45,14 @@ func insertUser(tx *wtx, u chat.User) error {
 }
 
 func insertTags(tx *wtx, appID, uid string, tags []string) error {
+	return insertTagsOf(tx, "user_tags", "uid", appID, uid, tags)
+}
+
+// insertTagsOf stores a user's (user_tags, uid) or a group's (group_tags, guid) tags, with
+// their order.
+func insertTagsOf(tx *wtx, table, col, appID, id string, tags []string) error {
 	for i, t := range tags {
-		if _, err := tx.exec(`INSERT INTO user_tags (app_id, uid, tag, pos) VALUES ($1, $2, $3, $4)`, appID, uid, t, i); err != nil {
+		if _, err := tx.exec(`INSERT INTO `+table+` (app_id, `+col+`, tag, pos) VALUES ($1, $2, $3, $4)`, appID, id, t, i); err != nil {
 			return err
 		}
 	}
@@ -66,19 +72,25 @@ func (db *DB) UserTags(ctx context.Context, appID string, uids []string) (map[st
 }
 
 func userTags(run runner, appID string, uids []string) (map[string][]string, error) {
+	return tagsOf(run, "user_tags", "uid", appID, uids)
+}
+
+// tagsOf reads the tags of the listed users (table user_tags, column uid) or groups
+// (group_tags, guid), in the order they were given.
+func tagsOf(run runner, table, col, appID string, ids []string) (map[string][]string, error) {
 	out := map[string][]string{}
-	if len(uids) == 0 {
+	if len(ids) == 0 {
 		return out, nil
 	}
 	args := []any{appID}
-	for _, u := range uids {
-		args = append(args, u)
+	for _, id := range ids {
+		args = append(args, id)
 	}
-	err := each(run.rows(`SELECT uid, tag FROM user_tags WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`) ORDER BY uid, pos`, args...),
+	err := each(run.rows(`SELECT `+col+`, tag FROM `+table+` WHERE app_id = $1 AND `+col+` IN (`+placeholders(2, len(ids))+`) ORDER BY `+col+`, pos`, args...),
 		func(s scanner) error {
-			var uid, tag string
-			err := s.Scan(&uid, &tag)
-			out[uid] = append(out[uid], tag)
+			var id, tag string
+			err := s.Scan(&id, &tag)
+			out[id] = append(out[id], tag)
 			return err
 		})
 	return out, err
