@@ -301,8 +301,7 @@ func errGroupsPerUser(uid string) error {
 
 // Group returns a group; acting as a user, with that user's membership.
 func (s *Service) Group(ctx context.Context, p Principal, guid string) (Group, error) {
-	id, ok := NormalizeID(guid)
-	if !ok {
+	if _, ok := NormalizeID(guid); !ok {
 		return Group{}, errGUIDNotFound("")
 	}
 	viewer := ""
@@ -313,7 +312,17 @@ func (s *Service) Group(ctx context.Context, p Principal, guid string) (Group, e
 		}
 		viewer = u.UID
 	}
-	g, err := s.store.Group(ctx, p.App.ID, id, viewer)
+	return s.groupAs(ctx, p.App.ID, guid, viewer)
+}
+
+// groupAs reads a group with the membership of viewer (none when empty), a user the caller
+// has already found.
+func (s *Service) groupAs(ctx context.Context, appID, guid, viewer string) (Group, error) {
+	id, ok := NormalizeID(guid)
+	if !ok {
+		return Group{}, errGUIDNotFound("")
+	}
+	g, err := s.store.Group(ctx, appID, id, viewer)
 	if errors.Is(err, ErrNotFound) {
 		return Group{}, errGUIDNotFound(id)
 	}

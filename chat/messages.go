@@ -137,7 +137,7 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	}
 	m.AppID, m.Sender = p.App.ID, sender.UID
 	if m.ReceiverType == ReceiverGroup {
-		g, err := s.Group(ctx, p, m.Receiver)
+		g, err := s.groupAs(ctx, p.App.ID, m.Receiver, sender.UID)
 		if err != nil {
 			return Message{}, err
 		}

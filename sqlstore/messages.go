@@ -31,17 +31,28 @@ func insertMessage(tx *wtx, m *chat.Message) error {
 	if !movesConversation(m) {
 		return tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID)
 	}
-	var seq int64
-	if err := tx.fixed(upsertConversationQuery, upsertConversationArgs(m)...).Scan(&seq); err != nil {
+	// The message takes its seq from the conversation's row, then the row counts it: on
+	// SQLite's single writer nothing comes between; on PostgreSQL the sends take the
+	// row's lock first (postgres_engine.go), and what comes here (group membership changes)
+	// holds its group's lock and never counts.
+	args := insertMessageArgs(m, 0)
+	args[14] = 0
+	if m.Counts() {
+		args[14] = 1
+	}
+	if tx.db.dialect.name == "sqlite" {
+		// Without RETURNING, which SQLite runs through a temporary table.
+		res, err := tx.exec(insertSeqQuery, args...)
+		if err != nil {
+			return err
+		}
+		if m.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	} else if err := tx.fixed(insertSeqQuery+` RETURNING id`, args...).Scan(&m.ID); err != nil {
 		return err
 	}
-	if !m.Counts() {
-		seq = 0
-	}
-	if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, seq)...).Scan(&m.ID); err != nil {
-		return err
-	}
-	_, err := tx.exec(lastMessageQuery, m.AppID, m.ConversationID, m.ID)
+	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
 	return err
 }
 
@@ -94,7 +105,18 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
 		updated_at = excluded.updated_at RETURNING last_seq`
-	lastMessageQuery = `UPDATE conversations SET last_message_id = $3 WHERE app_id = $1 AND conversation_id = $2`
+	// insertSeqQuery inserts a message that moves its conversation, with the conversation's
+	// next seq when $15 is 1, and countConversationQuery then counts it in the row, creating
+	// the row with the conversation's first message. The last message only moves forward.
+	insertSeqQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16)`
+	countConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at, last_message_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
+		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
+		updated_at = excluded.updated_at, last_message_id = CASE WHEN excluded.last_message_id > conversations.last_message_id
+		THEN excluded.last_message_id ELSE conversations.last_message_id END`
 	bumpRepliesQuery = `UPDATE messages SET reply_count = reply_count + 1 WHERE app_id = $1 AND id = $2`
 )
 
