@@ -20,6 +20,7 @@ type Conversation struct {
 	Group     *Group // a group conversation's group, with the viewer's membership
 	Last      *Message
 	Unread    int64
+	Mentions  int64
 	LastRead  int64
 	Tags      []string
 	CreatedAt int64
@@ -37,8 +38,10 @@ type ConversationRow struct {
 	CreatedAt     int64
 	UpdatedAt     int64
 	Marker        Marker
-	// Own is how many of the viewer's own counted messages follow its read marker.
-	Own int64
+	// Own is how many of the viewer's own counted messages follow its read marker, and
+	// Mentions how many of the messages after it mention the viewer.
+	Own      int64
+	Mentions int64
 }
 
 // ConversationQuery filters a conversation list.
@@ -210,7 +213,7 @@ func (s *Service) conversations(ctx context.Context, appID, viewer string, rows 
 			c.With = &u
 		}
 		if viewer != "" {
-			c.Unread = max(0, r.LastSeq-r.Marker.ReadSeq-r.Own)
+			c.Unread, c.Mentions = max(0, r.LastSeq-r.Marker.ReadSeq-r.Own), r.Mentions
 		}
 		out = append(out, c)
 	}

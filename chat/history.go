@@ -42,6 +42,10 @@ type MessageQuery struct {
 	// UnreadAfter (with Viewer): only others' messages after this id; Undelivered likewise.
 	UnreadAfter int64
 	Unread      bool
+	// Mentions: any (HasMentions), of any of these users, or of this one (MentionsOf).
+	HasMentions   bool
+	MentionedUIDs []string
+	MentionsOf    string
 }
 
 // MessagePage is a message-list request as the API takes it. Unsupported names the query
@@ -70,6 +74,9 @@ type MessagePage struct {
 	Unread          bool
 	Undelivered     bool
 	Count           bool
+	HasMentions     bool
+	MentionedUIDs   []string
+	MyMentionsOnly  bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -178,6 +185,13 @@ func (p MessagePage) query() (MessageQuery, error) {
 	if p.Sender != "" {
 		q.Sender = fe.id("sender", p.Sender, true)
 	}
+	q.HasMentions = p.HasMentions
+	for _, u := range p.MentionedUIDs {
+		q.MentionedUIDs = append(q.MentionedUIDs, fe.id("mentionedUids", u, true))
+	}
+	if len(q.MentionedUIDs) > MaxMentions {
+		fe.add("mentionedUids", "At most 25 uids may be named.")
+	}
 	if p.Count && !p.Unread {
 		fe.add("count", "The count parameter counts unread messages: send unread=true with it.")
 	}
@@ -215,12 +229,18 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 		return MessageList{}, InvalidField("unread", "unread and undelivered take a conversation: list /users/{uid}/messages or /groups/{guid}/messages.")
 	}
 	q.ConversationID = page.ConversationID
+	if page.MyMentionsOnly && !p.acting() {
+		return MessageList{}, InvalidField("myMentionsOnly", "myMentionsOnly is a user's: send the onBehalfOf header.")
+	}
 	if p.acting() {
 		u, err := s.actingUser(ctx, p)
 		if err != nil {
 			return MessageList{}, err
 		}
 		q.Viewer = u.UID
+		if page.MyMentionsOnly {
+			q.MentionsOf = u.UID
+		}
 		if q.ConversationID != "" { // as the conversation's own lists: a party only, its reset applied
 			if err := s.partyOf(ctx, p.App.ID, u.UID, q.ConversationID); err != nil {
 				return MessageList{}, err
@@ -279,6 +299,12 @@ func errConversationNotAccessible(uid, conversationID string) error {
 // conversationList applies the viewer's marker to a one-conversation list: its reset hides
 // the history before it, and unread or undelivered start after its read or delivered mark.
 func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQuery, page MessagePage, key string) (MessageList, error) {
+	if page.MyMentionsOnly {
+		if q.Viewer == "" {
+			return MessageList{}, InvalidField("myMentionsOnly", "myMentionsOnly is a user's: send the onBehalfOf header.")
+		}
+		q.MentionsOf = q.Viewer
+	}
 	if q.Viewer != "" {
 		mk, err := s.store.Marker(ctx, p.App.ID, q.Viewer, q.ConversationID)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -59,6 +61,67 @@ type Message struct {
 	ReadAt      int64
 	// For the viewer of a list: its thread replies not read yet.
 	UnreadReplies int64
+	// Mentions are the users its text mentions (<@uid:...>), in order; MentionedMe is
+	// whether the viewer is one of them.
+	Mentions    []Entity
+	MentionedMe bool
+}
+
+// MarkMentioned sets MentionedMe for viewer (none when empty).
+func (m *Message) MarkMentioned(viewer string) {
+	m.MentionedMe = false
+	for _, e := range m.Mentions {
+		if viewer != "" && e.UID == viewer {
+			m.MentionedMe = true
+		}
+	}
+}
+
+// MaxMentions bounds the users one message mentions: the first ones its text names.
+const MaxMentions = 25
+
+var mentionPattern = regexp.MustCompile(`<@uid:([A-Za-z0-9_-]{1,100})>`)
+
+// ParseMentions returns the uids a text mentions as <@uid:...>, lower-cased, each once, in
+// order, at most MaxMentions.
+func ParseMentions(text string) []string {
+	var out []string
+	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
+		uid, _ := NormalizeID(m[1])
+		if !slices.Contains(out, uid) {
+			out = append(out, uid)
+		}
+		if len(out) == MaxMentions {
+			break
+		}
+	}
+	return out
+}
+
+// mentions resolves the users a message's data.text mentions: those that exist and are
+// active, in the order named.
+func (s *Service) mentions(ctx context.Context, appID string, data json.RawMessage) ([]Entity, error) {
+	var d struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.Text == "" {
+		return nil, nil
+	}
+	uids := ParseMentions(d.Text)
+	if len(uids) == 0 {
+		return nil, nil
+	}
+	users, err := s.store.UsersByID(ctx, appID, uids)
+	if err != nil {
+		return nil, internal("read mentioned users", err)
+	}
+	var out []Entity
+	for _, uid := range uids {
+		if u, ok := users[uid]; ok {
+			out = append(out, u.Entity())
+		}
+	}
+	return out, nil
 }
 
 // Counts reports whether m counts in its conversation: a top-level message or custom
@@ -162,12 +225,16 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 		}
 		m.ParentID = parent.ID
 	}
+	if m.Mentions, err = s.mentions(ctx, p.App.ID, m.Data); err != nil {
+		return Message{}, err
+	}
 	now := s.now()
 	m.SentAt, m.UpdatedAt = now, now
 	if err := s.store.CreateMessage(ctx, &m); err != nil {
 		return Message{}, internal("send message", err)
 	}
 	m.SenderEntity = sender.Entity()
+	m.MarkMentioned(sender.UID)
 	return m, nil
 }
 
@@ -404,6 +471,8 @@ type MessageTx interface {
 	InsertMessage(m *Message) error
 	// EditMessage writes an edit: the message's new data and tags, and who edited it when.
 	EditMessage(m *Message) error
+	// SetMentions replaces whom a message mentions with m.Mentions.
+	SetMentions(m *Message) error
 }
 
 // SystemUID is the actor of actions taken by the app itself rather than a user.
@@ -466,6 +535,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	}
 	target.DeletedAt, target.DeletedBy = now, actor.UID
 	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
+	target.MarkMentioned(p.Actor)
 	action.Target = &target
 	return *action, nil
 }
@@ -526,6 +596,12 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	if err != nil {
 		return Message{}, err
 	}
+	var mentions []Entity
+	if _, ok := changes["text"]; ok {
+		if mentions, err = s.mentions(ctx, p.App.ID, json.RawMessage(`{"text":`+string(changes["text"])+`}`)); err != nil {
+			return Message{}, err
+		}
+	}
 	now := s.now()
 	action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: actor.UID, SentAt: now, UpdatedAt: now,
 		SenderEntity: actor, Action: "edited", TargetID: mid, Data: json.RawMessage(`{"action":"edited"}`)}
@@ -553,6 +629,12 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		if changes != nil {
 			m.Data = replaceKeys(m.Data, changes)
 		}
+		if _, ok := changes["text"]; ok {
+			m.Mentions = mentions
+			if err := tx.SetMentions(&m); err != nil {
+				return err
+			}
+		}
 		if in.Tags != nil {
 			m.Tags = tags
 		}
@@ -571,6 +653,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		return Message{}, internal("edit message", err)
 	}
 	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
+	target.MarkMentioned(p.Actor)
 	action.Target = &target
 	return *action, nil
 }

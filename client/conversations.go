@@ -25,7 +25,8 @@ type Conversation struct {
 	ConversationType string `json:"conversationType"` // ReceiverUser or ReceiverGroup
 	// UnreadMessageCount is how many of the others' messages the acting user has not read;
 	// the server sends it as a string of digits. It is 0 in the app's list.
-	UnreadMessageCount  int64 `json:"unreadMessageCount,string"`
+	UnreadMessageCount int64 `json:"unreadMessageCount,string"`
+	// UnreadMentionsCount is how many of those unread messages mention the acting user.
 	UnreadMentionsCount int64 `json:"unreadMentionsCount"`
 	// LastReadMessageID is the acting user's read marker, once it has one.
 	LastReadMessageID string `json:"lastReadMessageId,omitempty"`

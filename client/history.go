@@ -50,6 +50,12 @@ type MessageListParams struct {
 	// AttachmentTypes are image, video, audio or file: a message matches with any.
 	AttachmentTypes []string
 	HasLinks        bool
+	// HasMentions keeps the messages that mention a user; MentionedUIDs (at most 25) those
+	// that mention any of these users; MyMentionsOnly those that mention the acting user
+	// (acting as a user is required).
+	HasMentions    bool
+	MentionedUIDs  []string
+	MyMentionsOnly bool
 	// WithTags includes each message's tags, which are left out otherwise; Tags keeps the
 	// messages with any of them.
 	WithTags bool
@@ -82,6 +88,9 @@ func (p MessageListParams) query() url.Values {
 	setBool(q, "hasAttachments", p.HasAttachments)
 	setStr(q, "attachmentTypes", strings.Join(p.AttachmentTypes, ","))
 	setBool(q, "hasLinks", p.HasLinks)
+	setBool(q, "hasMentions", p.HasMentions)
+	setStr(q, "mentionedUids", strings.Join(p.MentionedUIDs, ","))
+	setBool(q, "myMentionsOnly", p.MyMentionsOnly)
 	setBool(q, "withTags", p.WithTags)
 	setStr(q, "tags", strings.Join(p.Tags, ","))
 	setStr(q, "receiverType", p.ReceiverType)

@@ -12,7 +12,7 @@ import (
 	"github.com/natter-chat/natter/httpapi"
 )
 
-// messageHistoryRoutes are the message-list, thread and edit routes, which
+// messageHistoryRoutes are the message-list, thread, edit and bot-message routes, which
 // TestHistoryEndpoints covers.
 var messageHistoryRoutes = map[string]bool{
 	"GET /messages":               true,
@@ -21,6 +21,7 @@ var messageHistoryRoutes = map[string]bool{
 	"GET /messages/{id}/thread":   true,
 	"POST /messages/{id}/thread":  true,
 	"PUT /messages/{id}":          true,
+	"POST /bots/{uid}/messages":   true,
 }
 
 // historyRoutes are the routes TestHistoryEndpoints and TestConversationEndpoints cover,
@@ -35,7 +36,7 @@ var historyRoutes = func() map[string]bool {
 	return all
 }()
 
-// TestHistoryEndpoints calls every message-list, thread and edit method and checks the
+// TestHistoryEndpoints calls every message-list, thread, edit and bot-message method and checks the
 // request the server saw, as TestEndpoints does for the others; together they cover
 // messageHistoryRoutes.
 func TestHistoryEndpoints(t *testing.T) {
@@ -44,11 +45,11 @@ func TestHistoryEndpoints(t *testing.T) {
 		Categories: []string{"message", "custom"}, Types: []string{"text", "image"}, Sender: "u2", SearchKey: "a b", HideDeleted: true,
 		OnlyDeleted: true, HideReplies: true, HasReactions: true, HasAttachments: true, AttachmentTypes: []string{"image", "file"},
 		HasLinks: true, WithTags: true, Tags: []string{"x", "y"}, ReceiverType: "user", ConversationID: "u1_user_u2",
-		Unread: true, Undelivered: true}
+		Unread: true, Undelivered: true, HasMentions: true, MentionedUIDs: []string{"u3", "u4"}, MyMentionsOnly: true}
 	const allQuery = "affix=prepend&attachmentTypes=image%2Cfile&categories=message%2Ccustom&conversationId=u1_user_u2&fromTimestamp=1" +
-		"&hasAttachments=true&hasLinks=true&hasReactions=true&hideDeleted=true&hideReplies=true&id=42&limit=50&onlyDeleted=true" +
-		"&receiverType=user&searchKey=a+b&sender=u2&sentAt=1767225600&tags=x%2Cy&toTimestamp=2&types=text%2Cimage&undelivered=true" +
-		"&unread=true&withTags=true"
+		"&hasAttachments=true&hasLinks=true&hasMentions=true&hasReactions=true&hideDeleted=true&hideReplies=true&id=42&limit=50" +
+		"&mentionedUids=u3%2Cu4&myMentionsOnly=true&onlyDeleted=true&receiverType=user&searchKey=a+b&sender=u2&sentAt=1767225600" +
+		"&tags=x%2Cy&toTimestamp=2&types=text%2Cimage&undelivered=true&unread=true&withTags=true"
 	tests := []struct {
 		name    string
 		obo     string
@@ -115,6 +116,21 @@ func TestHistoryEndpoints(t *testing.T) {
 			_, err := c.EditMessage(ctx, "7", client.EditMessageRequest{Tags: &[]string{}})
 			return err
 		}, "PUT /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, `{"tags":[]}`},
+		{"ListGroupMessages mentions", "u1", func(c *client.Client) error {
+			_, err := c.ListGroupMessages(ctx, "g1", client.MessageListParams{MentionedUIDs: []string{"a/b"}, MyMentionsOnly: true})
+			return err
+		}, "GET /groups/{guid}/messages", "/v3/groups/g1/messages", "mentionedUids=a%2Fb&myMentionsOnly=true", nil, ""},
+		{"SendBotMessage", "", func(c *client.Client) error {
+			_, err := c.SendBotMessage(ctx, "help bot/1", client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message",
+				Type: "text", Data: map[string]any{"text": "hi <@uid:u2>"}, MUID: "b-1"})
+			return err
+		}, "POST /bots/{uid}/messages", "/v3/bots/help%20bot%2F1/messages", "", map[string]string{"uid": "help bot/1"},
+			`{"receiver":"u2","receiverType":"user","category":"message","type":"text","data":{"text":"hi <@uid:u2>"},"muid":"b-1"}`},
+		{"SendBotMessage acting as a user", "u1", func(c *client.Client) error {
+			_, err := c.SendBotMessage(ctx, "bot", client.SendMessageRequest{Receiver: "g1", ReceiverType: "group", Data: map[string]any{"text": "x"}})
+			return err
+		}, "POST /bots/{uid}/messages", "/v3/bots/bot/messages", "", map[string]string{"uid": "bot"},
+			`{"receiver":"g1","receiverType":"group","category":"","type":"","data":{"text":"x"}}`},
 	}
 	f := newFake(t)
 	c := f.client()
@@ -263,6 +279,21 @@ func TestHistoryDecode(t *testing.T) {
 	}
 	if on := m.Data.Entities.On.Entity; on.ID != "4" || on.Data.Text != "new" || on.EditedAt != 9 || on.EditedBy != "ann" || !slices.Equal(on.Tags, []string{"t"}) {
 		t.Errorf("edited message = %+v", on)
+	}
+
+	// Mentions: data.mentions by uid, mentionedUsers in order, mentionedMe for the acting user.
+	const ann = `{"uid":"ann","name":"Ann","role":"default","status":"offline","createdAt":5}`
+	const cat = `{"uid":"cat","name":"Cat","avatar":"https://a.example/cat.png","role":"default","status":"available","createdAt":5,"lastActiveAt":9}`
+	f.respond(http.StatusOK, `{"data":{"id":"8","conversationId":"group_g","sender":"helper","receiverType":"group","receiver":"g","category":"message",
+		"type":"text","data":{"text":"<@uid:cat> <@uid:ann>","entities":{},"mentions":{"cat":`+cat+`,"ann":`+ann+`}},"sentAt":9,"updatedAt":9,
+		"mentionedUsers":[`+cat+`,`+ann+`],"mentionedMe":true}}`)
+	m, err = c.SendBotMessage(ctx, "helper", client.SendMessageRequest{Receiver: "g", ReceiverType: "group", Data: map[string]any{"text": "<@uid:cat> <@uid:ann>"}})
+	f.last(t)
+	wantCat := client.EntityUser{UID: "cat", Name: "Cat", Avatar: "https://a.example/cat.png", Role: "default", Status: "available", CreatedAt: 5, LastActiveAt: 9}
+	wantAnn := client.EntityUser{UID: "ann", Name: "Ann", Role: "default", Status: "offline", CreatedAt: 5}
+	if err != nil || m.Sender != "helper" || !m.MentionedMe || !reflect.DeepEqual(m.MentionedUsers, []client.EntityUser{wantCat, wantAnn}) ||
+		!reflect.DeepEqual(m.Data.Mentions, map[string]client.EntityUser{"cat": wantCat, "ann": wantAnn}) {
+		t.Errorf("SendBotMessage = %+v, %v", m, err)
 	}
 
 	// The count is the value of the one key, whatever its case.

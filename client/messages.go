@@ -8,7 +8,8 @@ import (
 )
 
 // SendMessageRequest is the body of POST /messages. The sender is the onBehalfOf user; see
-// Client.OnBehalfOf.
+// Client.OnBehalfOf (or, for SendBotMessage, the bot). "<@uid:...>" in Data["text"] mentions
+// that user.
 type SendMessageRequest struct {
 	Receiver     string         `json:"receiver"`
 	ReceiverType string         `json:"receiverType"`
@@ -54,26 +55,33 @@ type Message struct {
 	ParentID string `json:"parentId,omitempty"`
 	// ReplyCount is set on a thread's parent; UnreadRepliesCount too, in a list read on a
 	// user's behalf, when that user has replies from others it has not read.
-	ReplyCount         int64    `json:"replyCount,omitempty"`
-	UnreadRepliesCount int64    `json:"unreadRepliesCount,omitempty"`
-	MUID               string   `json:"muid,omitempty"`
-	Tags               []string `json:"tags,omitempty"`
-	DeletedAt          int64    `json:"deletedAt,omitempty"`
-	DeletedBy          string   `json:"deletedBy,omitempty"`
+	ReplyCount         int64 `json:"replyCount,omitempty"`
+	UnreadRepliesCount int64 `json:"unreadRepliesCount,omitempty"`
+	// MentionedUsers are the users the text mentions ("<@uid:...>"), in the order named, at
+	// most 25 (Data.Mentions holds them by uid); MentionedMe is set when the user the message
+	// was read for (the acting user) is one of them.
+	MentionedUsers []EntityUser `json:"mentionedUsers,omitempty"`
+	MentionedMe    bool         `json:"mentionedMe,omitempty"`
+	MUID           string       `json:"muid,omitempty"`
+	Tags           []string     `json:"tags,omitempty"`
+	DeletedAt      int64        `json:"deletedAt,omitempty"`
+	DeletedBy      string       `json:"deletedBy,omitempty"`
 }
 
 // MessageData is a message's data object: the keys natter reads or generates are fields,
 // and Raw keeps the whole object as received, since clients may put any keys in it.
 type MessageData struct {
-	Text        string            `json:"text,omitempty"`
-	Action      string            `json:"action,omitempty"`
-	Metadata    map[string]any    `json:"metadata,omitempty"`
-	CustomData  map[string]any    `json:"customData,omitempty"`
-	Attachments []map[string]any  `json:"attachments,omitempty"`
-	URL         string            `json:"url,omitempty"`
-	Entities    Entities          `json:"entities,omitzero"`
-	Reactions   []ReactionSummary `json:"reactions,omitempty"`
-	Raw         json.RawMessage   `json:"-"`
+	Text        string           `json:"text,omitempty"`
+	Action      string           `json:"action,omitempty"`
+	Metadata    map[string]any   `json:"metadata,omitempty"`
+	CustomData  map[string]any   `json:"customData,omitempty"`
+	Attachments []map[string]any `json:"attachments,omitempty"`
+	URL         string           `json:"url,omitempty"`
+	Entities    Entities         `json:"entities,omitzero"`
+	// Mentions are the users the text mentions, by uid: the message's MentionedUsers.
+	Mentions  map[string]EntityUser `json:"mentions,omitempty"`
+	Reactions []ReactionSummary     `json:"reactions,omitempty"`
+	Raw       json.RawMessage       `json:"-"`
 }
 
 // UnmarshalJSON decodes the known keys and keeps a copy of the whole object in Raw.
@@ -129,7 +137,8 @@ func (e *Entity) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(raw.Entity, &e.Entity)
 }
 
-// EntityUser is a user inside data.entities.
+// EntityUser is a user inside data.entities, and a mentioned user (without
+// ConversationID).
 type EntityUser struct {
 	UID            string `json:"uid"`
 	Name           string `json:"name"`

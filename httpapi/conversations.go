@@ -25,7 +25,8 @@ type conversationJSON struct {
 
 func conversationOut(c chat.Conversation, viewer string) conversationJSON {
 	out := conversationJSON{ConversationID: c.ID, ConversationType: c.Kind, UnreadMessageCount: strconv.FormatInt(c.Unread, 10),
-		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags}
+		UnreadMentionsCount: c.Mentions,
+		CreatedAt:           c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags}
 	if c.LastRead > 0 {
 		out.LastReadMessageID = strconv.FormatInt(c.LastRead, 10)
 	}

@@ -63,6 +63,19 @@ func appendMessage(b []byte, m chat.Message) []byte {
 	}
 	b = appendTime(b, `,"replyCount":`, m.ReplyCount)
 	b = appendTime(b, `,"unreadRepliesCount":`, m.UnreadReplies)
+	if len(m.Mentions) > 0 {
+		b = append(b, `,"mentionedUsers":[`...)
+		for i, e := range m.Mentions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendUser(b, e, "")
+		}
+		b = append(b, ']')
+		if m.MentionedMe {
+			b = append(b, `,"mentionedMe":true`...)
+		}
+	}
 	if m.MUID != "" {
 		b = append(b, `,"muid":`...)
 		b = appendString(b, m.MUID)
@@ -130,6 +143,18 @@ func appendData(b []byte, m chat.Message) []byte {
 	b = append(b, `,"receiver":`...)
 	b = appendReceiver(b, m)
 	b = append(b, '}')
+	if len(m.Mentions) > 0 { // uid → user, as in the hosted service's webhook payloads
+		b = append(b, `,"mentions":{`...)
+		for i, e := range m.Mentions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e.UID)
+			b = append(b, ':')
+			b = appendUser(b, e, "")
+		}
+		b = append(b, '}')
+	}
 	if len(m.Reactions) > 0 {
 		b = append(b, `,"reactions":[`...)
 		for i, r := range m.Reactions {
@@ -214,7 +239,14 @@ func appendGroupEntity(b []byte, g chat.Group) []byte {
 // appendUserEntity appends a user inside data.entities; the receiver's carries
 // the conversation id.
 func appendUserEntity(b []byte, e chat.Entity, conversationID string) []byte {
-	b = append(b, `{"entity":{"uid":`...)
+	b = append(b, `{"entity":`...)
+	b = appendUser(b, e, conversationID)
+	return append(b, `,"entityType":"user"}`...)
+}
+
+// appendUser appends a user's short shape (entities, mentions).
+func appendUser(b []byte, e chat.Entity, conversationID string) []byte {
+	b = append(b, `{"uid":`...)
 	b = appendString(b, e.UID)
 	b = append(b, `,"name":`...)
 	b = appendString(b, e.Name)
@@ -238,7 +270,7 @@ func appendUserEntity(b []byte, e chat.Entity, conversationID string) []byte {
 		b = append(b, `,"conversationId":`...)
 		b = appendString(b, conversationID)
 	}
-	return append(b, `},"entityType":"user"}`...)
+	return append(b, '}')
 }
 
 const hexDigits = "0123456789abcdef"

@@ -16,17 +16,14 @@ import (
 var (
 	listFilters = []string{"affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
-		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags"}
+		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly"}
 	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
 	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count", "perPage")
 	threadFilters       = []string{"affix", "id", "limit", "perPage", "page"}
 	// notServed are hosted parameters natter does not serve yet, and why.
 	notServed = map[string]string{
-		"hasMentions":                  "Mentions are not implemented in natter yet.",
-		"mentionedUids":                "Mentions are not implemented in natter yet.",
-		"myMentionsOnly":               "Mentions are not implemented in natter yet.",
-		"mentionsWithBlockedInfo":      "Mentions are not implemented in natter yet.",
-		"mentionsWithTagInfo":          "Mentions are not implemented in natter yet.",
+		"mentionsWithBlockedInfo":      "Blocking users is not implemented in natter yet.",
+		"mentionsWithTagInfo":          "Tags of mentioned users are not served yet.",
 		"hideMessagesFromBlockedUsers": "Blocking users is not implemented in natter yet.",
 	}
 )
@@ -65,6 +62,9 @@ func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, err
 		Unread:          q.boolean("unread"),
 		Undelivered:     q.boolean("undelivered"),
 		Count:           q.boolean("count"),
+		HasMentions:     q.boolean("hasMentions"),
+		MentionedUIDs:   q.list("mentionedUids"),
+		MyMentionsOnly:  q.boolean("myMentionsOnly"),
 	}
 	// perPage is the user-messages and thread lists' other name for limit; a thread's
 	// page-based paging is served from its first page only, by cursor after that.

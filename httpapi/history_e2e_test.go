@@ -146,7 +146,7 @@ func TestConversationHistory(t *testing.T) {
 			{"limit 0", "/v3/users/bob/messages?limit=0", "ann", "ERR_BAD_REQUEST", 400},
 			{"limit 1001", "/v3/users/bob/messages?limit=1001", "ann", "ERR_BAD_REQUEST", 400},
 			{"unknown filter", "/v3/users/bob/messages?colour=red", "ann", "ERR_BAD_REQUEST", 400},
-			{"a filter natter lacks", "/v3/users/bob/messages?hasMentions=true", "ann", "ERR_BAD_REQUEST", 400},
+			{"a filter natter lacks", "/v3/users/bob/messages?mentionsWithTagInfo=true", "ann", "ERR_BAD_REQUEST", 400},
 			{"malformed cursor", "/v3/users/bob/messages?id=abc", "ann", "ERR_BAD_REQUEST", 400},
 			{"negative cursor", "/v3/users/bob/messages?id=-4", "ann", "ERR_BAD_REQUEST", 400},
 			{"bad affix", "/v3/users/bob/messages?affix=sideways", "ann", "ERR_BAD_REQUEST", 400},
@@ -574,6 +574,125 @@ func TestConversationEdges(t *testing.T) {
 		res := e.do(request{method: "GET", path: "/v3/users/bob/messages?unread=true&count=true", headers: obo("ann")})
 		if c.UnreadMessageCount != "1" || string(res.body) != `{"data":{"bob":1}}`+"\n" {
 			t.Fatalf("unread after a reset: %s and %s", c.UnreadMessageCount, res.body)
+		}
+	})
+}
+
+func TestMentions(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob", "cat")
+		r := e.do(request{method: "POST", path: "/v3/messages", headers: obo("ann"),
+			body: `{"receiver":"g","receiverType":"group","data":{"text":"hi <@uid:BOB> and <@uid:cat>, <@uid:bob> again, <@uid:ghost>"}}`})
+		if r.status != 200 {
+			t.Fatalf("send: %d %s", r.status, r.body)
+		}
+		golden(t, "message_mentions", r.body)
+		var m struct {
+			Data struct {
+				ID   string
+				Data struct {
+					Mentions map[string]struct{ UID, Name string }
+				}
+				MentionedUsers []struct{ UID string }
+			}
+		}
+		json.Unmarshal(r.body, &m)
+		if len(m.Data.Data.Mentions) != 2 || m.Data.Data.Mentions["bob"].Name != "bob" || len(m.Data.MentionedUsers) != 2 || m.Data.MentionedUsers[0].UID != "bob" {
+			t.Fatalf("mentions: %+v", m.Data)
+		}
+		e.send("bob", "g", "group", "no mention here")
+		got := e.ok(request{method: "GET", path: "/v3/messages/" + m.Data.ID, headers: obo("cat")})
+		if got["mentionedMe"] != true {
+			t.Fatalf("cat is mentioned: %v", got)
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + m.Data.ID, headers: obo("ann")}); got["mentionedMe"] != nil {
+			t.Fatalf("ann is not mentioned: %v", got)
+		}
+		// Reacting answers with the mentions too.
+		if got := e.ok(request{method: "POST", path: "/v3/messages/" + m.Data.ID + "/reactions/x", headers: obo("bob")}); got["mentionedMe"] != true {
+			t.Fatalf("reaction answer: %v", got)
+		}
+		// The filters, and the unread mention counts.
+		for q, want := range map[string]int{"?hasMentions=true": 1, "?mentionedUids=cat": 1, "?mentionedUids=ann": 0, "?myMentionsOnly=true": 1} {
+			if l := e.messages(request{method: "GET", path: "/v3/groups/g/messages" + q + "&categories=message", headers: obo("bob")}); len(l.Data) != want {
+				t.Errorf("%s: %d messages, want %d", q, len(l.Data), want)
+			}
+		}
+		for who, want := range map[string]int{"bob": 1, "cat": 1, "ann": 0} {
+			if c := e.conversation(request{method: "GET", path: "/v3/groups/g/conversation", headers: obo(who)}); c.UnreadMentionsCount != want {
+				t.Errorf("%s: %d unread mentions, want %d", who, c.UnreadMentionsCount, want)
+			}
+		}
+		e.ok(request{method: "POST", path: "/v3/groups/g/conversation/read", headers: obo("bob")})
+		if c := e.conversation(request{method: "GET", path: "/v3/groups/g/conversation", headers: obo("bob")}); c.UnreadMentionsCount != 0 {
+			t.Errorf("bob after reading: %d", c.UnreadMentionsCount)
+		}
+		// An edit re-reads the mentions.
+		e.ok(request{method: "PUT", path: "/v3/messages/" + m.Data.ID, headers: obo("ann"), body: `{"data":{"text":"only <@uid:cat>"}}`})
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + m.Data.ID, headers: obo("bob")}); got["mentionedMe"] != nil || len(got["mentionedUsers"].([]any)) != 1 {
+			t.Fatalf("after the edit: %v", got)
+		}
+		r = e.do(request{method: "GET", path: "/v3/messages?myMentionsOnly=true"})
+		if r.status != 400 {
+			t.Fatalf("myMentionsOnly without onBehalfOf: %d", r.status)
+		}
+	})
+}
+
+func TestBotMessages(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("helper-bot", "Helper")
+		e.mustUser("ann", "Ann")
+		m := e.ok(request{method: "POST", path: "/v3/bots/helper-bot/messages", body: `{"receiver":"ann","receiverType":"user","data":{"text":"how can I help?"}}`})
+		if m["sender"] != "helper-bot" || m["conversationId"] != "ann_user_helper-bot" {
+			t.Fatalf("bot message: %v", m)
+		}
+		before := e.snapshot()
+		for _, tc := range []struct {
+			name, path, key, code string
+			status                int
+		}{
+			{"unknown bot", "/v3/bots/ghost/messages", "", "ERR_UID_NOT_FOUND", 404},
+			{"bad bot uid", "/v3/bots/a%20b/messages", "", "ERR_UID_NOT_FOUND", 404},
+			{"authOnly key", "/v3/bots/helper-bot/messages", e.authKey, "AUTH_ERR_NO_ACCESS", 403},
+		} {
+			h := map[string]string{}
+			if tc.key != "" {
+				h["apikey"] = tc.key
+			}
+			r := e.do(request{method: "POST", path: tc.path, headers: h, body: `{"receiver":"ann","receiverType":"user","data":{"text":"x"}}`})
+			if r.status != tc.status || r.code != tc.code || e.snapshot() != before {
+				t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+			}
+		}
+	})
+}
+
+// TestMentionEdges: own messages and replies do not count as unread mentions; the mention
+// filters narrow each other; the sender sees its own mention.
+func TestMentionEdges(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob"} {
+			e.mustUser(u, u)
+		}
+		r := e.do(request{method: "POST", path: "/v3/messages", headers: obo("ann"), body: `{"receiver":"bob","receiverType":"user","data":{"text":"note to <@uid:ann>"}}`})
+		if !strings.Contains(string(r.body), `"mentionedMe":true`) {
+			t.Fatalf("own mention: %s", r.body)
+		}
+		var m struct{ Data struct{ ID string } }
+		json.Unmarshal(r.body, &m)
+		e.ok(request{method: "POST", path: "/v3/messages/" + m.Data.ID + "/thread", headers: obo("ann"), body: `{"data":{"text":"hey <@uid:bob>"}}`})
+		if c := e.conversation(request{method: "GET", path: "/v3/users/bob/conversation", headers: obo("ann")}); c.UnreadMentionsCount != 0 {
+			t.Fatalf("ann's own mention counted: %+v", c)
+		}
+		if c := e.conversation(request{method: "GET", path: "/v3/users/ann/conversation", headers: obo("bob")}); c.UnreadMentionsCount != 0 {
+			t.Fatalf("a reply's mention counted: %+v", c)
+		}
+		if l := e.messages(request{method: "GET", path: "/v3/users/bob/messages?myMentionsOnly=true&mentionedUids=bob", headers: obo("ann")}); len(l.Data) != 0 {
+			t.Fatalf("myMentionsOnly and mentionedUids together: %d", len(l.Data))
 		}
 	})
 }

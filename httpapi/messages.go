@@ -35,6 +35,12 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 	return nil
 }
 
+// sendBotMessage is POST /bots/{uid}/messages: a message from the bot, which in natter is
+// any user of the app the server-side app sends as (the hosted service's bots are users too).
+func (s *Server) sendBotMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	return s.sendMessage(w, r, p.ActingAs(r.PathValue("uid")))
+}
+
 func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	m, err := s.svc.Message(r.Context(), p, r.PathValue("id"))
 	if err != nil {

@@ -44,6 +44,7 @@ func (s *Server) routes() []route {
 		{http.MethodDelete, "/users/{uid}/friends", fullAccessOnly, s.removeFriends},
 
 		{http.MethodPost, "/messages", clientAllowed, s.sendMessage},
+		{http.MethodPost, "/bots/{uid}/messages", fullAccessOnly, s.sendBotMessage},
 		{http.MethodGet, "/messages", clientAllowed, s.listMessages},
 		{http.MethodGet, "/users/{uid}/messages", clientAllowed, s.listUserMessages},
 		{http.MethodGet, "/groups/{guid}/messages", clientAllowed, s.listGroupMessages},
@@ -112,7 +113,7 @@ var notYet = []string{
 	"/groups/{guid}/scopes/",
 	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/bots/", "/roles", "/roles/",
+	"/roles", "/roles/",
 	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
 	"/data_import/", "/ai-agents/",
 }

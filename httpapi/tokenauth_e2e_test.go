@@ -410,12 +410,12 @@ func TestAuthTokenCacheBoundsStaleness(t *testing.T) {
 }
 
 // adminRoute reports whether a route is for server-side apps only: API keys, users in bulk
-// and their deletion, auth tokens and friends.
+// and their deletion, auth tokens, friends and bots.
 func adminRoute(rt string) bool {
 	switch rt {
 	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}":
 		return true
 	}
 	_, p, _ := strings.Cut(rt, " ")
-	return strings.HasPrefix(p, "/apikeys") || strings.Contains(p, "/auth_tokens") || strings.HasSuffix(p, "/friends")
+	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") || strings.HasSuffix(p, "/friends")
 }

@@ -10,21 +10,25 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// conversationColumns are a conversation's row, the viewer's ($2) marker, and the viewer's
-// own counted messages after its read marker (unread counts, docs/read-model.md), counted
-// through messages_sender (app_id, sender, conversation_id, id).
+// conversationColumns are a conversation's row, the viewer's ($2) marker, the viewer's own
+// counted messages after its read marker (unread counts, docs/read-model.md), counted
+// through messages_sender (app_id, sender, conversation_id, id), and how many of the unread
+// ones mention the viewer.
 const conversationColumns = `c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq,
 	c.created_at, c.updated_at,
 	COALESCE(k.read_id, 0), COALESCE(k.read_seq, 0), COALESCE(k.delivered_id, 0), COALESCE(k.reset_id, 0), k.tags,
 	COALESCE(k.updated_at, 0),
 	(SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.sender = $2 AND o.conversation_id = c.conversation_id
-		AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0)`
+		AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0),
+	(SELECT COUNT(*) FROM message_mentions mm JOIN messages mg ON mg.id = mm.message_id
+		WHERE mm.app_id = c.app_id AND mm.uid = $2 AND mm.conversation_id = c.conversation_id
+		AND mm.message_id > COALESCE(k.read_id, 0) AND mg.seq > 0 AND mg.sender <> $2)`
 
 func scanConversation(s scanner) (chat.ConversationRow, error) {
 	var r chat.ConversationRow
 	var tags sql.NullString
 	err := s.Scan(&r.ID, &r.Kind, &r.UIDA, &r.UIDB, &r.GUID, &r.LastMessageID, &r.LastSeq, &r.CreatedAt, &r.UpdatedAt,
-		&r.Marker.ReadID, &r.Marker.ReadSeq, &r.Marker.DeliveredID, &r.Marker.ResetID, &tags, &r.Marker.UpdatedAt, &r.Own)
+		&r.Marker.ReadID, &r.Marker.ReadSeq, &r.Marker.DeliveredID, &r.Marker.ResetID, &tags, &r.Marker.UpdatedAt, &r.Own, &r.Mentions)
 	if err != nil {
 		return r, mapErr(err)
 	}

@@ -95,6 +95,20 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Unread {
 		w = append(w, `m.id > `+arg(q.UnreadAfter), `m.sender <> `+arg(q.Viewer), `m.category IN ('message', 'custom')`)
 	}
+	// The mention filters narrow each other.
+	if q.MentionsOf != "" {
+		w = append(w, `EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = m.id AND mm.uid = `+arg(q.MentionsOf)+`)`)
+	}
+	if len(q.MentionedUIDs) > 0 {
+		ph := make([]string, len(q.MentionedUIDs))
+		for i, u := range q.MentionedUIDs {
+			ph[i] = arg(u)
+		}
+		w = append(w, `EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = m.id AND mm.uid IN (`+strings.Join(ph, ", ")+`))`)
+	}
+	if q.HasMentions {
+		w = append(w, `EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = m.id)`)
+	}
 	return ` WHERE ` + strings.Join(w, " AND ")
 }
 
@@ -176,6 +190,9 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 				return err
 			}
 		}
+	}
+	if err := loadMentions(run, appID, viewer, ms); err != nil {
+		return err
 	}
 	for i := range ms {
 		m := &ms[i]

@@ -21,6 +21,13 @@ func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
 // top-level message moves the conversation's last message and, when it counts, takes the
 // next seq, under the conversation row's lock; a thread reply counts on its parent.
 func insertMessage(tx *wtx, m *chat.Message) error {
+	if err := insertMessageRow(tx, m); err != nil {
+		return err
+	}
+	return insertMentions(tx, m)
+}
+
+func insertMessageRow(tx *wtx, m *chat.Message) error {
 	if m.ParentID != 0 {
 		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
 			return err
@@ -174,6 +181,7 @@ func messageViewQuery(summaryColumns string) string {
 func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string) (chat.Message, error) {
 	run := db.read(ctx)
 	m, err := db.message(run, appID, id, viewer)
+	markMentioned(&m, viewer)
 	if err != nil || m.TargetID == 0 {
 		return m, err
 	}
@@ -202,6 +210,13 @@ func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.M
 // completeMessage reads what a message's row and its joins do not hold, and only group
 // messages need: the group receiver's entity, and a groupMember action's user.
 func completeMessage(run runner, m *chat.Message) error {
+	if m.Category != chat.CategoryAction {
+		ms := []chat.Message{*m}
+		if err := loadMentions(run, m.AppID, "", ms); err != nil {
+			return err
+		}
+		m.Mentions = ms[0].Mentions
+	}
 	if m.ReceiverType == chat.ReceiverGroup {
 		g, err := scanGroup(run.fixed(`SELECT `+groupColumns+` FROM groups g WHERE g.app_id = $1 AND g.guid = $2`, m.AppID, m.Receiver), m.AppID, false)
 		switch {
@@ -341,6 +356,7 @@ func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64
 // PostgreSQL no foreign key cascades them, so they go first.
 func (tx txStore) PurgeMessage(appID string, id int64) error {
 	for _, q := range []string{
+		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,
 	} {

@@ -125,7 +125,11 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message) err
 		b.Queue("BEGIN")
 		b.Queue(upsertConversationQuery, upsertConversationArgs(m)...)
 		args := insertMessageArgs(m, 0)
-		args = append(args[:14], m.Counts(), m.ParentID)
+		var mentioned []string
+		for _, e := range m.Mentions {
+			mentioned = append(mentioned, e.UID)
+		}
+		args = append(args[:14], m.Counts(), m.ParentID, mentioned)
 		b.Queue(pgSendQuery, args...)
 		b.Queue("COMMIT")
 		br := pc.SendBatch(ctx, b)
@@ -153,12 +157,15 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message) err
 	}))
 }
 
-// pgSendQuery inserts a top-level message with its conversation's seq (when $15) and makes
-// it the conversation's last message, in one statement after the upsert.
+// pgSendQuery inserts a top-level message with its conversation's seq (when $15) and whom it
+// mentions ($17), and makes it the conversation's last message, in one statement after the
+// upsert.
 const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
 		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $15::boolean THEN c.last_seq ELSE 0 END, $16
-		FROM conversations c WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING id)
+		FROM conversations c WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING id),
+	mentions AS (INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos)
+		SELECT $1, u.uid, $2, m.id, u.pos - 1 FROM m, unnest($17::text[]) WITH ORDINALITY AS u(uid, pos))
 	UPDATE conversations c SET last_message_id = m.id FROM m WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING m.id`
 
 func (e *postgresEngine) changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {

@@ -198,6 +198,10 @@ const (
 	lockMessagesQuery   = `SELECT pg_advisory_xact_lock(id) FROM unnest($1::bigint[]) AS id`
 	reactionCountsQuery = `SELECT message_id, reaction, count, first_id, first_at FROM reaction_counts
 		WHERE message_id = ANY($1) ORDER BY message_id, first_id`
+	// pgMentionsQuery reads whom the batch's messages mention, in the order named.
+	pgMentionsQuery = `SELECT mm.message_id, u.uid, u.name, u.avatar, u.role, u.status, u.created_at, u.last_active_at
+		FROM message_mentions mm JOIN users u ON u.app_id = mm.app_id AND u.uid = mm.uid
+		WHERE mm.message_id = ANY($1) ORDER BY mm.message_id, mm.pos`
 	pgPairRowsQuery = `SELECT r.message_id, r.uid, r.reaction FROM reactions r
 		JOIN unnest($1::bigint[], $2::text[]) AS p(mid, uid) ON r.message_id = p.mid AND r.uid = p.uid`
 	pgUsersQuery = `SELECT u.app_id, u.uid, u.deactivated_at, u.deleted_at FROM users u
@@ -255,6 +259,7 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 	read.Queue(pgMessagesQuery, ids)
 	read.Queue(reactionCountsQuery, ids)
 	read.Queue(pgPairRowsQuery, pairMIDs, pairUIDs)
+	read.Queue(pgMentionsQuery, ids)
 	if adds > 0 {
 		read.Queue(`SELECT nextval($1::regclass) FROM generate_series(1, $2)`, b.seq, adds)
 	}
@@ -301,6 +306,19 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 				return err
 			}
 			pairs[k][reaction] = &pgRow{initial: true, final: true}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := scanAll(br, func(rows pgx.Rows) error {
+			var mid int64
+			var u chat.User
+			if err := rows.Scan(&mid, &u.UID, &u.Name, &u.Avatar, &u.Role, &u.Status, &u.CreatedAt, &u.LastActiveAt); err != nil {
+				return err
+			}
+			if m := msgs[mid]; m != nil {
+				m.msg.Mentions = append(m.msg.Mentions, u.Entity())
+			}
 			return nil
 		}); err != nil {
 			return err

@@ -87,6 +87,7 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, member bool, mi
 		}
 	}
 	j.msg = m.msg
+	markMentioned(&j.msg, c.UID)
 	j.msg.Reactions = summarize(m.counts, func(r string) bool { row := mine[r]; return row != nil && row.final })
 	return nil
 }

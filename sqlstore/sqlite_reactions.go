@@ -93,6 +93,7 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 		}
 		m = h.msg
 		m.Reactions = h.summary(mine)
+		markMentioned(&m, c.UID)
 		return nil
 	})
 	return m, mapErr(err)

@@ -1,0 +1,71 @@
+package sqlstore
+
+import (
+	"slices"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+const insertMentionQuery = `INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos) VALUES ($1, $2, $3, $4, $5)`
+
+// insertMentions stores whom a new message mentions.
+func insertMentions(tx *wtx, m *chat.Message) error {
+	for i, e := range m.Mentions {
+		if _, err := tx.exec(insertMentionQuery, m.AppID, e.UID, m.ConversationID, m.ID, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetMentions replaces whom a message mentions (chat.MessageTx).
+func (tx txStore) SetMentions(m *chat.Message) error {
+	if _, err := tx.exec(`DELETE FROM message_mentions WHERE message_id = $1`, m.ID); err != nil {
+		return err
+	}
+	return insertMentions(tx.wtx, m)
+}
+
+// loadMentions sets the mentioned users of ms (one query), in the order their texts name
+// them, and MentionedMe for viewer.
+func loadMentions(run runner, appID, viewer string, ms []chat.Message) error {
+	var ids []any
+	for _, m := range ms {
+		if m.Category != chat.CategoryAction {
+			ids = append(ids, m.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	type mention struct {
+		pos int64
+		e   chat.Entity
+	}
+	byMessage := map[int64][]mention{}
+	err := each(run.rows(`SELECT mm.message_id, mm.pos, `+prefixed("u.", userColumns)+` FROM message_mentions mm
+		JOIN users u ON u.app_id = mm.app_id AND u.uid = mm.uid
+		WHERE mm.app_id = $1 AND mm.message_id IN (`+placeholders(2, len(ids))+`)`, append([]any{appID}, ids...)...),
+		func(s scanner) error {
+			var id, pos int64
+			u, err := scanUser(prefix{s, []any{&id, &pos}}, appID)
+			byMessage[id] = append(byMessage[id], mention{pos, u.Entity()})
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		list := byMessage[ms[i].ID]
+		slices.SortFunc(list, func(a, b mention) int { return int(a.pos - b.pos) })
+		ms[i].Mentions = nil
+		for _, mn := range list {
+			ms[i].Mentions = append(ms[i].Mentions, mn.e)
+		}
+		markMentioned(&ms[i], viewer)
+	}
+	return nil
+}
+
+// markMentioned sets MentionedMe for viewer.
+func markMentioned(m *chat.Message, viewer string) { m.MarkMentioned(viewer) }
