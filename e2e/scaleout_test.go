@@ -51,10 +51,24 @@ func TestScaleOut(t *testing.T) {
 		// Start it again on the now initialised database, so that the rest still runs.
 		nodes[i] = startNatter(t, nodes[i].name+" (restarted)", env, args...)
 	}
-	created := 0
+	// A node's standard output reaches the test through a pipe copied by exec's goroutine,
+	// which may lag behind the node being ready: wait for it to settle.
+	countCreators := func() int {
+		n := 0
+		for _, p := range nodes {
+			if strings.Contains(p.stdoutText(), "created the first app") {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(5 * time.Second); countCreators() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	created := countCreators()
 	for _, n := range nodes {
 		if strings.Contains(n.stdoutText(), "created the first app") {
-			created++
 			t.Logf("%s created the first app", n.name)
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -31,6 +33,9 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p chat.Princ
 		return chat.Errorf(chat.CodeBadRequest, "The request body could not be read.")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	if answersSecret(r, body) {
+		return chat.InvalidField("Idempotency-Key", "This operation answers with a secret (an API key or an auth token), which natter does not keep to replay: send it without an Idempotency-Key.")
+	}
 	key := keys[0]
 	if p.ByToken() {
 		// A client app's keys are its user's: two users' apps may pick the same key.
@@ -54,15 +59,36 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p chat.Princ
 	}
 	if rw.status == 0 || rw.status >= 500 {
 		// Not answered, or failed in a way a retry may mend: let the retry run afresh.
-		if err := s.svc.ReleaseIdempotent(r.Context(), p, keys[0], start); err != nil {
+		if err := s.svc.ReleaseIdempotent(r.Context(), p, key, start); err != nil {
 			logger(r).Warn("idempotency key not released", "err", err, "request_id", requestID(r))
 		}
 		return nil
 	}
-	if err := s.svc.FinishIdempotent(r.Context(), p, keys[0], start, rw.status, rw.body.Bytes()); err != nil {
+	if err := s.svc.FinishIdempotent(r.Context(), p, key, start, rw.status, rw.body.Bytes()); err != nil {
 		logger(r).Warn("idempotent answer not stored", "err", err, "request_id", requestID(r))
 	}
 	return nil
+}
+
+// answersSecret reports whether a write answers with a secret: a new API key, a new auth
+// token, or a user created withAuthToken. Replaying it would mean keeping the secret in the
+// clear for a day, where natter keeps keys and tokens only as hashes.
+func answersSecret(r *http.Request, body []byte) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	_, pattern, _ := strings.Cut(r.Pattern, " ")
+	switch {
+	case strings.HasSuffix(pattern, "/apikeys"), strings.HasSuffix(pattern, "/auth_tokens"):
+		return true
+	case strings.HasSuffix(pattern, "/users"):
+		var req struct {
+			WithAuthToken bool `json:"withAuthToken"`
+		}
+		json.Unmarshal(body, &req)
+		return req.WithAuthToken
+	}
+	return false
 }
 
 // requestFingerprint identifies what a request asks for: its method, path and query, acting

@@ -247,3 +247,39 @@ func TestIdempotencyKeyExpires(t *testing.T) {
 		t.Fatalf("%d messages, want 2", n)
 	}
 }
+
+// TestIdempotencySecretsAndTokens: an operation that answers a secret takes no key (natter
+// would have to keep the secret to replay it), and an auth token's keys are its user's.
+func TestIdempotencySecretsAndTokens(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("alice", "Alice")
+		e.mustUser("bob", "Bob")
+		before := e.snapshot()
+		for _, r := range []request{
+			{method: "POST", path: "/v3/apikeys", body: `{"name":"k","scope":"fullAccess"}`},
+			{method: "POST", path: "/v3/users/alice/auth_tokens", body: `{}`},
+			{method: "POST", path: "/v3/users", body: `{"uid":"carol","name":"Carol","withAuthToken":true}`},
+		} {
+			r.headers = map[string]string{"Idempotency-Key": "secret-1"}
+			if res := e.do(r); res.status != 400 || res.code != "ERR_BAD_REQUEST" {
+				t.Errorf("%s %s with a key: %d %s", r.method, r.path, res.status, res.body)
+			}
+		}
+		if e.snapshot() != before {
+			t.Fatal("a refused request wrote")
+		}
+		// Two users' apps pick the same key: each gets its own message; a retry replays its own.
+		aliceTok, bobTok := e.mustToken("alice"), e.mustToken("bob")
+		send := func(tok, to string) response {
+			return e.do(request{method: "POST", path: "/v3/messages", body: `{"receiver":"` + to + `","receiverType":"user","data":{"text":"hi"}}`,
+				headers: map[string]string{"apikey": "", "authToken": tok, "Idempotency-Key": "same"}})
+		}
+		a1, b1, a2 := send(aliceTok, "bob"), send(bobTok, "alice"), send(aliceTok, "bob")
+		if a1.status != 200 || b1.status != 200 || a2.status != 200 || string(a1.body) != string(a2.body) || a2.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("token keys: %d %s / %d %s / %d %s", a1.status, a1.body, b1.status, b1.body, a2.status, a2.body)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM messages`); n != 2 {
+			t.Fatalf("%d messages, want 2", n)
+		}
+	})
+}
