@@ -88,8 +88,10 @@ type MessageList struct {
 	NextAffix  string
 	NextID     int64
 	NextSentAt int64
-	// Unread is the count asked for with count=true.
-	Unread int64
+	// Unread is the count asked for with count=true, of the conversation with the user or
+	// group CountKey names.
+	Unread   int64
+	CountKey string
 }
 
 // HistoryStore reads message lists and the markers they depend on.
@@ -323,7 +325,7 @@ func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQu
 		if err != nil {
 			return MessageList{}, internal("count messages", err)
 		}
-		return MessageList{Unread: n, NextAffix: key}, nil
+		return MessageList{Unread: n, CountKey: key}, nil
 	}
 	return s.list(ctx, p.App.ID, q)
 }
@@ -344,9 +346,6 @@ func (s *Service) ListThread(ctx context.Context, p Principal, id string, page M
 	}
 	return s.list(ctx, p.App.ID, q)
 }
-
-// ThreadSend is a reply to a message's thread.
-type ThreadSend = MessageSend
 
 // SendThreadMessage sends a reply into a message's thread: to the parent's conversation, by
 // a user who may see the parent. A reply has no thread of its own.

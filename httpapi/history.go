@@ -174,7 +174,7 @@ func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l chat.Messa
 		return err
 	}
 	if page.Count {
-		writeData(w, r, map[string]int64{l.NextAffix: l.Unread}, nil)
+		writeData(w, r, map[string]int64{l.CountKey: l.Unread}, nil)
 		return nil
 	}
 	writeMessageList(w, r, l, withTags)
