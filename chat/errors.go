@@ -79,6 +79,9 @@ const (
 	CodeMessageThreadNesting      Code = "ERR_MESSAGE_THREAD_NESTING"
 	CodeWrongMessageThread        Code = "ERR_WRONG_MESSAGE_THREAD"
 	CodeWrongThreadCategory       Code = "ERR_WRONG_MESSAGE_THREAD_CATEGORY"
+	CodeCannotBlockSelf           Code = "ERR_CANNOT_BLOCK_SELF"
+	CodeBlockedReceiver           Code = "ERR_BLOCKED_RECEIVER"
+	CodeBlockedSender             Code = "ERR_BLOCKED_SENDER"
 	CodeIdempotencyKeyReused      Code = "ERR_IDEMPOTENCY_KEY_REUSED" // natter's own: a key sent again with another request
 	CodeIdempotencyKeyInUse       Code = "ERR_IDEMPOTENCY_KEY_IN_USE" // natter's own: the key's first request is unanswered
 	CodeEmptyAuthToken            Code = "AUTH_ERR_EMPTY_AUTH_TOKEN"
@@ -125,6 +128,9 @@ var kinds = map[Code]Kind{
 	CodeMessageThreadNesting:      KindInvalid,
 	CodeWrongMessageThread:        KindInvalid,
 	CodeWrongThreadCategory:       KindInvalid,
+	CodeCannotBlockSelf:           KindInvalid,
+	CodeBlockedReceiver:           KindForbidden,
+	CodeBlockedSender:             KindForbidden,
 	CodeAlreadyJoined:             KindConflict,
 	CodeAlreadyBanned:             KindConflict,
 	CodeNotABannedUser:            KindConflict,

@@ -42,6 +42,8 @@ type MessageQuery struct {
 	// UnreadAfter (with Viewer): only others' messages after this id; Undelivered likewise.
 	UnreadAfter int64
 	Unread      bool
+	// HideBlockedFor hides the messages of the users this one has blocked.
+	HideBlockedFor string
 	// Mentions: any (HasMentions), of any of these users, or of this one (MentionsOf).
 	HasMentions   bool
 	MentionedUIDs []string
@@ -77,6 +79,7 @@ type MessagePage struct {
 	HasMentions     bool
 	MentionedUIDs   []string
 	MyMentionsOnly  bool
+	HideBlocked     bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -234,6 +237,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 	if page.MyMentionsOnly && !p.acting() {
 		return MessageList{}, InvalidField("myMentionsOnly", "myMentionsOnly is a user's: send the onBehalfOf header.")
 	}
+	if page.HideBlocked && !p.acting() {
+		return MessageList{}, InvalidField("hideMessagesFromBlockedUsers", "Blocks are a user's: send the onBehalfOf header.")
+	}
 	if p.acting() {
 		u, err := s.actingUser(ctx, p)
 		if err != nil {
@@ -242,6 +248,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 		q.Viewer = u.UID
 		if page.MyMentionsOnly {
 			q.MentionsOf = u.UID
+		}
+		if page.HideBlocked {
+			q.HideBlockedFor = u.UID
 		}
 		if q.ConversationID != "" { // as the conversation's own lists: a party only, its reset applied
 			if err := s.partyOf(ctx, p.App.ID, u.UID, q.ConversationID); err != nil {
@@ -306,6 +315,12 @@ func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQu
 			return MessageList{}, InvalidField("myMentionsOnly", "myMentionsOnly is a user's: send the onBehalfOf header.")
 		}
 		q.MentionsOf = q.Viewer
+	}
+	if page.HideBlocked {
+		if q.Viewer == "" {
+			return MessageList{}, InvalidField("hideMessagesFromBlockedUsers", "Blocks are a user's: send the onBehalfOf header.")
+		}
+		q.HideBlockedFor = q.Viewer
 	}
 	if q.Viewer != "" {
 		mk, err := s.store.Marker(ctx, p.App.ID, q.Viewer, q.ConversationID)

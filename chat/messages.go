@@ -217,6 +217,9 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 		if err != nil {
 			return Message{}, err
 		}
+		if err := s.blockedBetween(ctx, p.App.ID, sender.UID, receiver.UID); err != nil {
+			return Message{}, err
+		}
 		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
 	}
 	if parent != nil {

@@ -14,6 +14,7 @@ type Tx interface {
 	MessageTx
 	GroupTx
 	ConversationTx
+	BlockTx
 	AuthTokenTx
 	FriendTx
 }
@@ -34,6 +35,7 @@ type Store interface {
 	MemberStore
 	HistoryStore
 	ConversationStore
+	BlockStore
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore

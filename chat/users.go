@@ -32,6 +32,15 @@ type User struct {
 	LastActiveAt  int64
 	DeactivatedAt int64 // 0 while active
 	DeletedAt     int64 // 0 unless soft-deleted
+	// Blocks, for a user listed or read on another's behalf: whether that viewer blocked
+	// this user, or this user the viewer, and when; nil otherwise.
+	Blocks *BlockState
+}
+
+// BlockState is one user's blocks as another user sees them.
+type BlockState struct {
+	BlockedByMeAt  int64 // 0: not blocked by the viewer
+	HasBlockedMeAt int64 // 0: has not blocked the viewer
 }
 
 // Active reports whether the user can be found: neither deactivated nor deleted.
@@ -88,6 +97,13 @@ type UserQuery struct {
 	Affix        string
 	// FriendsOf, when set, lists only that user's friends.
 	FriendsOf string
+	// BlocksOf, when set, lists the users it blocked (BlockDirection blockedByMe), those who
+	// blocked it (hasBlockedMe), or both.
+	BlocksOf       string
+	BlockDirection string
+	// Viewer, set by the service for a list made on a user's behalf, gets each user's block
+	// fields as that user sees them.
+	Viewer string
 }
 
 // UserCursor is a user list's cursor: where to ask for the changes that follow, by time.
@@ -383,10 +399,12 @@ func (s *Service) ListUsers(ctx context.Context, p Principal, q UserQuery) ([]Us
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
-	if p.acting() { // the list is then relative to that user (conversationId)
-		if _, err := s.actingUser(ctx, p); err != nil {
+	if p.acting() { // the list is then relative to that user (conversationId, blocks)
+		u, err := s.actingUser(ctx, p)
+		if err != nil {
 			return nil, 0, err
 		}
+		q.Viewer = u.UID
 	}
 	users, total, err := s.store.ListUsers(ctx, p.App.ID, q)
 	if err != nil {
@@ -439,5 +457,16 @@ func (s *Service) UserWithTags(ctx context.Context, p Principal, uid string) (Us
 		return User{}, internal("get user tags", err)
 	}
 	u.Tags = tags[u.UID]
+	if p.acting() { // read on a user's behalf: the blocks between the two
+		viewer, err := s.actingUser(ctx, p)
+		if err != nil {
+			return User{}, err
+		}
+		b, err := s.store.BlockState(ctx, p.App.ID, viewer.UID, u.UID)
+		if err != nil {
+			return User{}, internal("read blocks", err)
+		}
+		u.Blocks = &b
+	}
 	return u, nil
 }

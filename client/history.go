@@ -56,6 +56,9 @@ type MessageListParams struct {
 	HasMentions    bool
 	MentionedUIDs  []string
 	MyMentionsOnly bool
+	// HideMessagesFromBlockedUsers leaves out the messages of the users the acting user has
+	// blocked (acting as a user is required).
+	HideMessagesFromBlockedUsers bool
 	// WithTags includes each message's tags, which are left out otherwise; Tags keeps the
 	// messages with any of them.
 	WithTags bool
@@ -91,6 +94,7 @@ func (p MessageListParams) query() url.Values {
 	setBool(q, "hasMentions", p.HasMentions)
 	setStr(q, "mentionedUids", strings.Join(p.MentionedUIDs, ","))
 	setBool(q, "myMentionsOnly", p.MyMentionsOnly)
+	setBool(q, "hideMessagesFromBlockedUsers", p.HideMessagesFromBlockedUsers)
 	setBool(q, "withTags", p.WithTags)
 	setStr(q, "tags", strings.Join(p.Tags, ","))
 	setStr(q, "receiverType", p.ReceiverType)

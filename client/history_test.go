@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
@@ -24,11 +25,11 @@ var messageHistoryRoutes = map[string]bool{
 	"POST /bots/{uid}/messages":   true,
 }
 
-// historyRoutes are the routes TestHistoryEndpoints and TestConversationEndpoints cover,
-// which TestEndpoints and TestGroupEndpoints leave to them.
+// historyRoutes are the routes TestHistoryEndpoints, TestConversationEndpoints and
+// TestBlockEndpoints cover, which TestEndpoints and TestGroupEndpoints leave to them.
 var historyRoutes = func() map[string]bool {
 	all := map[string]bool{}
-	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes} {
+	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes} {
 		for rt := range set {
 			all[rt] = true
 		}
@@ -45,9 +46,10 @@ func TestHistoryEndpoints(t *testing.T) {
 		Categories: []string{"message", "custom"}, Types: []string{"text", "image"}, Sender: "u2", SearchKey: "a b", HideDeleted: true,
 		OnlyDeleted: true, HideReplies: true, HasReactions: true, HasAttachments: true, AttachmentTypes: []string{"image", "file"},
 		HasLinks: true, WithTags: true, Tags: []string{"x", "y"}, ReceiverType: "user", ConversationID: "u1_user_u2",
-		Unread: true, Undelivered: true, HasMentions: true, MentionedUIDs: []string{"u3", "u4"}, MyMentionsOnly: true}
+		Unread: true, Undelivered: true, HasMentions: true, MentionedUIDs: []string{"u3", "u4"}, MyMentionsOnly: true,
+		HideMessagesFromBlockedUsers: true}
 	const allQuery = "affix=prepend&attachmentTypes=image%2Cfile&categories=message%2Ccustom&conversationId=u1_user_u2&fromTimestamp=1" +
-		"&hasAttachments=true&hasLinks=true&hasMentions=true&hasReactions=true&hideDeleted=true&hideReplies=true&id=42&limit=50" +
+		"&hasAttachments=true&hasLinks=true&hasMentions=true&hasReactions=true&hideDeleted=true&hideMessagesFromBlockedUsers=true&hideReplies=true&id=42&limit=50" +
 		"&mentionedUids=u3%2Cu4&myMentionsOnly=true&onlyDeleted=true&receiverType=user&searchKey=a+b&sender=u2&sentAt=1767225600" +
 		"&tags=x%2Cy&toTimestamp=2&types=text%2Cimage&undelivered=true&unread=true&withTags=true"
 	tests := []struct {
@@ -116,6 +118,14 @@ func TestHistoryEndpoints(t *testing.T) {
 			_, err := c.EditMessage(ctx, "7", client.EditMessageRequest{Tags: &[]string{}})
 			return err
 		}, "PUT /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, `{"tags":[]}`},
+		{"ListGroupMessages hiding blocked users", "u1", func(c *client.Client) error {
+			_, err := c.ListGroupMessages(ctx, "g1", client.MessageListParams{HideMessagesFromBlockedUsers: true, Limit: 20})
+			return err
+		}, "GET /groups/{guid}/messages", "/v3/groups/g1/messages", "hideMessagesFromBlockedUsers=true&limit=20", nil, ""},
+		{"UnreadCount hiding blocked users", "u1", func(c *client.Client) error {
+			_, err := c.UnreadCount(ctx, client.ReceiverUser, "u2", client.MessageListParams{HideMessagesFromBlockedUsers: true})
+			return err
+		}, "GET /users/{uid}/messages", "/v3/users/u2/messages", "count=true&hideMessagesFromBlockedUsers=true&unread=true", map[string]string{"uid": "u2"}, ""},
 		{"ListGroupMessages mentions", "u1", func(c *client.Client) error {
 			_, err := c.ListGroupMessages(ctx, "g1", client.MessageListParams{MentionedUIDs: []string{"a/b"}, MyMentionsOnly: true})
 			return err
@@ -137,7 +147,7 @@ func TestHistoryEndpoints(t *testing.T) {
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "UnreadCount user" || tt.name == "UnreadCount group" {
+			if strings.HasPrefix(tt.name, "UnreadCount ") {
 				f.respond(http.StatusOK, `{"data":{"k":0}}`)
 				defer f.respond(http.StatusOK, `{"data":null}`)
 			}

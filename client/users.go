@@ -29,6 +29,15 @@ type User struct {
 	ConversationID string `json:"conversationId,omitempty"`
 	// AuthToken is the user's first auth token, on create with WithAuthToken.
 	AuthToken string `json:"authToken,omitempty"`
+	// The blocks between this user and the acting user, as the acting user sees them: sent
+	// when the user is read or listed on a user's behalf (Client.OnBehalfOf, or an auth
+	// token), and in ListBlockedUsers as its uid sees them; false and zero otherwise.
+	// BlockedByMe: the acting user has blocked this user, at BlockedByMeAt. HasBlockedMe:
+	// this user has blocked the acting user, at BlockedAt.
+	BlockedByMe   bool  `json:"blockedByMe,omitempty"`
+	BlockedByMeAt int64 `json:"blockedByMeAt,omitempty"`
+	HasBlockedMe  bool  `json:"hasBlockedMe,omitempty"`
+	BlockedAt     int64 `json:"blockedAt,omitempty"`
 }
 
 // CreateUserRequest is the body of POST /users. UID and Name are required, so they are
@@ -120,7 +129,8 @@ func (c *Client) CreateUser(ctx context.Context, r CreateUserRequest) (*User, er
 	return &u, nil
 }
 
-// GetUser returns the user uid.
+// GetUser returns the user uid; acting as a user (Client.OnBehalfOf), with the blocks
+// between the two.
 func (c *Client) GetUser(ctx context.Context, uid string) (*User, error) {
 	var u User
 	if _, err := c.call(ctx, http.MethodGet, "/users/"+seg(uid), nil, nil, &u); err != nil {
@@ -152,10 +162,17 @@ func (c *Client) DeleteUser(ctx context.Context, uid string, permanent bool) (*A
 	return &a, nil
 }
 
-// ListUsers returns one page of users.
+// ListUsers returns one page of users; acting as a user (Client.OnBehalfOf), each with its
+// conversation with that user and the blocks between the two.
 func (c *Client) ListUsers(ctx context.Context, p ListUsersParams) (*UserList, error) {
+	return c.userList(ctx, "/users", p.query())
+}
+
+// userList makes a call whose answer is a page of users, with the pagination and the
+// cursor under meta.
+func (c *Client) userList(ctx context.Context, path string, q url.Values) (*UserList, error) {
 	var out UserList
-	env, err := c.call(ctx, http.MethodGet, "/users", p.query(), nil, &out.Users)
+	env, err := c.call(ctx, http.MethodGet, path, q, nil, &out.Users)
 	if err != nil {
 		return nil, err
 	}

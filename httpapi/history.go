@@ -11,10 +11,10 @@ import (
 )
 
 // The query parameters each message list serves. A parameter of the hosted service's that
-// natter does not serve (mentions, blocked users) is refused by name rather than ignored,
+// natter does not serve (mentions' block and tag info) is refused by name rather than ignored,
 // so a client never takes an unfiltered list for a filtered one; so is any other name.
 var (
-	listFilters = []string{"affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
+	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
 		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly"}
 	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
@@ -22,9 +22,8 @@ var (
 	threadFilters       = []string{"affix", "id", "limit", "perPage", "page"}
 	// notServed are hosted parameters natter does not serve yet, and why.
 	notServed = map[string]string{
-		"mentionsWithBlockedInfo":      "Blocking users is not implemented in natter yet.",
-		"mentionsWithTagInfo":          "Tags of mentioned users are not served yet.",
-		"hideMessagesFromBlockedUsers": "Blocking users is not implemented in natter yet.",
+		"mentionsWithBlockedInfo": "Block information of mentioned users is not served yet.",
+		"mentionsWithTagInfo":     "Tags of mentioned users are not served yet.",
 	}
 )
 
@@ -65,6 +64,7 @@ func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, err
 		HasMentions:     q.boolean("hasMentions"),
 		MentionedUIDs:   q.list("mentionedUids"),
 		MyMentionsOnly:  q.boolean("myMentionsOnly"),
+		HideBlocked:     q.boolean("hideMessagesFromBlockedUsers"),
 	}
 	// perPage is the user-messages and thread lists' other name for limit; a thread's
 	// page-based paging is served from its first page only, by cursor after that.

@@ -43,6 +43,10 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/users/{uid}/friends", fullAccessOnly, s.listFriends},
 		{http.MethodDelete, "/users/{uid}/friends", fullAccessOnly, s.removeFriends},
 
+		{http.MethodPost, "/users/{uid}/blockedusers", fullAccessOnly, s.blockUsers},
+		{http.MethodGet, "/users/{uid}/blockedusers", fullAccessOnly, s.listBlocked},
+		{http.MethodDelete, "/users/{uid}/blockedusers", fullAccessOnly, s.unblockUsers},
+
 		{http.MethodPost, "/messages", clientAllowed, s.sendMessage},
 		{http.MethodPost, "/bots/{uid}/messages", fullAccessOnly, s.sendBotMessage},
 		{http.MethodGet, "/messages", clientAllowed, s.listMessages},
@@ -108,7 +112,6 @@ func Routes() []string {
 // path is right and the feature is missing. Patterns are relative to the version prefix; those ending in "/" cover a
 // whole subtree.
 var notYet = []string{
-	"/users/{uid}/blockedusers",
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/groups/{guid}/scopes/",
 	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",

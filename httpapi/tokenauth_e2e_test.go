@@ -206,7 +206,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 				}
 			})
 		}
-		for _, p := range []string{"/v3/roles", "/v3.0/users/alice/blockedusers"} {
+		for _, p := range []string{"/v3/roles", "/v3.0/calls"} {
 			if r := e.do(request{method: "GET", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
 				t.Errorf("GET %s with a token: %d %s", p, r.status, r.body)
 			}
@@ -410,12 +410,13 @@ func TestAuthTokenCacheBoundsStaleness(t *testing.T) {
 }
 
 // adminRoute reports whether a route is for server-side apps only: API keys, users in bulk
-// and their deletion, auth tokens, friends and bots.
+// and their deletion, auth tokens, friends, blocks and bots.
 func adminRoute(rt string) bool {
 	switch rt {
 	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}":
 		return true
 	}
 	_, p, _ := strings.Cut(rt, " ")
-	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") || strings.HasSuffix(p, "/friends")
+	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
+		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers")
 }

@@ -29,12 +29,28 @@ type userJSON struct {
 	ConversationID string `json:"conversationId,omitempty"`
 	// AuthToken is the user's first auth token, on create with withAuthToken.
 	AuthToken string `json:"authToken,omitempty"`
+	// The blocks between the user and the acting user, when a request names one.
+	BlockedByMe   *bool `json:"blockedByMe,omitempty"`
+	BlockedByMeAt int64 `json:"blockedByMeAt,omitempty"`
+	HasBlockedMe  *bool `json:"hasBlockedMe,omitempty"`
+	BlockedAt     int64 `json:"blockedAt,omitempty"`
 }
 
 func userOut(u chat.User) userJSON {
-	return userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: storedObject(u.Metadata), Status: u.Status,
+	out := userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: storedObject(u.Metadata), Status: u.Status,
 		StatusMessage: u.StatusMessage, Role: u.Role, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
 		LastActiveAt: u.LastActiveAt, DeactivatedAt: u.DeactivatedAt, Tags: u.Tags}
+	if b := u.Blocks; b != nil {
+		byMe, ofMe := b.BlockedByMeAt > 0, b.HasBlockedMeAt > 0
+		out.BlockedByMe, out.BlockedByMeAt, out.HasBlockedMe = &byMe, b.BlockedByMeAt, &ofMe
+		// blockedAt is when the block between the two was made, the viewer's own first, as
+		// in CometChat's blocked-users example (where it equals blockedByMeAt).
+		out.BlockedAt = b.BlockedByMeAt
+		if !byMe {
+			out.BlockedAt = b.HasBlockedMeAt
+		}
+	}
+	return out
 }
 
 type createUserRequest struct {

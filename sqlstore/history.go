@@ -95,6 +95,9 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Unread {
 		w = append(w, `m.id > `+arg(q.UnreadAfter), `m.sender <> `+arg(q.Viewer), `m.category IN ('message', 'custom')`)
 	}
+	if q.HideBlockedFor != "" {
+		w = append(w, `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = m.app_id AND b.uid = `+arg(q.HideBlockedFor)+` AND b.blocked_uid = m.sender)`)
+	}
 	// The mention filters narrow each other.
 	if q.MentionsOf != "" {
 		w = append(w, `EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = m.id AND mm.uid = `+arg(q.MentionsOf)+`)`)

@@ -278,6 +278,19 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 	if q.FriendsOf != "" {
 		where += ` AND EXISTS (SELECT 1 FROM friends f WHERE f.app_id = u.app_id AND f.uid = ` + arg(q.FriendsOf) + ` AND f.friend_uid = u.uid)`
 	}
+	if q.BlocksOf != "" {
+		b := arg(q.BlocksOf)
+		byMe := `EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = u.app_id AND b.uid = ` + b + ` AND b.blocked_uid = u.uid)`
+		ofMe := `EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = u.app_id AND b.uid = u.uid AND b.blocked_uid = ` + b + `)`
+		switch q.BlockDirection {
+		case chat.HasBlockedMe:
+			where += ` AND ` + ofMe
+		case chat.BlockedBoth:
+			where += ` AND (` + byMe + ` OR ` + ofMe + `)`
+		default:
+			where += ` AND ` + byMe
+		}
+	}
 	order := ` ORDER BY lower(u.name), u.name, u.uid`
 	if q.ChangedSince != nil {
 		const changedAt = `(CASE WHEN u.updated_at > 0 THEN u.updated_at ELSE u.created_at END)`
@@ -294,9 +307,23 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 	if err := run.row(`SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
 		return nil, 0, mapErr(err)
 	}
+	cols := prefixed("u.", userColumns)
+	if q.Viewer != "" { // the block fields as the viewer sees each user
+		v := arg(q.Viewer)
+		cols += `, COALESCE((SELECT blocked_at FROM blocks b WHERE b.app_id = u.app_id AND b.uid = ` + v + ` AND b.blocked_uid = u.uid), 0),
+			COALESCE((SELECT blocked_at FROM blocks b WHERE b.app_id = u.app_id AND b.uid = u.uid AND b.blocked_uid = ` + v + `), 0)`
+	}
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
-	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+where+order+` LIMIT `+lim+` OFFSET `+off, args...),
-		func(s scanner) (chat.User, error) { return scanUser(s, appID) })
+	users, err := collect(run.rows(`SELECT `+cols+where+order+` LIMIT `+lim+` OFFSET `+off, args...),
+		func(s scanner) (chat.User, error) {
+			if q.Viewer == "" {
+				return scanUser(s, appID)
+			}
+			var b chat.BlockState
+			u, err := scanUser(suffix{s, []any{&b.BlockedByMeAt, &b.HasBlockedMeAt}}, appID)
+			u.Blocks = &b
+			return u, err
+		})
 	if err != nil {
 		return nil, 0, err
 	}
