@@ -696,3 +696,15 @@ func TestMentionEdges(t *testing.T) {
 		}
 	})
 }
+
+// TestEscapedMention: a mention written with JSON escapes is still one when read back.
+func TestEscapedMention(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		id := e.send("ann", "bob", "user", `hi \u003c@uid:bob\u003e`)
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + id, headers: obo("bob")}); got["mentionedMe"] != true {
+			t.Fatalf("escaped mention: %v", got)
+		}
+	})
+}

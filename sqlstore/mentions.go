@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/natter-chat/natter/chat"
@@ -27,15 +28,20 @@ func (tx txStore) SetMentions(m *chat.Message) error {
 }
 
 // loadMentions sets the mentioned users of ms (one query), in the order their texts name
-// them, and MentionedMe for viewer.
+// them, and MentionedMe for viewer. Only a message whose text can hold a mention
+// (mayMention) is looked up, so a page without any costs no query.
 func loadMentions(run runner, appID, viewer string, ms []chat.Message) error {
 	var ids []any
-	for _, m := range ms {
-		if m.Category != chat.CategoryAction {
-			ids = append(ids, m.ID)
+	for i := range ms {
+		ms[i].Mentions = nil
+		if ms[i].Category != chat.CategoryAction && mayMention(ms[i].Data) {
+			ids = append(ids, ms[i].ID)
 		}
 	}
 	if len(ids) == 0 {
+		for i := range ms {
+			markMentioned(&ms[i], viewer)
+		}
 		return nil
 	}
 	type mention struct {
@@ -65,6 +71,12 @@ func loadMentions(run runner, appID, viewer string, ms []chat.Message) error {
 		markMentioned(&ms[i], viewer)
 	}
 	return nil
+}
+
+// mayMention reports whether stored data can hold a mention: "<@uid:" as is, or written with
+// JSON's \u escapes, which the stored text keeps as sent.
+func mayMention(data []byte) bool {
+	return bytes.Contains(data, []byte("<@uid:")) || bytes.Contains(data, []byte(`\u`))
 }
 
 // markMentioned sets MentionedMe for viewer.
