@@ -3,6 +3,7 @@ module github.com/natter-chat/natter
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pb33f/libopenapi v0.38.6

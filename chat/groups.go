@@ -231,7 +231,9 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 	now := s.now()
 	g.CreatedAt = now
 	var results MemberResults
+	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
+		recorded = nil
 		results = MemberResults{}
 		g.MembersCount = 0
 		founders := []string{owner}
@@ -275,12 +277,14 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 		if err != nil {
 			return err
 		}
+		recorded = ch.recorded
 		g.UpdatedAt = 0 // a new group has not been updated, whatever its first members did
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
 		return Group{}, MemberResults{}, s.groupErr("create group", err)
 	}
+	s.notify(ctx, recorded)
 	if creator != "" {
 		g.Viewer = &Membership{Scope: ScopeAdmin, JoinedAt: now}
 	}
@@ -450,7 +454,9 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 	}
 	now := s.now()
 	var out Group
+	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
+		recorded = nil
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
 			return err
@@ -509,6 +515,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 			if err := ch.transfer(owner); err != nil {
 				return err
 			}
+			recorded = ch.recorded
 		}
 		if err := tx.SaveGroup(g, in.Tags != nil); err != nil {
 			return err
@@ -519,6 +526,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 	if err != nil {
 		return Group{}, s.groupErr("update group", err)
 	}
+	s.notify(ctx, recorded)
 	if p.acting() {
 		m, err := s.store.Membership(ctx, p.App.ID, out.GUID, actor.UID)
 		if err != nil {

@@ -233,6 +233,8 @@ type memberChange struct {
 	// actorScope is the acting user's scope, read once.
 	actorScope string
 	actorRead  bool
+	// recorded are the action messages written, for the notifier once committed.
+	recorded []Message
 }
 
 // rule fills in the acting side of r.
@@ -378,6 +380,7 @@ func (c *memberChange) record(action string, on Entity, extras json.RawMessage) 
 	if err := c.tx.InsertMessage(m); err != nil {
 		return nil, err
 	}
+	c.recorded = append(c.recorded, *m)
 	return m, nil
 }
 
@@ -531,6 +534,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, f
 	}
 	now := s.now()
 	var out Group
+	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
@@ -540,12 +544,13 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, f
 		if err := fn(c); err != nil {
 			return err
 		}
-		out = g
+		out, recorded = g, c.recorded
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
 		return Group{}, s.groupErr("change members", err)
 	}
+	s.notify(ctx, recorded)
 	return out, nil
 }
 

@@ -61,6 +61,10 @@ type Message struct {
 	ReadAt      int64
 	// For the viewer of a list: its thread replies not read yet.
 	UnreadReplies int64
+	// A reaction change's answer only: what the change did, and the reaction record it
+	// added (0 for a removal or no change).
+	ReactionEffect ReactionEffect
+	ReactionID     int64
 	// Mentions are the users its text mentions (<@uid:...>), in order; MentionedMe is
 	// whether the viewer is one of them.
 	Mentions    []Entity

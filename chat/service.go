@@ -42,6 +42,10 @@ type Service struct {
 
 	purgeMu sync.Mutex
 	purged  map[string]time.Time // when each app's expired idempotency keys were last dropped
+
+	secretMu sync.Mutex
+	secret   []byte // socket credentials' signing secret (realtime.go), once read
+	notifier Notifier
 }
 
 // New returns a Service over store.

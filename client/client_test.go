@@ -278,6 +278,26 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.RemoveReaction(ctx, "7", "👍")
 			return err
 		}, "DELETE /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
+		{"Me", func(c *client.Client) error {
+			_, err := c.Me(ctx)
+			return err
+		}, "PUT /me", "/v3/me", "", nil, `{}`},
+		{"CurrentUser", func(c *client.Client) error {
+			_, err := c.CurrentUser(ctx)
+			return err
+		}, "GET /me", "/v3/me", "", nil, ""},
+		{"Logout", func(c *client.Client) error {
+			_, err := c.Logout(ctx)
+			return err
+		}, "DELETE /me", "/v3/me", "", nil, ""},
+		{"Settings", func(c *client.Client) error {
+			_, err := c.Settings(ctx)
+			return err
+		}, "GET /settings", "/v3/settings", "", nil, ""},
+		{"RecordSession", func(c *client.Client) error {
+			_, err := c.RecordSession(ctx)
+			return err
+		}, "POST /user_sessions", "/v3/user_sessions", "", nil, ""},
 	}
 	f := newFake(t)
 	c := f.client()

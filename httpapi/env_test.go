@@ -84,6 +84,12 @@ func newEnv(t *testing.T, backend string, cfg chat.Config) *env {
 // newEnvWith is newEnv with the HTTP layer's options (the domain is the tests' own).
 func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options) *env {
 	t.Helper()
+	return newEnvHub(t, backend, cfg, opt, nil)
+}
+
+// newEnvHub is newEnvWith with real time when hubOpt is not nil.
+func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options, hubOpt *httpapi.HubOptions) *env {
+	t.Helper()
 	opt.Domain = testDomain
 	var dbURL string
 	switch backend {
@@ -107,6 +113,13 @@ func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Optio
 		cfg.MaxReactions = 0
 	}
 	svc := chat.New(db, cfg)
+	if hubOpt != nil {
+		bus := db.NewBus(nil)
+		hub := httpapi.NewHub(svc, bus, *hubOpt, nil)
+		svc.SetNotifier(hub)
+		opt.Hub = hub
+		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first
+	}
 	app, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
 	if err != nil {
 		t.Fatal(err)

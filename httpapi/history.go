@@ -208,5 +208,6 @@ func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p cha
 		return err
 	}
 	writeMessage(w, r, m)
+	s.publishMessage(r, m)
 	return nil
 }

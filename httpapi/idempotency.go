@@ -71,13 +71,17 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, p chat.Princ
 }
 
 // answersSecret reports whether a write answers with a secret: a new API key, a new auth
-// token, or a user created withAuthToken. Replaying it would mean keeping the secret in the
-// clear for a day, where natter keeps keys and tokens only as hashes.
+// token, or a user created withAuthToken, or a session with its auth token and socket
+// credential (PUT /me). Replaying it would mean keeping the secret in the clear for a day,
+// where natter keeps keys and tokens only as hashes.
 func answersSecret(r *http.Request, body []byte) bool {
+	_, pattern, _ := strings.Cut(r.Pattern, " ")
+	if r.Method == http.MethodPut && strings.HasSuffix(pattern, "/me") {
+		return true
+	}
 	if r.Method != http.MethodPost {
 		return false
 	}
-	_, pattern, _ := strings.Cut(r.Pattern, " ")
 	switch {
 	case strings.HasSuffix(pattern, "/apikeys"), strings.HasSuffix(pattern, "/auth_tokens"):
 		return true

@@ -32,6 +32,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
+	s.publishMessage(r, m)
 	return nil
 }
 
@@ -60,6 +61,7 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	writeMessage(w, r, m)
+	s.publishMessage(r, m)
 	return nil
 }
 
@@ -76,5 +78,6 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
+	s.publishMessage(r, m)
 	return nil
 }

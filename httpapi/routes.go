@@ -24,6 +24,12 @@ func (s *Server) routes() []route {
 		{http.MethodPut, "/apikeys/{apiKey}", fullAccessOnly, s.updateAPIKey},
 		{http.MethodDelete, "/apikeys/{apiKey}", fullAccessOnly, s.deleteAPIKey},
 
+		{http.MethodPut, "/me", clientAllowed, s.me},
+		{http.MethodGet, "/me", clientAllowed, s.me},
+		{http.MethodDelete, "/me", clientAllowed, s.logout},
+		{http.MethodGet, "/settings", clientAllowed, s.appSettings},
+		{http.MethodPost, "/user_sessions", clientAllowed, s.userSession},
+
 		{http.MethodPost, "/users", authOnlyAllowed, s.createUser},
 		{http.MethodGet, "/users", clientAllowed, s.listUsers},
 		{http.MethodPut, "/users", fullAccessOnly, s.reactivateUsers},

@@ -23,6 +23,12 @@ type Options struct {
 	Logger         *slog.Logger
 	CORSOrigins    []string // origins browsers may call from ("*": any); none: CORS off (cors.go)
 	Metrics        *Metrics // Prometheus figures (metrics.go); nil: none kept
+	// Hub serves sockets at the root path and gets the events of REST operations; nil: no
+	// real time (socket.go).
+	Hub *Hub
+	// PublicHost is host:port clients reach this deployment at, which the client SDK's
+	// settings point it back to (me.go); empty: the request's own Host.
+	PublicHost string
 }
 
 // Server serves the v3 API over a chat.Service.
@@ -79,7 +85,15 @@ func New(svc *chat.Service, opt Options) *Server {
 }
 
 // ServeHTTP serves one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Sockets are served at the root path, where the client SDK opens them, outside the
+	// request metrics: a socket lasts hours.
+	if r.URL.Path == "/" && s.opt.Hub != nil && strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		s.opt.Hub.ServeHTTP(w, r)
+		return
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 // dispatch routes through the mux, answering in the error envelope where the mux itself
 // would answer in plain text or with a redirect: 404 for an unknown path, 405 with Allow for

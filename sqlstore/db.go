@@ -39,6 +39,7 @@ type DB struct {
 	w, r    *sql.DB
 	dialect dialect
 	eng     engine
+	url     string // PostgreSQL's, for the connection the event bus listens on
 }
 
 // engine is what one database does its own way.

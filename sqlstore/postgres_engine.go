@@ -46,7 +46,7 @@ func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	pool.SetMaxOpenConns(conns)
 	pool.SetMaxIdleConns(idle)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
-	db := &DB{w: pool, r: pool, dialect: postgresDialect}
+	db := &DB{w: pool, r: pool, dialect: postgresDialect, url: dbURL}
 	e := &postgresEngine{db: db}
 	db.eng = e
 	if err := db.migrate(ctx); err != nil {

@@ -87,6 +87,10 @@ func apply(j *pgJob, m *pgMessage, actors map[userKey]chat.User, member bool, mi
 		}
 	}
 	j.msg = m.msg
+	j.msg.ReactionEffect = effect
+	if effect == chat.ReactionAddFirst || effect == chat.ReactionAddMore {
+		j.msg.ReactionID = row.newID
+	}
 	markMentioned(&j.msg, c.UID)
 	j.msg.Reactions = summarize(m.counts, func(r string) bool { row := mine[r]; return row != nil && row.final })
 	return nil

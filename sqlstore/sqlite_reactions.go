@@ -82,7 +82,8 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 		if err != nil {
 			return commit.Refuse(err)
 		}
-		if err := e.write(tx, h, c, effect); err != nil {
+		rid, err := e.write(tx, h, c, effect)
+		if err != nil {
 			return err
 		}
 		switch effect {
@@ -93,6 +94,7 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 		}
 		m = h.msg
 		m.Reactions = h.summary(mine)
+		m.ReactionEffect, m.ReactionID = effect, rid
 		markMentioned(&m, c.UID)
 		return nil
 	})
@@ -153,59 +155,59 @@ func (e *sqliteEngine) loadHot(tx *wtx, c chat.ReactionChange) (*hotMessage, err
 var errOutOfStep = errors.New("reaction cache out of step with the database")
 
 // write makes the decided change: the row, then its count; the cache changes only once both
-// are written.
-func (e *sqliteEngine) write(tx *wtx, h *hotMessage, c chat.ReactionChange, effect chat.ReactionEffect) error {
+// are written. It returns the id of the row it added.
+func (e *sqliteEngine) write(tx *wtx, h *hotMessage, c chat.ReactionChange, effect chat.ReactionEffect) (rid int64, err error) {
 	i := indexOf(h.counts, c.Reaction)
 	switch effect {
 	case chat.ReactionAddFirst, chat.ReactionAddMore:
 		res, err := tx.exec(addRowQuery, c.AppID, c.MessageID, c.UID, c.Reaction, c.At)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return errors.Join(err, errOutOfStep)
+			return 0, errors.Join(err, errOutOfStep)
 		}
-		rid, err := res.LastInsertId()
+		rid, err = res.LastInsertId()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if effect == chat.ReactionAddMore {
 			if _, err := tx.exec(bumpCountQuery, c.MessageID, h.counts[i].firstID, 1); err != nil {
-				return err
+				return 0, err
 			}
 			h.counts[i].count++
 		} else {
 			if _, err := tx.exec(insertCountQuery, c.MessageID, c.Reaction, c.At, rid); err != nil {
-				return err
+				return 0, err
 			}
 			h.counts = append(h.counts, reactionCount{reaction: c.Reaction, count: 1, firstID: rid, firstAt: c.At})
 		}
 		h.addRow(c.UID, c.Reaction)
 	case chat.ReactionRemoveLast, chat.ReactionRemoveOne:
 		if i < 0 {
-			return errOutOfStep
+			return 0, errOutOfStep
 		}
 		res, err := tx.exec(deleteReactionQuery, c.AppID, c.MessageID, c.UID, c.Reaction)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return errors.Join(err, errOutOfStep)
+			return 0, errors.Join(err, errOutOfStep)
 		}
 		if effect == chat.ReactionRemoveOne {
 			if _, err := tx.exec(bumpCountQuery, c.MessageID, h.counts[i].firstID, -1); err != nil {
-				return err
+				return 0, err
 			}
 			h.counts[i].count--
 		} else {
 			if _, err := tx.exec(dropCountRowQuery, c.MessageID, h.counts[i].firstID); err != nil {
-				return err
+				return 0, err
 			}
 			h.counts = append(h.counts[:i:i], h.counts[i+1:]...)
 		}
 		h.dropRow(c.UID, c.Reaction)
 	}
-	return nil
+	return rid, nil
 }
 
 func splitNonEmpty(s, sep string) []string {

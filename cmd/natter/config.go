@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -32,6 +33,11 @@ type config struct {
 	CORSOrigins  string
 	RateLimits   chat.RateLimits
 	AppLimits    string // --rate-limit-apps, parsed by appRateLimits
+	TLSCert      string
+	TLSKey       string
+	TLSSelf      bool
+	PublicHost   string
+	MaxSockets   int
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -124,6 +130,11 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.RateLimits.Import, "rate-limit-import", envInt("NATTER_RATE_LIMIT_IMPORT", chat.DefaultRateLimits.Import), "each app's data-import requests per minute; 0: no limit (NATTER_RATE_LIMIT_IMPORT)")
 	fs.StringVar(&c.AppLimits, "rate-limit-apps", env("NATTER_RATE_LIMIT_APPS", ""), "limits for named apps, e.g. 'shop:core=100,standard=500;big:standard=0' (classes not named keep the global limit) (NATTER_RATE_LIMIT_APPS)")
 	fs.StringVar(&c.CORSOrigins, "cors-origins", env("NATTER_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from, e.g. https://app.example.com, or * for any; off when empty (NATTER_CORS_ORIGINS)")
+	fs.StringVar(&c.TLSCert, "tls-cert", env("NATTER_TLS_CERT", ""), "serve HTTPS (and WSS) with this PEM certificate chain; needs --tls-key (NATTER_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", env("NATTER_TLS_KEY", ""), "the PEM private key of --tls-cert (NATTER_TLS_KEY)")
+	fs.BoolVar(&c.TLSSelf, "tls-self-signed", envBool("NATTER_TLS_SELF_SIGNED", false), "development only: serve HTTPS with a fresh self-signed certificate for localhost, *.localhost and 127.0.0.1, written to natter-dev-cert.pem for clients to trust (NATTER_TLS_SELF_SIGNED)")
+	fs.StringVar(&c.PublicHost, "public-host", env("NATTER_PUBLIC_HOST", ""), "host:port clients reach this deployment at (behind a load balancer, its address); the client SDK's settings point there; empty: the host each request came to (NATTER_PUBLIC_HOST)")
+	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
@@ -141,6 +152,17 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--max-body must be at least 1024")
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return c, fmt.Errorf("--log-format must be text or json")
+	case (c.TLSCert == "") != (c.TLSKey == ""):
+		return c, fmt.Errorf("--tls-cert and --tls-key go together")
+	case c.TLSSelf && c.TLSCert != "":
+		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
+	case c.MaxSockets < 1:
+		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	}
+	if c.PublicHost != "" {
+		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {
+			return c, fmt.Errorf("--public-host: %q is not host:port", c.PublicHost)
+		}
 	}
 	if c.RateLimits.Core < 0 || c.RateLimits.Standard < 0 || c.RateLimits.Import < 0 {
 		return c, fmt.Errorf("--rate-limit-core, --rate-limit-standard and --rate-limit-import must be 0 or more")

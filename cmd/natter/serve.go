@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,9 @@ import (
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/sqlstore"
 )
+
+// devCertFile is where --tls-self-signed writes its certificate.
+const devCertFile = "natter-dev-cert.pem"
 
 func newLogger(c config, w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
@@ -68,12 +72,36 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits})
 
-	ln, err := net.Listen("tcp", c.Addr)
+	tlsConf, err := tlsConfig(c, devCertFile)
 	if err != nil {
 		return err
 	}
-	if err := firstStart(ctx, svc, getenv, ln.Addr().String(), c.Domain, flagDatabase(c.Database, getenv), stdout); err != nil {
+	// Real time: one bus per deployment (PostgreSQL's LISTEN/NOTIFY, or in-process on
+	// SQLite), and this node's sockets.
+	bus := db.NewBus(log)
+	defer bus.Close()
+	hub := httpapi.NewHub(svc, bus, httpapi.HubOptions{MaxConns: c.MaxSockets}, log)
+	svc.SetNotifier(hub)
+
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		hub.Close()
+		return err
+	}
+	if tlsConf != nil {
+		ln = tls.NewListener(ln, tlsConf)
+	}
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+	}
+	curlFlag := "" // curl must be told to trust a development certificate
+	if c.TLSSelf {
+		curlFlag = " --cacert " + devCertFile
+	}
+	if err := firstStart(ctx, svc, getenv, scheme, curlFlag, ln.Addr().String(), c.Domain, flagDatabase(c.Database, getenv), stdout); err != nil {
 		ln.Close()
+		hub.Close()
 		return err
 	}
 	// Metrics are kept only where they can be read: on the debug address (serveDebug).
@@ -87,7 +115,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv := &http.Server{
 		Handler: httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
-			CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics}),
+			CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -103,18 +131,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		defer stop()
 	}
-	log.Info("natter listening", "addr", ln.Addr().String(), "database", db.Dialect(), "version", version)
+	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		hub.Close()
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining in-flight requests", "timeout", c.ShutdownWait)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownWait)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	err = srv.Shutdown(sctx)
+	hub.Close() // sockets are hijacked connections, which Shutdown leaves alone
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
@@ -127,7 +158,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 // firstStart creates the first app on an empty database and prints how to call it: first at
 // an address any HTTP client reaches (the key names the app), then in the hosted service's
 // host form, which needs *.<domain> to resolve here. database is the --database given, if any.
-func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, addr, domain, database string, stdout io.Writer) error {
+func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, scheme, curlFlag, addr, domain, database string, stdout io.Writer) error {
 	n, err := svc.CountApps(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -164,11 +195,11 @@ func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) stri
   fullAccess key:  %s
   authOnly key:    %s
 %sTry it from any HTTP client; the key names the app:
-  curl -H 'apikey: %s' http://%s/v3/users
-or in the hosted service's host form, %s:
-  curl -H 'apikey: %s' http://%s.api-%s.%s:%s/v3/users
+  curl%[12]s -H 'apikey: %[6]s' %[11]s://%[7]s/v3/users
+or in the hosted service's host form, %[8]s:
+  curl%[12]s -H 'apikey: %[6]s' %[11]s://%[1]s.api-%[2]s.%[9]s:%[10]s/v3/users
 `, app.ID, app.Region, full.Value, auth.Value, keysNote(app.ID, database),
-		full.Value, net.JoinHostPort(host, port), where, full.Value, app.ID, app.Region, domain, port)
+		full.Value, net.JoinHostPort(host, port), where, domain, port, scheme, curlFlag)
 	return nil
 }
 

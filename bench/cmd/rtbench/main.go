@@ -1,0 +1,422 @@
+// Command rtbench measures natter's real time (docs/realtime.md) on loopback: fan-out of one
+// group message to every member's open socket, the memory an idle socket costs, and the
+// latency from a send on one node to its arrival on a socket of another node of one
+// PostgreSQL. It starts the natter binary it is given, and a throwaway PostgreSQL for the
+// cross-node figure. Every run is bounded: it stops by itself.
+//
+//	go build -o /tmp/natter ./cmd/natter && go run ./bench/cmd/rtbench -natter /tmp/natter
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/natter-chat/natter/internal/pgserver"
+)
+
+func main() {
+	bin := flag.String("natter", "", "the natter binary (required)")
+	members := flag.Int("members", 1000, "group members, each with an open socket, for the fan-out")
+	rounds := flag.Int("rounds", 30, "messages timed for the fan-out and the cross-node latency")
+	idle := flag.Int("idle", 10000, "idle sockets opened for the memory figure")
+	skipPG := flag.Bool("no-postgres", false, "skip the cross-node figure")
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "rtbench: -natter is required")
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	if err := run(ctx, *bin, *members, *rounds, *idle, *skipPG); err != nil {
+		fmt.Fprintln(os.Stderr, "rtbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, bin string, members, rounds, idle int, skipPG bool) error {
+	tmp, err := os.MkdirTemp("", "rtbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Printf("rtbench %s: %d members, %d rounds, %d idle sockets\n", time.Now().UTC().Format(time.RFC3339), members, rounds, idle)
+
+	node, err := startNode(ctx, bin, tmp, "sqlite:"+filepath.Join(tmp, "rt.db"), "a")
+	if err != nil {
+		return err
+	}
+	defer node.stop()
+	if err := fanOut(ctx, node, members, rounds); err != nil {
+		return err
+	}
+	if err := idleCost(ctx, node, idle); err != nil {
+		return err
+	}
+	if skipPG {
+		return nil
+	}
+	pg, err := pgserver.Start(pgserver.Options{})
+	if err != nil {
+		return fmt.Errorf("start PostgreSQL: %w", err)
+	}
+	defer pg.Close()
+	a, err := startNode(ctx, bin, tmp, pg.URL("postgres"), "pa")
+	if err != nil {
+		return err
+	}
+	defer a.stop()
+	b, err := startNode(ctx, bin, tmp, pg.URL("postgres"), "pb")
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	return crossNode(ctx, a, b, rounds)
+}
+
+// node is one natter serve process.
+type node struct {
+	cmd  *exec.Cmd
+	base string
+	key  string
+}
+
+var listening = regexp.MustCompile(`msg="natter listening" addr=(\S+)`)
+
+func startNode(ctx context.Context, bin, tmp, db, name string) (*node, error) {
+	key := "rtbench-key-0123456789abcdef"
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--database", db, "--access-log=false",
+		"--rate-limit-core", "0", "--rate-limit-standard", "0", "--max-sockets", "30000")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "NATTER_API_KEY="+key, "NATTER_APP_ID=rt")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return &node{cmd: cmd, base: "http://" + a, key: key}, nil
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		return nil, fmt.Errorf("natter %s did not start", name)
+	}
+}
+
+func (n *node) stop() {
+	n.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { n.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		n.cmd.Process.Kill()
+	}
+}
+
+var hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+
+// call makes one API request and decodes data into out.
+func (n *node) call(ctx context.Context, method, path string, hdr map[string]string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, n.base+"/v3"+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if _, ok := hdr["authToken"]; !ok {
+		req.Header.Set("apikey", n.key)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		return fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+	}
+	if out == nil {
+		return nil
+	}
+	var env struct{ Data json.RawMessage }
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return err
+	}
+	return json.Unmarshal(env.Data, out)
+}
+
+// users creates n users named prefix0… and returns their socket credentials.
+func (n *node) users(ctx context.Context, prefix string, count int) ([]string, []string, error) {
+	uids := make([]string, count)
+	jwts := make([]string, count)
+	errs := make(chan error, count)
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	for i := range count {
+		uids[i] = prefix + strconv.Itoa(i)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := n.call(ctx, "POST", "/users", nil, map[string]any{"uid": uids[i], "name": uids[i]}, nil); err != nil {
+				errs <- err
+				return
+			}
+			var tok struct{ AuthToken string }
+			if err := n.call(ctx, "POST", "/users/"+uids[i]+"/auth_tokens", nil, map[string]any{}, &tok); err != nil {
+				errs <- err
+				return
+			}
+			var me struct{ JWT string }
+			if err := n.call(ctx, "PUT", "/me", map[string]string{"authToken": tok.AuthToken}, map[string]any{}, &me); err != nil {
+				errs <- err
+				return
+			}
+			jwts[i] = me.JWT
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return uids, jwts, <-errs
+}
+
+// sock is an authenticated socket whose frames are timed as they arrive.
+type sock struct {
+	ws *websocket.Conn
+}
+
+func (n *node) open(ctx context.Context, uid, jwt string, onFrame func([]byte)) (*sock, error) {
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(n.base, "http")+"/", nil)
+	if err != nil {
+		return nil, err
+	}
+	ws.SetReadLimit(1 << 20)
+	auth, _ := json.Marshal(map[string]any{"appId": "rt", "type": "auth", "sender": uid, "deviceId": "d-" + uid, "body": map[string]any{"auth": jwt}})
+	if err := ws.Write(ctx, websocket.MessageText, auth); err != nil {
+		return nil, err
+	}
+	if _, ack, err := ws.Read(ctx); err != nil || !bytes.Contains(ack, []byte(`"code":"200"`)) {
+		return nil, fmt.Errorf("auth %s: %v %s", uid, err, ack)
+	}
+	go func() {
+		for {
+			_, data, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			if onFrame != nil {
+				onFrame(data)
+			}
+		}
+	}()
+	return &sock{ws: ws}, nil
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(float64(len(s))*p))]
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64)
+}
+
+// fanOut: one group of members, each with a socket; each round sends one message and waits
+// until every member has it.
+func fanOut(ctx context.Context, n *node, members, rounds int) error {
+	uids, jwts, err := n.users(ctx, "m", members)
+	if err != nil {
+		return err
+	}
+	if err := n.call(ctx, "POST", "/groups", nil, map[string]any{"guid": "big", "name": "Big", "type": "public", "owner": uids[0]}, nil); err != nil {
+		return err
+	}
+	for i := 1; i < members; i += 25 {
+		if err := n.call(ctx, "POST", "/groups/big/members", nil, map[string]any{"participants": uids[i:min(i+25, members)]}, nil); err != nil {
+			return err
+		}
+	}
+	var mu sync.Mutex
+	var sent time.Time
+	var got int
+	var lat []time.Duration
+	done := make(chan struct{}, 1)
+	var want atomic.Value
+	want.Store("")
+	socks := make([]*sock, members)
+	for i := range members {
+		s, err := n.open(ctx, uids[i], jwts[i], func(f []byte) {
+			w := want.Load().(string)
+			if w == "" || !bytes.Contains(f, []byte(w)) {
+				return
+			}
+			mu.Lock()
+			got++
+			lat = append(lat, time.Since(sent))
+			if got == members {
+				done <- struct{}{}
+			}
+			mu.Unlock()
+		})
+		if err != nil {
+			return err
+		}
+		socks[i] = s
+	}
+	defer func() {
+		for _, s := range socks {
+			s.ws.CloseNow()
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // the member-change events settle
+	var last []time.Duration
+	for r := range rounds {
+		text := fmt.Sprintf("fan-out round %d", r)
+		mu.Lock()
+		got, sent = 0, time.Now()
+		want.Store(text)
+		mu.Unlock()
+		if err := n.call(ctx, "POST", "/messages", map[string]string{"onBehalfOf": uids[0]},
+			map[string]any{"receiver": "big", "receiverType": "group", "category": "message", "type": "text", "data": map[string]any{"text": text}}, nil); err != nil {
+			return err
+		}
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("round %d: %d of %d members got the message in 30 s", r, got, members)
+		}
+		mu.Lock()
+		last = append(last, time.Since(sent))
+		want.Store("")
+		mu.Unlock()
+	}
+	fmt.Printf("fan-out to %d sockets (SQLite, one node), %d messages: last member p50 %s ms, p99 %s ms; any member p50 %s ms, p99 %s ms\n",
+		members, rounds, ms(pct(last, .5)), ms(pct(last, .99)), ms(pct(lat, .5)), ms(pct(lat, .99)))
+	return nil
+}
+
+// rss is a process's resident memory in KiB.
+func rss(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			v, _ := strconv.ParseInt(f[1], 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// idleCost opens count idle sockets (one user's devices) and reports natter's memory.
+func idleCost(ctx context.Context, n *node, count int) error {
+	uids, jwts, err := n.users(ctx, "idle", 1)
+	if err != nil {
+		return err
+	}
+	runtimeGC := func() { time.Sleep(2 * time.Second) }
+	runtimeGC()
+	before := rss(n.cmd.Process.Pid)
+	socks := make([]*sock, 0, count)
+	defer func() {
+		for _, s := range socks {
+			s.ws.CloseNow()
+		}
+	}()
+	t0 := time.Now()
+	for i := range count {
+		s, err := n.open(ctx, uids[0], jwts[0], nil)
+		if err != nil {
+			return fmt.Errorf("socket %d: %w", i, err)
+		}
+		socks = append(socks, s)
+	}
+	opened := time.Since(t0)
+	runtimeGC()
+	after := rss(n.cmd.Process.Pid)
+	fmt.Printf("idle: %d sockets opened in %s; natter RSS %d MiB → %d MiB: %.1f KiB per socket\n",
+		count, opened.Round(time.Millisecond), before/1024, after/1024, float64(after-before)/float64(count))
+	return nil
+}
+
+// crossNode: a socket on node b, messages sent through node a.
+func crossNode(ctx context.Context, a, b *node, rounds int) error {
+	uids, jwts, err := a.users(ctx, "x", 2)
+	if err != nil {
+		return err
+	}
+	arrived := make(chan time.Time, 16)
+	s, err := b.open(ctx, uids[1], jwts[1], func(f []byte) {
+		if bytes.Contains(f, []byte(`"type":"message"`)) {
+			arrived <- time.Now()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer s.ws.CloseNow()
+	var lat []time.Duration
+	for r := range rounds {
+		t0 := time.Now()
+		if err := a.call(ctx, "POST", "/messages", map[string]string{"onBehalfOf": uids[0]},
+			map[string]any{"receiver": uids[1], "receiverType": "user", "category": "message", "type": "text", "data": map[string]any{"text": "x"}}, nil); err != nil {
+			return err
+		}
+		select {
+		case t := <-arrived:
+			lat = append(lat, t.Sub(t0))
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("round %d: the message did not reach node b's socket in 10 s", r)
+		}
+	}
+	fmt.Printf("cross-node (send on node A's REST API → frame on node B's socket, PostgreSQL LISTEN/NOTIFY), %d messages: p50 %s ms, p99 %s ms\n",
+		rounds, ms(pct(lat, .5)), ms(pct(lat, .99)))
+	return nil
+}

@@ -1,0 +1,110 @@
+// One CometChat JavaScript SDK session under Node, driven by the Go test (e2e/sdk_test.go).
+// The SDK is a browser bundle with one global session, so each user runs in a process of
+// its own. It prints one JSON object per line on stdout: {"ev": ...} for what happened.
+//
+//   node client.cjs <sdkDir> <role> where role is "listen" or "send"
+//
+// Settings come from the environment: NATTER_HOST (host:port of the natter node this user
+// talks to), NATTER_APP, NATTER_KEY (an authOnly or fullAccess key), NATTER_UID, and for
+// "send": NATTER_TO (a uid) and NATTER_GROUP (a guid).
+"use strict";
+const path = require("path");
+const [sdkDir, role] = process.argv.slice(2);
+const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+
+// Browser shims (docs/realtime.md): the bundle expects window, storage, navigator and a
+// WebSocket; Node's fetch refuses the referrer option the SDK passes.
+const memStorage = () => {
+  const m = new Map();
+  return {
+    getItem: (k) => (m.has(k) ? m.get(k) : null),
+    setItem: (k, v) => m.set(k, String(v)),
+    removeItem: (k) => m.delete(k),
+    clear: () => m.clear(),
+    key: (i) => Array.from(m.keys())[i] ?? null,
+    get length() { return m.size; },
+  };
+};
+globalThis.window = globalThis;
+globalThis.localStorage = memStorage();
+globalThis.sessionStorage = memStorage();
+Object.defineProperty(globalThis, "navigator", { value: { userAgent: "node", language: "en", platform: "node" }, configurable: true });
+globalThis.location = { origin: "https://localhost", href: "https://localhost/", protocol: "https:", host: "localhost", hostname: "localhost" };
+globalThis.screen = { width: 1280, height: 800 };
+globalThis.matchMedia = () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} });
+globalThis.document = { querySelector: () => null, hasFocus: () => true, getElementsByName: () => [], createElement: () => ({}) };
+globalThis.addEventListener = () => {};
+globalThis.WebSocket = require(path.join(sdkDir, "node_modules", "ws"));
+const realFetch = globalThis.fetch;
+globalThis.fetch = (url, opts = {}) => {
+  const o = { ...opts };
+  delete o.referrer;
+  delete o.referrerPolicy;
+  return realFetch(url, o);
+};
+
+const { CometChat } = require(path.join(sdkDir, "node_modules", "@cometchat", "chat-sdk-javascript", "CometChat.js"));
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) { out({ ev: "error", error: "missing " + k }); process.exit(2); }
+  return v;
+};
+const host = env("NATTER_HOST"), app = env("NATTER_APP"), key = env("NATTER_KEY"), uid = env("NATTER_UID");
+const fail = (where, e) => { out({ ev: "error", where, error: e && (e.code || e.message || String(e)) }); process.exit(1); };
+
+async function main() {
+  const settings = new CometChat.AppSettingsBuilder()
+    .setRegion("us")
+    .subscribePresenceForAllUsers()
+    .overrideAdminHost(host + "/v3.0")
+    .overrideClientHost(host + "/v3.0")
+    .autoEstablishSocketConnection(true)
+    .build();
+  await CometChat.init(app, settings).catch((e) => fail("init", e));
+  CometChat.addConnectionListener("conn", new CometChat.ConnectionListener({
+    onConnected: () => out({ ev: "connected" }),
+    onDisconnected: () => out({ ev: "disconnected" }),
+  }));
+  CometChat.addMessageListener("msgs", new CometChat.MessageListener({
+    onTextMessageReceived: (m) => out({ ev: "text", id: String(m.getId()), text: m.getText(), sender: m.getSender().getUid(), receiverType: m.getReceiverType(), receiver: m.getReceiverId() }),
+    onMessageReactionAdded: (r) => { const x = r.getReaction(); out({ ev: "reactionAdded", messageId: String(x.getMessageId()), reaction: x.getReaction(), uid: x.getUid(), id: String(x.getReactionId ? x.getReactionId() : x.id) }); },
+    onMessageReactionRemoved: (r) => { const x = r.getReaction(); out({ ev: "reactionRemoved", messageId: String(x.getMessageId()), reaction: x.getReaction(), uid: x.getUid() }); },
+    onTypingStarted: (t) => out({ ev: "typing", sender: t.getSender().getUid(), receiver: t.getReceiverId() }),
+    onMessagesRead: (r) => out({ ev: "read", messageId: String(r.getMessageId()), sender: r.getSender().getUid() }),
+  }));
+  CometChat.addUserListener("users", new CometChat.UserListener({
+    onUserOnline: (u) => out({ ev: "online", uid: u.getUid() }),
+    onUserOffline: (u) => out({ ev: "offline", uid: u.getUid() }),
+  }));
+  const user = await CometChat.login(uid, key).catch((e) => fail("login", e));
+  out({ ev: "loggedIn", uid: user.getUid() });
+
+  if (role === "listen") {
+    // Runs until the test ends it; reports what arrives. It marks what it receives as read
+    // so the sender sees the receipt.
+    process.stdin.on("data", () => {});
+    return;
+  }
+  const to = env("NATTER_TO"), group = env("NATTER_GROUP");
+  const sent = await CometChat.sendMessage(new CometChat.TextMessage(to, "hello from the sdk", CometChat.RECEIVER_TYPE.USER)).catch((e) => fail("send", e));
+  out({ ev: "sent", id: String(sent.getId()), text: sent.getText() });
+  const reacted = await CometChat.addReaction(sent.getId(), "👍").catch((e) => fail("react", e));
+  out({ ev: "reacted", id: String(reacted.getId()) });
+  const gsent = await CometChat.sendMessage(new CometChat.TextMessage(group, "hello group", CometChat.RECEIVER_TYPE.GROUP)).catch((e) => fail("group send", e));
+  out({ ev: "groupSent", id: String(gsent.getId()), text: gsent.getText() });
+  // Reaction lists page by meta.next; fetchNext must end with an empty page rather than
+  // read the same page forever.
+  const req = new CometChat.ReactionsRequestBuilder().setMessageId(sent.getId()).setLimit(10).build();
+  let total = 0, pages = 0;
+  for (;;) {
+    const page = await req.fetchNext().catch((e) => fail("reactions", e));
+    pages++;
+    if (!page || page.length === 0 || pages > 5) break;
+    total += page.length;
+  }
+  out({ ev: "reactionList", total, pages });
+  CometChat.startTyping(new CometChat.TypingIndicator(to, CometChat.RECEIVER_TYPE.USER));
+  out({ ev: "done" });
+}
+main().catch((e) => fail("main", e));

@@ -1,0 +1,210 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// What the REST operations and sockets publish to the hub, in the frames of the client SDK.
+
+// frame encodes an event frame: the envelope {appId, receiver, receiverType, deviceId, type,
+// sender, body}, by hand as messages are (encode.go); a body that is not already JSON is
+// marshalled.
+func (h *Hub) frame(app, receiver, receiverType, deviceID, typ, sender string, body any) json.RawMessage {
+	raw, ok := body.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			h.log.Error("real time: encode frame", "err", err)
+			return nil
+		}
+	}
+	b := make([]byte, 0, len(raw)+160)
+	b = append(b, `{"appId":`...)
+	b = appendString(b, app)
+	b = append(b, `,"receiver":`...)
+	b = appendString(b, receiver)
+	b = append(b, `,"receiverType":`...)
+	b = appendString(b, receiverType)
+	b = append(b, `,"deviceId":`...)
+	b = appendString(b, deviceID)
+	b = append(b, `,"type":`...)
+	b = appendString(b, typ)
+	b = append(b, `,"sender":`...)
+	b = appendString(b, sender)
+	b = append(b, `,"body":`...)
+	b = append(b, raw...)
+	return append(b, '}')
+}
+
+// deviceID is the request's client session (the SDK's resource header): its own socket
+// drops the event, having the answer already.
+func deviceID(r *http.Request) string {
+	d := r.Header.Get("resource")
+	if len(d) > 200 {
+		return ""
+	}
+	return d
+}
+
+// audience is who gets events about a message: both users of a one-to-one conversation, or
+// a group's members.
+func audience(m chat.Message) chat.Event {
+	e := chat.Event{App: m.AppID}
+	if m.ReceiverType == chat.ReceiverGroup {
+		e.Group = m.Receiver
+	} else {
+		e.Users = []string{m.Sender, m.Receiver}
+	}
+	return e
+}
+
+// publishMessage tells the message's audience of a new, edited or deleted message (an edit
+// or deletion also publishes its action message, which the SDK turns into the event).
+func (s *Server) publishMessage(r *http.Request, m chat.Message) {
+	h := s.opt.Hub
+	if h == nil || m.ID == 0 {
+		return
+	}
+	e := audience(m)
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, deviceID(r), "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
+	h.Publish(context.WithoutCancel(r.Context()), e)
+}
+
+// reactionEventJSON is a reaction event's body.
+type reactionEventJSON struct {
+	Action         string          `json:"action"`
+	ID             string          `json:"id"`
+	MessageID      string          `json:"messageId"`
+	UID            string          `json:"uid"`
+	Reaction       string          `json:"reaction"`
+	ReactedBy      json.RawMessage `json:"reactedBy"`
+	ReactedAt      int64           `json:"reactedAt"`
+	ConversationID string          `json:"conversationId"`
+	ParentID       string          `json:"parentId,omitempty"`
+}
+
+// publishReaction tells the message's audience of a reaction the actor added or removed;
+// a change that changed nothing tells nobody.
+func (s *Server) publishReaction(r *http.Request, p chat.Principal, m chat.Message, reaction string) {
+	h := s.opt.Hub
+	if h == nil || m.ReactionEffect == chat.ReactionUnchanged {
+		return
+	}
+	action := "message_reaction_added"
+	if m.ReactionEffect == chat.ReactionRemoveLast || m.ReactionEffect == chat.ReactionRemoveOne {
+		action = "message_reaction_removed"
+	}
+	// A one-to-one message's reactor is one of its two users, whom the message carries.
+	var by json.RawMessage
+	switch p.Actor {
+	case m.SenderEntity.UID:
+		by = appendUser(nil, m.SenderEntity, "")
+	case m.ReceiverEntity.UID:
+		by = appendUser(nil, m.ReceiverEntity, "")
+	default:
+		u, err := s.svc.User(r.Context(), p.ActingAs(""), p.Actor)
+		if err != nil {
+			return
+		}
+		by, _ = json.Marshal(userOut(u))
+	}
+	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: p.Actor, Reaction: reaction,
+		ReactedBy: by, ReactedAt: s.svc.Now(), ConversationID: m.ConversationID}
+	if m.ReactionID != 0 {
+		body.ID = strconv.FormatInt(m.ReactionID, 10)
+	}
+	if m.ParentID != 0 {
+		body.ParentID = strconv.FormatInt(m.ParentID, 10)
+	}
+	e := audience(m)
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, deviceID(r), "reaction", p.Actor, body)
+	h.Publish(context.WithoutCancel(r.Context()), e)
+}
+
+const (
+	presenceOnline  = "online"
+	presenceOffline = "offline"
+)
+
+// online marks a socket's user available on its first socket on this node, and tells
+// subscribers if the user was not available anywhere before.
+func (h *Hub) online(ctx context.Context, c *socket) {
+	rs, ok := h.svc.Presence()
+	if !ok {
+		return
+	}
+	now := h.svc.Now()
+	uids, err := rs.SetOnline(ctx, c.app, h.node, []string{c.uid}, now, now+int64(h.opt.PresenceTTL.Seconds()))
+	if err != nil {
+		h.log.Warn("real time: presence", "app", c.app, "err", err)
+		return
+	}
+	h.announce(ctx, c.app, uids, presenceOnline)
+}
+
+// offline drops this node's hold on the user of its last socket here, and tells
+// subscribers if no node holds the user any more.
+func (h *Hub) offline(c *socket) {
+	rs, ok := h.svc.Presence()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), h.opt.WriteTimeout)
+	defer cancel()
+	uids, err := rs.SetOffline(ctx, c.app, h.node, []string{c.uid}, h.svc.Now())
+	if err != nil {
+		h.log.Warn("real time: presence", "app", c.app, "err", err)
+		return
+	}
+	h.announce(ctx, c.app, uids, presenceOffline)
+}
+
+// announce publishes presence events for users whose presence changed.
+func (h *Hub) announce(ctx context.Context, app string, uids []string, action string) {
+	if len(uids) == 0 {
+		return
+	}
+	p := chat.Principal{App: chat.App{ID: app}}
+	for _, uid := range uids {
+		u, err := h.svc.User(ctx, p, uid)
+		if err != nil {
+			continue
+		}
+		now := h.svc.Now()
+		body := map[string]any{"action": action, "timestamp": now, "user": userOut(u)}
+		h.Publish(ctx, chat.Event{App: app, Presence: &chat.PresenceOf{UID: uid, Role: u.Role},
+			Frame: h.frame(app, "", "", "", "presence", uid, body)})
+	}
+}
+
+// friendsOf is the friend set of a socket's user, for a FRIENDS presence subscription.
+func (h *Hub) friendsOf(ctx context.Context, p chat.Principal) map[string]bool {
+	uids, err := h.svc.FriendUIDs(ctx, p)
+	if err != nil {
+		h.log.Warn("real time: friends", "app", p.App.ID, "err", err)
+	}
+	out := make(map[string]bool, len(uids))
+	for _, u := range uids {
+		out[u] = true
+	}
+	return out
+}
+
+// Messages publishes the action messages the service wrote on its own (chat.Notifier): a
+// group member change reaches the group's members, and the user it happened to, who may no
+// longer be one.
+func (h *Hub) Messages(ctx context.Context, ms []chat.Message) {
+	for _, m := range ms {
+		e := audience(m)
+		if m.TargetUID != "" {
+			e.Users = append(e.Users, m.TargetUID)
+		}
+		e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, "", "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
+		h.Publish(ctx, e)
+	}
+}

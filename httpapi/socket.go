@@ -1,0 +1,400 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// The socket speaks the frames of CometChat's JavaScript SDK (docs/realtime.md): one JSON
+// object per text frame; the client authenticates with its first frame, pings every 15 s,
+// and sends typing indicators, receipts and transient messages; the server sends events in
+// the envelope {appId, receiver, receiverType, deviceId, type, sender, body}.
+
+const (
+	statusGoingAway      = websocket.StatusGoingAway
+	statusPolicy         = websocket.StatusPolicyViolation
+	statusUnsupported    = websocket.StatusUnsupportedData
+	statusTryAgainLater  = websocket.StatusTryAgainLater
+	statusInvalidPayload = websocket.StatusInvalidFramePayloadData
+	// maxFrame bounds a client's frame: typing metadata and transient data are small.
+	maxFrame = 16 << 10
+)
+
+// socket is one client connection.
+type socket struct {
+	h        *Hub
+	ws       *websocket.Conn
+	app      string
+	uid      string
+	role     string
+	deviceID string
+	p        chat.Principal
+	user     json.RawMessage // the user's wire form, sent with its typing and receipts
+
+	out      chan []byte
+	done     chan struct{}
+	once     sync.Once
+	presence string          // the auth frame's presenceSubscription
+	roles    map[string]bool // for ROLES
+	friends  map[string]bool // for FRIENDS, read at connect
+
+	memberOf map[string]time.Time // groups it may type in, until when (reader goroutine only)
+	tokens   float64              // inbound frame budget (reader goroutine only)
+	last     time.Time
+}
+
+// ServeHTTP accepts a socket at the root path.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.open.Load() >= int64(h.opt.MaxConns) {
+		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "This node holds as many sockets as it may; connect again later."))
+		return
+	}
+	// The server's read and write timeouts are for requests; a socket lives for hours.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		// The socket authenticates with a credential in its first frame, never with a
+		// cookie, so a page of any origin may open one (as with the hosted service).
+		InsecureSkipVerify: true,
+		CompressionMode:    websocket.CompressionDisabled,
+	})
+	if err != nil {
+		return // Accept answered the request
+	}
+	ws.SetReadLimit(maxFrame)
+	h.open.Add(1)
+	defer h.open.Add(-1)
+	c := &socket{h: h, ws: ws, out: make(chan []byte, h.opt.QueueLen), done: make(chan struct{}),
+		tokens: float64(h.opt.FrameBurst), last: time.Now(), memberOf: map[string]time.Time{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := c.authenticate(ctx); err != nil {
+		h.log.Debug("socket refused", "err", err)
+		return
+	}
+	first := h.add(c)
+	defer func() {
+		if h.remove(c) {
+			h.offline(c)
+		}
+	}()
+	if first {
+		h.online(ctx, c)
+	}
+	go c.writer(ctx)
+	c.reader(ctx)
+	c.shutdown(websocket.StatusNormalClosure, "")
+}
+
+// authFrame is what the client's first frame carries.
+type authFrame struct {
+	AppID    string `json:"appId"`
+	Type     string `json:"type"`
+	Sender   string `json:"sender"`
+	DeviceID string `json:"deviceId"`
+	Body     struct {
+		Auth         string   `json:"auth"`
+		DeviceID     string   `json:"deviceId"`
+		Presence     string   `json:"presenceSubscription"`
+		Roles        []string `json:"roles"`
+		PresenceRole []string `json:"presenceRoles"`
+	} `json:"body"`
+}
+
+// authenticate reads the auth frame and answers it; on failure the socket is closed with
+// the reason.
+func (c *socket) authenticate(ctx context.Context) error {
+	// A read whose context ends closes the connection without a close frame: the timer
+	// closes it with one, which ends the read.
+	timer := time.AfterFunc(c.h.opt.AuthTimeout, func() { c.ws.Close(statusPolicy, "no auth frame in time") })
+	typ, data, err := c.ws.Read(ctx)
+	timer.Stop()
+	if err != nil {
+		return err
+	}
+	actx, cancel := context.WithTimeout(ctx, c.h.opt.AuthTimeout)
+	defer cancel()
+	var f authFrame
+	if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type != "auth" {
+		c.ws.Close(statusPolicy, "the first frame must be the auth frame")
+		return errors.New("no auth frame")
+	}
+	p, err := c.h.svc.SocketPrincipal(actx, strings.ToLower(f.AppID), f.Body.Auth)
+	if err == nil && f.Sender != "" && !strings.EqualFold(f.Sender, p.Actor) {
+		err = chat.Errorf(chat.CodeAuthTokenUnknown, "The socket credential is not the sender's.")
+	}
+	var u chat.User
+	if err == nil {
+		u, err = c.h.svc.Me(actx, p)
+	}
+	if err != nil {
+		code, msg := "401", "The socket credential is not valid."
+		var ce *chat.Error
+		if errors.As(err, &ce) {
+			msg = ce.Message
+			if ce.Code.Kind() != chat.KindUnauthenticated && ce.Code.Kind() != chat.KindNotFound {
+				code = strconv.Itoa(StatusOf(ce.Code))
+			}
+		}
+		resp, _ := json.Marshal(map[string]any{"appId": f.AppID, "type": "auth", "sender": f.Sender, "deviceId": f.DeviceID,
+			"body": map[string]string{"code": code, "status": "ERROR", "message": msg}})
+		wctx, wcancel := context.WithTimeout(ctx, c.h.opt.WriteTimeout)
+		_ = c.ws.Write(wctx, websocket.MessageText, resp)
+		wcancel()
+		c.ws.Close(statusPolicy, truncateReason(msg))
+		return err
+	}
+	c.p, c.app, c.uid, c.role = p, p.App.ID, p.Actor, u.Role
+	c.deviceID = f.DeviceID
+	if c.deviceID == "" {
+		c.deviceID = f.Body.DeviceID
+	}
+	c.user, _ = json.Marshal(userOut(u))
+	c.presence = strings.ToUpper(f.Body.Presence)
+	if c.presence == "ROLES" {
+		c.roles = map[string]bool{}
+		for _, r := range append(f.Body.Roles, f.Body.PresenceRole...) {
+			c.roles[strings.ToLower(r)] = true
+		}
+	}
+	if c.presence == "FRIENDS" {
+		c.friends = c.h.friendsOf(actx, p)
+	}
+	ack, _ := json.Marshal(map[string]any{"appId": c.app, "type": "auth", "sender": c.uid, "deviceId": c.deviceID,
+		"body": map[string]string{"code": "200", "status": "OK"}})
+	wctx, wcancel := context.WithTimeout(ctx, c.h.opt.WriteTimeout)
+	defer wcancel()
+	return c.ws.Write(wctx, websocket.MessageText, ack)
+}
+
+// truncateReason keeps a close reason within the 123 bytes a close frame allows.
+func truncateReason(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return s[:120]
+}
+
+// wantsPresence reports whether the socket subscribed to the presence of u.
+func (c *socket) wantsPresence(u *chat.PresenceOf) bool {
+	switch c.presence {
+	case "ALL_USERS":
+		return true
+	case "ROLES":
+		return c.roles[u.Role]
+	case "FRIENDS":
+		return c.friends[u.UID]
+	}
+	return false
+}
+
+// enqueue queues a frame without waiting. A socket whose queue is full cannot keep up: it
+// is closed, and its client reconnects and resyncs through the REST lists, rather than
+// slowing the delivery to everyone else or holding an unbounded backlog.
+func (c *socket) enqueue(frame []byte) {
+	select {
+	case c.out <- frame:
+	case <-c.done:
+	default:
+		go c.shutdown(statusTryAgainLater, "too slow: events were dropped, resync and reconnect")
+	}
+}
+
+// shutdown closes the socket once.
+func (c *socket) shutdown(code websocket.StatusCode, reason string) {
+	c.once.Do(func() {
+		close(c.done)
+		go c.ws.Close(code, reason)
+	})
+}
+
+func (c *socket) writer(ctx context.Context) {
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-ctx.Done():
+			return
+		case f := <-c.out:
+			wctx, cancel := context.WithTimeout(ctx, c.h.opt.WriteTimeout)
+			err := c.ws.Write(wctx, websocket.MessageText, f)
+			cancel()
+			if err != nil {
+				c.shutdown(statusPolicy, "write timed out")
+				return
+			}
+		}
+	}
+}
+
+// inFrame is a frame from the client after authentication.
+type inFrame struct {
+	Action        string          `json:"action"`
+	Type          string          `json:"type"`
+	Receiver      string          `json:"receiver"`
+	ReceiverType  string          `json:"receiverType"`
+	MessageSender string          `json:"messageSender"`
+	Body          json.RawMessage `json:"body"`
+}
+
+var pong = []byte(`{"action":"pong"}`)
+
+func (c *socket) reader(ctx context.Context) {
+	for {
+		idle := time.AfterFunc(c.h.opt.IdleTimeout, func() { c.shutdown(statusPolicy, "no frame within the idle timeout") })
+		typ, data, err := c.ws.Read(ctx)
+		idle.Stop()
+		if err != nil {
+			if websocket.CloseStatus(err) == -1 {
+				c.shutdown(statusPolicy, truncateReason(err.Error()))
+			}
+			return
+		}
+		if !c.allow() {
+			c.shutdown(statusPolicy, "too many frames")
+			return
+		}
+		if typ != websocket.MessageText {
+			c.shutdown(statusUnsupported, "frames must be JSON text")
+			return
+		}
+		var f inFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			c.shutdown(statusInvalidPayload, "frames must be JSON objects")
+			return
+		}
+		switch {
+		case f.Action == "ping":
+			c.enqueue(pong)
+		case f.Type == "typing_indicator" || f.Type == "transient_message":
+			c.relay(ctx, f)
+		case f.Type == "receipts":
+			c.receipt(ctx, f)
+		}
+		// Other frames (the SDK's own presence announcements among them) are ignored: the
+		// server decides presence from the socket itself.
+	}
+}
+
+// allow spends one frame of the socket's budget (a token bucket).
+func (c *socket) allow() bool {
+	now := time.Now()
+	c.tokens = min(float64(c.h.opt.FrameBurst), c.tokens+now.Sub(c.last).Seconds()*c.h.opt.FramesPerSecond)
+	c.last = now
+	if c.tokens < 1 {
+		return false
+	}
+	c.tokens--
+	return true
+}
+
+// relay passes a typing indicator or transient message on to the receiver: a user, or a
+// group the sender belongs to. The sender and its user object are the server's, whatever
+// the frame said.
+func (c *socket) relay(ctx context.Context, f inFrame) {
+	var body map[string]json.RawMessage
+	if json.Unmarshal(f.Body, &body) != nil || body == nil {
+		body = map[string]json.RawMessage{}
+	}
+	receiver := strings.ToLower(f.Receiver)
+	if _, ok := chat.NormalizeID(receiver); !ok {
+		return
+	}
+	e := chat.Event{App: c.app, Except: c.uid}
+	switch f.ReceiverType {
+	case chat.ReceiverUser:
+		e.Users = []string{receiver}
+	case chat.ReceiverGroup:
+		if !c.member(ctx, receiver) {
+			return
+		}
+		e.Group = receiver
+	default:
+		return
+	}
+	body["user"] = c.user
+	if f.Type == "typing_indicator" {
+		if a := string(body["action"]); a != `"started"` && a != `"ended"` {
+			return
+		}
+	}
+	e.Frame = c.h.frame(c.app, receiver, f.ReceiverType, c.deviceID, f.Type, c.uid, body)
+	c.h.Publish(ctx, e)
+}
+
+// member reports whether the socket's user is a member of guid, remembered for a minute.
+func (c *socket) member(ctx context.Context, guid string) bool {
+	if until, ok := c.memberOf[guid]; ok && time.Now().Before(until) {
+		return true
+	}
+	m, err := c.h.svc.IsMember(ctx, c.app, guid, c.uid)
+	if err != nil || !m {
+		return false
+	}
+	if len(c.memberOf) > 1000 {
+		clear(c.memberOf)
+	}
+	c.memberOf[guid] = time.Now().Add(time.Minute)
+	return true
+}
+
+// receipt records a read or delivery receipt the client sent and passes it on: to the other
+// user of a one-to-one conversation, or to the sender of a group message.
+func (c *socket) receipt(ctx context.Context, f inFrame) {
+	var body struct {
+		Action    string          `json:"action"`
+		MessageID json.RawMessage `json:"messageId"`
+	}
+	if json.Unmarshal(f.Body, &body) != nil {
+		return
+	}
+	var what chat.MarkKind
+	switch body.Action {
+	case "read":
+		what = chat.MarkRead
+	case "delivered":
+		what = chat.MarkDelivered
+	default:
+		return
+	}
+	mid, err := chat.ParseMessageID(strings.Trim(string(body.MessageID), `"`))
+	if err != nil {
+		return
+	}
+	receiver := strings.ToLower(f.Receiver)
+	var to string
+	kind := chat.ConversationUser
+	switch f.ReceiverType {
+	case chat.ReceiverUser:
+		to = receiver
+	case chat.ReceiverGroup:
+		kind, to = chat.ConversationGroup, strings.ToLower(f.MessageSender)
+	default:
+		return
+	}
+	if err := c.h.svc.Mark(ctx, c.p, kind, receiver, what, mid); err != nil {
+		c.h.log.Debug("socket receipt refused", "app", c.app, "uid", c.uid, "err", err)
+		return
+	}
+	if to == "" || to == c.uid {
+		return
+	}
+	out := map[string]any{"action": body.Action, "messageId": strconv.FormatInt(mid, 10), "user": c.user, "timestamp": c.h.svc.Now()}
+	rcv := c.uid // a one-to-one receipt is about a message the reader received
+	if kind == chat.ConversationGroup {
+		rcv = receiver
+	}
+	c.h.Publish(ctx, chat.Event{App: c.app, Users: []string{to},
+		Frame: c.h.frame(c.app, rcv, f.ReceiverType, c.deviceID, "receipts", c.uid, out)})
+}
