@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -59,6 +60,9 @@ func run(ctx context.Context, bin string, members, rounds, idle int, skipPG bool
 	defer os.RemoveAll(tmp)
 	fmt.Printf("rtbench %s: %d members, %d rounds, %d idle sockets\n", time.Now().UTC().Format(time.RFC3339), members, rounds, idle)
 
+	if err := bareFanOut(ctx, members, rounds); err != nil {
+		return err
+	}
 	node, err := startNode(ctx, bin, tmp, "sqlite:"+filepath.Join(tmp, "rt.db"), "a")
 	if err != nil {
 		return err
@@ -418,5 +422,84 @@ func crossNode(ctx context.Context, a, b *node, rounds int) error {
 	}
 	fmt.Printf("cross-node (send on node A's REST API → frame on node B's socket, PostgreSQL LISTEN/NOTIFY), %d messages: p50 %s ms, p99 %s ms\n",
 		rounds, ms(pct(lat, .5)), ms(pct(lat, .99)))
+	return nil
+}
+
+// bareFanOut is the machine's ceiling for the fan-out: a bare WebSocket server in this
+// process (the same library, no auth, no database, no JSON) writes each frame to members
+// sockets, timed as fanOut times natter.
+func bareFanOut(ctx context.Context, members, rounds int) error {
+	var mu sync.Mutex
+	var conns []*websocket.Conn
+	ready := make(chan struct{}, members)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		conns = append(conns, ws)
+		mu.Unlock()
+		ready <- struct{}{}
+		<-r.Context().Done()
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	var got atomic.Int64
+	done := make(chan struct{}, 1)
+	var sent atomic.Int64
+	var lat []time.Duration
+	var latMu sync.Mutex
+	clients := make([]*websocket.Conn, 0, members)
+	defer func() {
+		for _, c := range clients {
+			c.CloseNow()
+		}
+	}()
+	for range members {
+		c, _, err := websocket.Dial(ctx, "ws://"+ln.Addr().String()+"/", nil)
+		if err != nil {
+			return err
+		}
+		clients = append(clients, c)
+		<-ready
+		go func() {
+			for {
+				if _, _, err := c.Read(context.Background()); err != nil {
+					return
+				}
+				latMu.Lock()
+				lat = append(lat, time.Since(time.Unix(0, sent.Load())))
+				latMu.Unlock()
+				if got.Add(1) == int64(members) {
+					done <- struct{}{}
+				}
+			}
+		}()
+	}
+	frame := bytes.Repeat([]byte("x"), 900) // about the size of natter's group message frame
+	var last []time.Duration
+	for r := range rounds {
+		got.Store(0)
+		t0 := time.Now()
+		sent.Store(t0.UnixNano())
+		mu.Lock()
+		for _, ws := range conns {
+			ws.Write(ctx, websocket.MessageText, frame)
+		}
+		mu.Unlock()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("bare round %d timed out", r)
+		}
+		last = append(last, time.Since(t0))
+	}
+	fmt.Printf("ceiling: bare WebSocket fan-out to %d sockets in this process, %d frames: last member p50 %s ms, p99 %s ms; any member p50 %s ms, p99 %s ms\n",
+		members, rounds, ms(pct(last, .5)), ms(pct(last, .99)), ms(pct(lat, .5)), ms(pct(lat, .99)))
 	return nil
 }
