@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -404,5 +405,37 @@ func TestSocketRefusals(t *testing.T) {
 				t.Error("PUT /me after logout succeeded")
 			}
 		})
+	}
+}
+
+// TestSocketCredentialExpiry: a socket credential older than its lifetime is refused, and
+// PUT /me hands out a fresh one.
+func TestSocketCredentialExpiry(t *testing.T) {
+	var now atomic.Int64
+	now.Store(testClock.Unix())
+	e := newEnvHub(t, "sqlite", chat.Config{Now: func() time.Time { return time.Unix(now.Load(), 0) }}, httpapi.Options{}, &httpapi.HubOptions{})
+	e.mustUser("alice", "Alice")
+	tok, me := e.login("alice")
+	now.Add(int64(chat.SocketTokenTTL/time.Second) + 1)
+	ws := e.dial()
+	ctx, cancel := context.WithTimeout(e.ctx(), 5*time.Second)
+	defer cancel()
+	ws.Write(ctx, websocket.MessageText, []byte(authFrame("demo", "alice", me.JWT, "")))
+	_, ack, err := ws.Read(ctx)
+	if err != nil || !strings.Contains(string(ack), `"status":"ERROR"`) || !strings.Contains(string(ack), "expired") {
+		t.Fatalf("auth with an expired credential: %s %v, want an ERROR ack saying it expired", ack, err)
+	}
+	_, _, err = ws.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("after the refusal: %v, want a 1008 close", err)
+	}
+	fresh, err := client.New(e.srv.URL, "", client.WithHTTPClient(e.http), client.WithAuthToken(tok)).Me(e.ctx())
+	if err != nil || fresh.JWT == me.JWT {
+		t.Fatalf("PUT /me again: %v, want a new credential", err)
+	}
+	w := e.dial()
+	w.Write(ctx, websocket.MessageText, []byte(authFrame("demo", "alice", fresh.JWT, "")))
+	if _, ack, err := w.Read(ctx); err != nil || !strings.Contains(string(ack), `"code":"200"`) {
+		t.Errorf("auth with the fresh credential: %s %v", ack, err)
 	}
 }
