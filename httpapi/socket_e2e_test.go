@@ -231,6 +231,22 @@ func TestSocketEvents(t *testing.T) {
 				t.Errorf("after a repeated add and a removal, frame %s, want the removal (a no-op add publishes nothing)", r["body"])
 			}
 
+			// An edit and a deletion reach bob as their action messages.
+			if _, err := alice.c.EditMessage(e.ctx(), m.ID, client.EditMessageRequest{Data: map[string]any{"text": "hi bob!"}}); err != nil {
+				t.Fatal(err)
+			}
+			if ed := bob.next("message"); !strings.Contains(string(ed["body"]), `"action":"edited"`) || !strings.Contains(string(ed["body"]), "hi bob!") {
+				t.Errorf("edit frame %s, want the edited action with the new text", ed["body"])
+			}
+			extra := e.mustText("alice", "bob", "oops")
+			bob.next("message")
+			if _, err := alice.c.DeleteMessage(e.ctx(), extra.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			if del := bob.next("message"); !strings.Contains(string(del["body"]), `"action":"deleted"`) {
+				t.Errorf("delete frame %s, want the deleted action", del["body"])
+			}
+
 			// Typing is relayed with the server's idea of the sender.
 			alice.send(`{"appId":"demo","receiver":"bob","receiverType":"user","deviceId":"x","type":"typing_indicator","sender":"mallory","body":{"action":"started","user":{"uid":"mallory"}}}`)
 			ty := bob.next("typing_indicator")
@@ -384,6 +400,15 @@ func TestSocketRefusals(t *testing.T) {
 			bob.send(`{"action":"ping","ack":"true"}`)
 			if f := bob.next(""); len(f) == 0 {
 				t.Error("no pong")
+			}
+
+			// A node full of sockets refuses the next before upgrading.
+			full := realtimeEnv(t, b, httpapi.HubOptions{MaxConns: 1})
+			full.mustUser("alice", "Alice")
+			full.connect("alice", "")
+			if r := full.do(request{method: "GET", path: "/", headers: map[string]string{"Upgrade": "websocket", "Connection": "Upgrade",
+				"Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}}); r.status != 503 || r.code != "ERR_SERVICE_UNAVAILABLE" {
+				t.Errorf("a socket past --max-sockets: %d %s, want 503", r.status, r.code)
 			}
 
 			// The session endpoints are for auth tokens only.
