@@ -150,6 +150,16 @@ func (e *env) mustUser(uid, name string) *client.User {
 	return u
 }
 
+// mustRole creates roles with their ids as names.
+func (e *env) mustRole(roles ...string) {
+	e.t.Helper()
+	for _, r := range roles {
+		if _, err := e.c.CreateRole(e.ctx(), client.CreateRoleRequest{Role: r, Name: r}); err != nil {
+			e.t.Fatalf("create role %s: %v", r, err)
+		}
+	}
+}
+
 func (e *env) mustText(from, to, text string) *client.Message {
 	e.t.Helper()
 	m, err := e.c.OnBehalfOf(from).SendMessage(e.ctx(), client.SendMessageRequest{Receiver: to, ReceiverType: "user",
