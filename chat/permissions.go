@@ -270,9 +270,9 @@ func (v PermissionValue) encode(d PermissionDef) string {
 	return string(b)
 }
 
-// DecodePermissionValue reads a stored value of the permission t/key; ok is false for a key
+// decodePermissionValue reads a stored value of the permission t/key; ok is false for a key
 // natter no longer knows, or a value that no longer fits it, which are then ignored.
-func DecodePermissionValue(t PermissionType, key, stored string) (PermissionValue, bool) {
+func decodePermissionValue(t PermissionType, key, stored string) (PermissionValue, bool) {
 	d, ok := permissionDef(t, key)
 	if !ok {
 		return PermissionValue{}, false
@@ -330,7 +330,7 @@ func effective(t PermissionType, stored map[string]StoredPermission, created int
 	for i, d := range defs {
 		out[i] = PermissionSetting{PermissionDef: d, Value: d.Default, CreatedAt: created, UpdatedAt: created}
 		if sp, ok := stored[d.Key]; ok {
-			if v, ok := DecodePermissionValue(t, d.Key, sp.Value); ok {
+			if v, ok := decodePermissionValue(t, d.Key, sp.Value); ok {
 				out[i].Value, out[i].Set, out[i].UpdatedAt = v, true, sp.UpdatedAt
 			}
 		}

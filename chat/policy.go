@@ -146,17 +146,43 @@ type RolePolicy struct {
 // ScopeRules are one group's scope permissions: scope → key → value.
 type ScopeRules map[string]map[string]PermissionValue
 
-// PolicyData is an app's policy as stored: the roles that have settings, permissions or
-// restricted features, and whether any group has scope permissions.
+// PolicyData is an app's policy as stored: what each role has set (permission values as
+// stored JSON), and whether any group has scope permissions.
 type PolicyData struct {
-	Roles  map[string]*RolePolicy
+	Roles  map[string]*StoredRolePolicy
 	Scoped bool
 }
 
-// NewPolicy builds a policy from what the app has set.
+// StoredRolePolicy is what one role has set, as stored.
+type StoredRolePolicy struct {
+	Settings    RoleSettings
+	Permissions map[string]string
+	Features    []string
+}
+
+// NewPolicy builds a policy from what the app has set. A stored value natter no longer
+// reads (a key it dropped, a value that no longer fits) is left out: the default applies.
 func NewPolicy(d PolicyData) *Policy {
-	pol := &Policy{roles: map[string]*RolePolicy{}, scoped: d.Scoped}
-	for role, rp := range d.Roles {
+	roles := map[string]*RolePolicy{}
+	for role, sr := range d.Roles {
+		rp := &RolePolicy{Settings: sr.Settings, Permissions: map[string]PermissionValue{}, Features: map[string]bool{}}
+		for k, v := range sr.Permissions {
+			if pv, ok := decodePermissionValue(RolePermission, k, v); ok {
+				rp.Permissions[k] = pv
+			}
+		}
+		for _, f := range sr.Features {
+			rp.Features[f] = true
+		}
+		roles[role] = rp
+	}
+	return newPolicy(roles, d.Scoped)
+}
+
+// newPolicy keeps the roles that restrict anything.
+func newPolicy(roles map[string]*RolePolicy, scoped bool) *Policy {
+	pol := &Policy{roles: map[string]*RolePolicy{}, scoped: scoped}
+	for role, rp := range roles {
 		s := rp.Settings
 		if len(rp.Permissions) > 0 || len(rp.Features) > 0 || s.ListUsers == SettingFriendsOnly || s.SendMessagesTo == SettingFriendsOnly {
 			pol.roles[role] = rp
@@ -173,8 +199,8 @@ func (pol *Policy) open() bool { return len(pol.roles) == 0 && !pol.scoped }
 type PolicyStore interface {
 	// PolicyData reads an app's policy.
 	PolicyData(ctx context.Context, appID string) (PolicyData, error)
-	// ScopeRules reads one group's scope permissions.
-	ScopeRules(ctx context.Context, appID, guid string) (ScopeRules, error)
+	// ScopePermissions reads one group's scope permissions: scope → key → stored value.
+	ScopePermissions(ctx context.Context, appID, guid string) (map[string]map[string]string, error)
 	// IsFriend reports whether other is uid's friend.
 	IsFriend(ctx context.Context, appID, uid, other string) (bool, error)
 	// MessageGroup is the guid of a group message; "" for a one-to-one message or none.
@@ -450,9 +476,20 @@ func (s *Service) scopeRules(ctx context.Context, appID, guid string) (ScopeRule
 		return r, nil
 	}
 	gen := s.keys.scopes.generation()
-	r, err := s.store.ScopeRules(ctx, appID, guid)
+	stored, err := s.store.ScopePermissions(ctx, appID, guid)
 	if err != nil {
 		return nil, internal("read scope permissions", err)
+	}
+	r := ScopeRules{}
+	for scope, kv := range stored {
+		for k, v := range kv {
+			if pv, ok := decodePermissionValue(ScopePermission, k, v); ok {
+				if r[scope] == nil {
+					r[scope] = map[string]PermissionValue{}
+				}
+				r[scope][k] = pv
+			}
+		}
 	}
 	s.keys.scopes.put(k, r, gen)
 	return r, nil

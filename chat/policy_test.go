@@ -99,10 +99,10 @@ var permCases = []permCase{
 // moderator scopes of group g (a scope permission) have key set to v.
 func policyWith(t PermissionType, key string, v PermissionValue) (*Policy, ScopeRules) {
 	if t == RolePermission {
-		return NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Permissions: map[string]PermissionValue{key: v}}}}), nil
+		return newPolicy(map[string]*RolePolicy{"r": {Permissions: map[string]PermissionValue{key: v}}}, false), nil
 	}
 	set := map[string]PermissionValue{key: v}
-	return NewPolicy(PolicyData{Scoped: true}), ScopeRules{ScopeParticipant: set, ScopeModerator: set}
+	return newPolicy(nil, true), ScopeRules{ScopeParticipant: set, ScopeModerator: set}
 }
 
 // deniedBy checks that err is the check's refusal naming key.
@@ -132,7 +132,7 @@ func TestPermissionCheck(t *testing.T) {
 				}
 			}
 			// The default lets it through.
-			if g, err := NewPolicy(PolicyData{}).decide(tc.a, nil); err != nil || tc.narrowed != nil && tc.narrowed(g) {
+			if g, err := newPolicy(nil, false).decide(tc.a, nil); err != nil || tc.narrowed != nil && tc.narrowed(g) {
 				t.Fatalf("default: %+v, %v", g, err)
 			}
 			pol, rules := policyWith(tc.t, tc.key, tc.allow)
@@ -191,7 +191,7 @@ func TestPermissionsCovered(t *testing.T) {
 
 // TestRoleSettings: a role's settings restrict listing users and sending to friends only.
 func TestRoleSettings(t *testing.T) {
-	pol := NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Settings: RoleSettings{ListUsers: SettingFriendsOnly, SendMessagesTo: SettingFriendsOnly}}}})
+	pol := newPolicy(map[string]*RolePolicy{"r": {Settings: RoleSettings{ListUsers: SettingFriendsOnly, SendMessagesTo: SettingFriendsOnly}}}, false)
 	if g, err := pol.decide(Action{Op: OpListUsers, Role: "r"}, nil); err != nil || !g.FriendsOnly {
 		t.Errorf("listUsers friendsOnly: %+v, %v", g, err)
 	}
@@ -209,7 +209,7 @@ func TestRoleSettings(t *testing.T) {
 	if _, err := pol.decide(Action{Op: OpSendMessage, Role: "other", ReceiverType: ReceiverUser, Friend: notFriend}, nil); err != nil {
 		t.Errorf("another role: %v", err)
 	}
-	all := NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Settings: RoleSettings{ListUsers: SettingAll, SendMessagesTo: SettingAll}}}})
+	all := newPolicy(map[string]*RolePolicy{"r": {Settings: RoleSettings{ListUsers: SettingAll, SendMessagesTo: SettingAll}}}, false)
 	if !all.open() {
 		t.Error("settings of all: the policy is not open")
 	}
@@ -266,10 +266,10 @@ func TestRestrictedFeatures(t *testing.T) {
 		}
 		t.Run(f.Key, func(t *testing.T) {
 			a.Role = "r"
-			restricted := NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Features: map[string]bool{f.Key: true}}}})
+			restricted := newPolicy(map[string]*RolePolicy{"r": {Features: map[string]bool{f.Key: true}}}, false)
 			_, err := restricted.decide(a, nil)
 			deniedBy(t, err, f.Key)
-			other := NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Features: map[string]bool{"u.logout": true}}}})
+			other := newPolicy(map[string]*RolePolicy{"r": {Features: map[string]bool{"u.logout": true}}}, false)
 			if _, err := other.decide(a, nil); err != nil {
 				t.Errorf("another feature restricted: %v", err)
 			}
@@ -341,7 +341,7 @@ func TestMimeAllowed(t *testing.T) {
 		}
 	}
 	// A media message whose attachments do not all state a type is refused under a list.
-	pol := NewPolicy(PolicyData{Roles: map[string]*RolePolicy{"r": {Permissions: map[string]PermissionValue{"sendMessage.allowedMimeTypes": items("image/*")}}}})
+	pol := newPolicy(map[string]*RolePolicy{"r": {Permissions: map[string]PermissionValue{"sendMessage.allowedMimeTypes": items("image/*")}}}, false)
 	a := image
 	a.Data = withData(`{"url":"https://x.example/a.png"}`)
 	_, err := pol.decide(a, nil)
@@ -349,4 +349,23 @@ func TestMimeAllowed(t *testing.T) {
 	a.Data = mime("image/png", "")
 	_, err = pol.decide(a, nil)
 	deniedBy(t, err, "sendMessage.allowedMimeTypes")
+}
+
+// TestNewPolicy: a stored policy is decoded; what natter no longer reads is left out, and a
+// role that sets nothing leaves the policy open.
+func TestNewPolicy(t *testing.T) {
+	pol := NewPolicy(PolicyData{Roles: map[string]*StoredRolePolicy{
+		"r":     {Permissions: map[string]string{"sendMessage": `"deny"`, "gone": `"deny"`, "listUsers.mode": `5`}, Features: []string{"u.listUsers"}},
+		"quiet": {Settings: RoleSettings{ListUsers: SettingAll, SendMessagesTo: SettingAll}},
+	}})
+	rp := pol.roles["r"]
+	if rp == nil || len(rp.Permissions) != 1 || rp.Permissions["sendMessage"].Str != Deny || !rp.Features["u.listUsers"] {
+		t.Fatalf("decoded: %+v", rp)
+	}
+	if _, ok := pol.roles["quiet"]; ok {
+		t.Error("a role that sets nothing is kept")
+	}
+	if NewPolicy(PolicyData{Roles: map[string]*StoredRolePolicy{"quiet": {}}}).open() != true {
+		t.Error("an app that sets nothing is not open")
+	}
 }

@@ -203,11 +203,11 @@ func (tx txStore) UnsetPermission(appID string, t chat.PermissionTarget, key str
 // permissions (chat.PolicyStore): three small reads, once per app per cache TTL.
 func (db *DB) PolicyData(ctx context.Context, appID string) (chat.PolicyData, error) {
 	run := db.read(ctx)
-	d := chat.PolicyData{Roles: map[string]*chat.RolePolicy{}}
-	role := func(r string) *chat.RolePolicy {
+	d := chat.PolicyData{Roles: map[string]*chat.StoredRolePolicy{}}
+	role := func(r string) *chat.StoredRolePolicy {
 		rp := d.Roles[r]
 		if rp == nil {
-			rp = &chat.RolePolicy{Permissions: map[string]chat.PermissionValue{}, Features: map[string]bool{}}
+			rp = &chat.StoredRolePolicy{Permissions: map[string]string{}}
 			d.Roles[r] = rp
 		}
 		return rp
@@ -224,13 +224,9 @@ func (db *DB) PolicyData(ctx context.Context, appID string) (chat.PolicyData, er
 	}
 	err = each(run.rows(`SELECT role, permission, value FROM role_permissions WHERE app_id = $1`, appID), func(s scanner) error {
 		var r, k, v string
-		if err := s.Scan(&r, &k, &v); err != nil {
-			return err
-		}
-		if pv, ok := chat.DecodePermissionValue(chat.RolePermission, k, v); ok {
-			role(r).Permissions[k] = pv
-		}
-		return nil
+		err := s.Scan(&r, &k, &v)
+		role(r).Permissions[k] = v
+		return err
 	})
 	if err != nil {
 		return d, err
@@ -238,7 +234,7 @@ func (db *DB) PolicyData(ctx context.Context, appID string) (chat.PolicyData, er
 	err = each(run.rows(`SELECT role, feature FROM role_features WHERE app_id = $1`, appID), func(s scanner) error {
 		var r, k string
 		err := s.Scan(&r, &k)
-		role(r).Features[k] = true
+		role(r).Features = append(role(r).Features, k)
 		return err
 	})
 	if err != nil {
@@ -248,22 +244,18 @@ func (db *DB) PolicyData(ctx context.Context, appID string) (chat.PolicyData, er
 	return d, mapErr(err)
 }
 
-// ScopeRules reads one group's scope permissions (chat.PolicyStore).
-func (db *DB) ScopeRules(ctx context.Context, appID, guid string) (chat.ScopeRules, error) {
-	out := chat.ScopeRules{}
+// ScopePermissions reads one group's scope permissions (chat.PolicyStore).
+func (db *DB) ScopePermissions(ctx context.Context, appID, guid string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
 	err := each(db.read(ctx).rows(`SELECT scope, permission, value FROM scope_permissions WHERE app_id = $1 AND guid = $2`, appID, guid),
 		func(s scanner) error {
 			var sc, k, v string
-			if err := s.Scan(&sc, &k, &v); err != nil {
-				return err
+			err := s.Scan(&sc, &k, &v)
+			if out[sc] == nil {
+				out[sc] = map[string]string{}
 			}
-			if pv, ok := chat.DecodePermissionValue(chat.ScopePermission, k, v); ok {
-				if out[sc] == nil {
-					out[sc] = map[string]chat.PermissionValue{}
-				}
-				out[sc][k] = pv
-			}
-			return nil
+			out[sc][k] = v
+			return err
 		})
 	return out, err
 }
