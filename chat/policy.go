@@ -242,8 +242,13 @@ func (c check) refuse(key, why string) error {
 	if c.t == ScopePermission {
 		who = "the scope " + c.name + " of this group"
 	}
-	return &Error{Code: CodePermissionDenied, Message: "Permission denied by " + key + " of " + who + ": " + why,
-		Details: map[string][]string{"permission": {key}}}
+	return denial(key, key+" of "+who+": "+why)
+}
+
+// denial is the check's answer: 403 ERR_PERMISSION_DENIED naming the permission key (a
+// role or scope permission, settings.<name>, or u.<feature>) in its message and details.
+func denial(key, what string) error {
+	return &Error{Code: CodePermissionDenied, Message: "Permission denied by " + what, Details: map[string][]string{"permission": {key}}}
 }
 
 // decide is the rule: the operation's restricted feature, then the role's permissions and
@@ -269,19 +274,22 @@ func (pol *Policy) decide(a Action, rules ScopeRules) (Grant, error) {
 		key = "u.massMemberOperate"
 	}
 	if rp.Features[key] {
-		return g, &Error{Code: CodePermissionDenied, Message: "Permission denied by " + key + ": the feature is restricted for the role " + a.Role + ".",
-			Details: map[string][]string{"permission": {key}}}
+		return g, denial(key, key+": the feature is restricted for the role "+a.Role+".")
 	}
 
-	friends := func(key, why string) error { // no Friend: not a friend
-		if a.Friend != nil {
-			if ok, err := a.Friend(); err != nil || ok {
+	// friends refuses by a friends-only rule unless the other user is the actor's friend,
+	// which is asked once, and only when such a rule applies (no Friend: not a friend).
+	asked, friend := false, false
+	friends := func(key, why string) error {
+		if !asked && a.Friend != nil {
+			ok, err := a.Friend()
+			if err != nil {
 				return err
 			}
+			asked, friend = true, ok
 		}
-		if strings.HasPrefix(key, "settings.") {
-			return &Error{Code: CodePermissionDenied, Message: "Permission denied by " + key + " of the role " + a.Role + ": " + why,
-				Details: map[string][]string{"permission": {key}}}
+		if friend {
+			return nil
 		}
 		return role.refuse(key, why)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // permCase is one permission key with the operation it governs, a value that lets the
@@ -368,4 +369,31 @@ func TestNewPolicy(t *testing.T) {
 	if NewPolicy(PolicyData{Roles: map[string]*StoredRolePolicy{"quiet": {}}}).open() != true {
 		t.Error("an app that sets nothing is not open")
 	}
+}
+
+// BenchmarkPermitDefaultPolicy is what the check adds to a request in an app that has set no
+// permissions (the hot path's case): the reaction's check, and a send's, from a warm cache.
+//
+//	go test ./chat -run '^$' -bench PermitDefaultPolicy -benchmem
+func BenchmarkPermitDefaultPolicy(b *testing.B) {
+	s := New(nil, Config{KeyCacheTTL: time.Hour}) // the cache stays warm
+	s.keys.policies.put("a", NewPolicy(PolicyData{}), s.keys.policies.generation())
+	p := Principal{App: App{ID: "a"}, Actor: "u"}
+	b.Run("reaction", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.reactionPermitted(b.Context(), p, "u", 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("send", func(b *testing.B) {
+		b.ReportAllocs()
+		a := Action{Op: OpSendMessage, Role: DefaultRole, ReceiverType: ReceiverUser, Category: CategoryMessage, Type: "text"}
+		for b.Loop() {
+			if _, err := s.permit(b.Context(), p, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
