@@ -175,9 +175,9 @@ const (
 
 // parseValue checks a value sent for d and returns it normalised: a string from d.Values,
 // or a list (null is the empty list; a lone string is a list of one, as the hosted
-// service's own examples write scope lists) of distinct valid items. roleExists reports
-// whether a role id names a role of the app.
-func (d PermissionDef) parseValue(raw json.RawMessage, roleExists func(string) bool) (PermissionValue, string) {
+// service's own examples write scope lists) of distinct valid items. Whether the roles a
+// list names exist is the caller's to check.
+func (d PermissionDef) parseValue(raw json.RawMessage) (PermissionValue, string) {
 	raw = bytes.TrimSpace(raw)
 	if d.DataType == DataString {
 		var s string
@@ -220,9 +220,6 @@ func (d PermissionDef) parseValue(raw json.RawMessage, roleExists func(string) b
 			id, ok := NormalizeID(it)
 			if !ok {
 				return PermissionValue{}, "The items of " + d.Key + " must be role ids."
-			}
-			if !roleExists(id) {
-				return PermissionValue{}, "The role " + brief(id) + " named in " + d.Key + " does not exist."
 			}
 			it = id
 		case customItems, mimeItems:
@@ -277,7 +274,7 @@ func decodePermissionValue(t PermissionType, key, stored string) (PermissionValu
 	if !ok {
 		return PermissionValue{}, false
 	}
-	v, msg := d.parseValue(json.RawMessage(stored), func(string) bool { return true })
+	v, msg := d.parseValue(json.RawMessage(stored))
 	return v, msg == ""
 }
 
@@ -412,37 +409,37 @@ func (s *Service) SetPermissions(ctx context.Context, p Principal, t PermissionT
 		if t2, created, err = s.permissionsTarget(ctx, tx, p, t); err != nil {
 			return err
 		}
-		var roleIDs []string
-		for key, raw := range values {
-			if d, ok := permissionDef(t.Type, key); ok && d.items == roleItems && isJSONKind(raw, '[') {
-				var items []string
-				if json.Unmarshal(raw, &items) == nil {
-					for _, it := range items {
-						if id, ok := NormalizeID(it); ok {
-							roleIDs = append(roleIDs, id)
-						}
-					}
-				}
-			}
-		}
-		existing, err := tx.ExistingRoles(p.App.ID, roleIDs)
-		if err != nil {
-			return err
-		}
 		fe := fieldErrors{}
 		stored := map[string]string{}
+		named := map[string][]string{} // the roles each roles list names
+		var roleIDs []string
 		for key, raw := range values {
 			d, ok := permissionDef(t.Type, key)
 			if !ok {
 				fe.add(detailField("permissions", key), "The permission "+brief(key)+" does not exist for a "+string(t.Type)+".")
 				continue
 			}
-			v, msg := d.parseValue(raw, func(id string) bool { return slices.Contains(existing, id) })
+			v, msg := d.parseValue(raw)
 			if msg != "" {
 				fe.add("permissions."+key, msg)
 				continue
 			}
 			stored[key] = v.encode(d)
+			if d.items == roleItems {
+				named[key] = v.List
+				roleIDs = append(roleIDs, v.List...)
+			}
+		}
+		existing, err := tx.ExistingRoles(p.App.ID, roleIDs)
+		if err != nil {
+			return err
+		}
+		for key, ids := range named {
+			for _, id := range ids {
+				if !slices.Contains(existing, id) {
+					fe.add("permissions."+key, "The role "+id+" named in "+key+" does not exist.")
+				}
+			}
 		}
 		if err := fe.err(); err != nil {
 			return err

@@ -33,6 +33,7 @@ func TestPermissionsAPI(t *testing.T) {
 		}
 
 		// Set: each key acknowledged, then every value, in the table's order.
+		e.ok(request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"getUserDetails.allowedRoles":"Default"}}`})
 		r := e.do(request{method: "PUT", path: "/v3/roles/MANAGER/permissions", body: `{"permissions":{"listUsers.mode":"friends",
 			"createGroup.allowedGroupTypes":["public"],"listUsers.allowedRoles":["Manager","default"],"sendMessage.allowedMimeTypes":"image/*"}}`})
 		if r.status != 200 {
@@ -99,7 +100,8 @@ func TestPermissionsAPI(t *testing.T) {
 			{"a value out of its values", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"listUsers.mode":"allow"}}`}, 400, "ERR_BAD_REQUEST", "permissions.listUsers.mode"},
 			{"a list of numbers", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"sendMessage.allowedMessageTypes":[1]}}`}, 400, "ERR_BAD_REQUEST", "permissions.sendMessage.allowedMessageTypes"},
 			{"a list item out of its values", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"createGroup.allowedGroupTypes":["secret"]}}`}, 400, "ERR_BAD_REQUEST", "permissions.createGroup.allowedGroupTypes"},
-			{"a role that does not exist", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"listUsers.allowedRoles":["ghost"]}}`}, 400, "ERR_BAD_REQUEST", "permissions.listUsers.allowedRoles"},
+			{"a role that does not exist", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"listUsers.allowedRoles":["default","ghost"]}}`}, 400, "ERR_BAD_REQUEST", "permissions.listUsers.allowedRoles"},
+			{"a lone role that does not exist", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"getUserDetails.allowedRoles":"ghost"}}`}, 400, "ERR_BAD_REQUEST", "permissions.getUserDetails.allowedRoles"},
 			{"a MIME type that is not one", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"sendMessage.allowedMimeTypes":["png"]}}`}, 400, "ERR_BAD_REQUEST", "permissions.sendMessage.allowedMimeTypes"},
 			{"a scope not a scope", request{method: "PUT", path: "/v3/groups/g/scopes/admin/permissions", body: `{"permissions":{"listMembers.allowedScopes":["owner"]}}`}, 400, "ERR_BAD_REQUEST", "permissions.listMembers.allowedScopes"},
 			{"no permissions", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{}`}, 400, "ERR_BAD_REQUEST", "permissions"},
