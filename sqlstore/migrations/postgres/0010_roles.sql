@@ -24,6 +24,9 @@ INSERT INTO roles (app_id, role, name, created_at)
 -- ERR_ROLE_NOT_FOUND).
 ALTER TABLE users ADD FOREIGN KEY (app_id, role) REFERENCES roles (app_id, role);
 
+-- A role's users: moved to default when it is deleted, and the user lists' role filter.
+CREATE INDEX users_role ON users (app_id, role);
+
 -- The permissions set for a role (the others have their defaults), values as JSON.
 CREATE TABLE role_permissions (
     app_id     TEXT NOT NULL,

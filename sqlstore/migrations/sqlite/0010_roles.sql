@@ -20,6 +20,9 @@ INSERT INTO roles (app_id, role, name, created_at)
     SELECT u.app_id, u.role, u.role, max(min(u.created_at), 1) FROM users u
     WHERE u.role <> 'default' GROUP BY u.app_id, u.role;
 
+-- A role's users: moved to default when it is deleted, and the user lists' role filter.
+CREATE INDEX users_role ON users (app_id, role);
+
 -- The permissions set for a role (the others have their defaults), values as JSON.
 CREATE TABLE role_permissions (
     app_id     TEXT NOT NULL,
