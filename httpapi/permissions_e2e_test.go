@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,18 +78,7 @@ func TestPermissionsAPI(t *testing.T) {
 			t.Fatalf("unset scope: %v", got)
 		}
 
-		before := e.snapshot()
-		rows := func() int {
-			return e.count(`SELECT COUNT(*) FROM role_permissions`)*1000 + e.count(`SELECT COUNT(*) FROM scope_permissions`)
-		}
-		stored := rows()
-		for _, tc := range []struct {
-			name   string
-			r      request
-			status int
-			code   string
-			detail string
-		}{
+		e.refused(t, []refusal{
 			{"unknown key", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"sendMessages":"deny"}}`}, 400, "ERR_BAD_REQUEST", "permissions.sendMessages"},
 			{"a scope key on a role", request{method: "PUT", path: "/v3/roles/manager/permissions", body: `{"permissions":{"addReaction":"deny"}}`}, 400, "ERR_BAD_REQUEST", "permissions.addReaction"},
 			{"a role key on a scope", request{method: "PUT", path: "/v3/groups/g/scopes/admin/permissions", body: `{"permissions":{"listUsers":"deny"}}`}, 400, "ERR_BAD_REQUEST", "permissions.listUsers"},
@@ -114,25 +102,7 @@ func TestPermissionsAPI(t *testing.T) {
 			{"unknown scope", request{method: "GET", path: "/v3/groups/g/scopes/owner/permissions"}, 400, "ERR_BAD_REQUEST", "scope"},
 			{"unknown scope, set", request{method: "PUT", path: "/v3/groups/g/scopes/owner/permissions", body: `{"permissions":{"sendMessage":"deny"}}`}, 400, "ERR_BAD_REQUEST", "scope"},
 			{"authOnly key", request{method: "PUT", path: "/v3/roles/manager/permissions", headers: map[string]string{"apikey": e.authKey}, body: `{"permissions":{"sendMessage":"deny"}}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
-		} {
-			r := e.do(tc.r)
-			if r.status != tc.status || r.code != tc.code {
-				t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
-				continue
-			}
-			if tc.detail != "" {
-				var body struct {
-					Error struct{ Details map[string][]string }
-				}
-				json.Unmarshal(r.body, &body)
-				if len(body.Error.Details[tc.detail]) == 0 {
-					t.Errorf("%s: no details for %s: %s", tc.name, tc.detail, r.body)
-				}
-			}
-		}
-		if e.snapshot() != before || rows() != stored {
-			t.Fatal("a refused request wrote")
-		}
+		})
 		// Deleting the group takes its scope permissions with it.
 		e.ok(request{method: "PUT", path: "/v3/groups/g/scopes/admin/permissions", body: `{"permissions":{"addReaction":"deny"}}`})
 		e.ok(request{method: "DELETE", path: "/v3/groups/g"})
@@ -450,15 +420,7 @@ func TestRestrictedFeaturesAPI(t *testing.T) {
 		}
 
 		e.ok(request{method: "POST", path: "/v3/roles/r/restrictedfeatures", body: `{"featuresToRestrict":["u.getUser"]}`})
-		before := e.snapshot()
-		n := e.count(`SELECT COUNT(*) FROM role_features`)
-		for _, tc := range []struct {
-			name   string
-			r      request
-			status int
-			code   string
-			detail string
-		}{
+		e.refused(t, []refusal{
 			{"unknown feature", request{method: "POST", path: "/v3/roles/r/restrictedfeatures", body: `{"featuresToRestrict":["u.listUsers","u.fly"]}`}, 400, "ERR_BAD_REQUEST", "featuresToRestrict"},
 			{"no features", request{method: "POST", path: "/v3/roles/r/restrictedfeatures", body: `{"featuresToRestrict":[]}`}, 400, "ERR_BAD_REQUEST", "featuresToRestrict"},
 			{"features not a list", request{method: "POST", path: "/v3/roles/r/restrictedfeatures", body: `{"featuresToRestrict":"u.listUsers"}`}, 400, "ERR_BAD_REQUEST", "featuresToRestrict"},
@@ -469,24 +431,6 @@ func TestRestrictedFeaturesAPI(t *testing.T) {
 			{"unknown role", request{method: "POST", path: "/v3/roles/ghost/restrictedfeatures", body: `{"featuresToRestrict":["u.listUsers"]}`}, 404, "ERR_ROLE_NOT_FOUND", ""},
 			{"unknown role, list", request{method: "GET", path: "/v3/roles/ghost/restrictedfeatures"}, 404, "ERR_ROLE_NOT_FOUND", ""},
 			{"authOnly key", request{method: "GET", path: "/v3/roles/r/restrictedfeatures", headers: map[string]string{"apikey": e.authKey}}, 403, "AUTH_ERR_NO_ACCESS", ""},
-		} {
-			r := e.do(tc.r)
-			if r.status != tc.status || r.code != tc.code {
-				t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
-				continue
-			}
-			if tc.detail != "" {
-				var body struct {
-					Error struct{ Details map[string][]string }
-				}
-				json.Unmarshal(r.body, &body)
-				if len(body.Error.Details[tc.detail]) == 0 {
-					t.Errorf("%s: no details for %s: %s", tc.name, tc.detail, r.body)
-				}
-			}
-		}
-		if e.snapshot() != before || e.count(`SELECT COUNT(*) FROM role_features`) != n {
-			t.Fatal("a refused request wrote")
-		}
+		})
 	})
 }

@@ -9,6 +9,41 @@ import (
 	"github.com/natter-chat/natter/client"
 )
 
+// refusal is a request that must answer the error envelope with this status and code, and
+// details naming detail when it is set.
+type refusal struct {
+	name   string
+	r      request
+	status int
+	code   string
+	detail string
+}
+
+// refused does each request and checks its answer, and that none of them wrote.
+func (e *env) refused(t *testing.T, cases []refusal) {
+	t.Helper()
+	before := e.snapshot()
+	for _, tc := range cases {
+		r := e.do(tc.r)
+		if r.status != tc.status || r.code != tc.code {
+			t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
+			continue
+		}
+		if tc.detail != "" {
+			var body struct {
+				Error struct{ Details map[string][]string }
+			}
+			json.Unmarshal(r.body, &body)
+			if len(body.Error.Details[tc.detail]) == 0 {
+				t.Errorf("%s: no details for %s: %s", tc.name, tc.detail, r.body)
+			}
+		}
+	}
+	if e.snapshot() != before {
+		t.Fatal("a refused request wrote")
+	}
+}
+
 func TestRoles(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		// Every app has the default role.
@@ -98,16 +133,8 @@ func TestRoles(t *testing.T) {
 			e.mustRole(fmt.Sprintf("r%02d", i))
 		}
 		miaToken := e.mustToken("mia")
-		before := e.snapshot()
-		rolesBefore := e.count(`SELECT COUNT(*) FROM roles`)
 		long := strings.Repeat("x", 101)
-		for _, tc := range []struct {
-			name   string
-			r      request
-			status int
-			code   string
-			detail string
-		}{
+		e.refused(t, []refusal{
 			{"26th role", request{method: "POST", path: "/v3/roles", body: `{"role":"r26","name":"R"}`}, 400, "ERR_BAD_REQUEST", "role"},
 			{"taken id", request{method: "POST", path: "/v3/roles", body: `{"role":"TEMP","name":"R"}`}, 400, "ERR_BAD_REQUEST", "role"},
 			{"invalid characters", request{method: "POST", path: "/v3/roles", body: `{"role":"bad role!","name":"R"}`}, 400, "ERR_BAD_REQUEST", "role"},
@@ -129,25 +156,7 @@ func TestRoles(t *testing.T) {
 			{"delete unknown", request{method: "DELETE", path: "/v3/roles/ghost"}, 404, "ERR_ROLE_NOT_FOUND", ""},
 			{"authOnly key", request{method: "POST", path: "/v3/roles", headers: map[string]string{"apikey": e.authKey}, body: `{"role":"x","name":"X"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"auth token", request{method: "GET", path: "/v3/roles", headers: map[string]string{"apikey": "", "authToken": miaToken}}, 403, "AUTH_ERR_NO_ACCESS", ""},
-		} {
-			r := e.do(tc.r)
-			if r.status != tc.status || r.code != tc.code {
-				t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
-				continue
-			}
-			if tc.detail != "" {
-				var body struct {
-					Error struct{ Details map[string][]string }
-				}
-				json.Unmarshal(r.body, &body)
-				if len(body.Error.Details[tc.detail]) == 0 {
-					t.Errorf("%s: no details for %s: %s", tc.name, tc.detail, r.body)
-				}
-			}
-		}
-		if e.snapshot() != before || e.count(`SELECT COUNT(*) FROM roles`) != rolesBefore {
-			t.Fatal("a refused request wrote")
-		}
+		})
 	})
 }
 
