@@ -112,7 +112,7 @@ func (s *Service) ListBlocked(ctx context.Context, p Principal, uid, direction s
 	}
 	q.BlocksOf, q.BlockDirection = u.UID, direction
 	q.Deactivated = OnlyActive
-	return s.ListUsers(ctx, p.ActingAs(u.UID), q)
+	return s.listUsers(ctx, p.ActingAs(u.UID), q, false)
 }
 
 // blockedBetween refuses a one-to-one message between users one of whom blocked the other.

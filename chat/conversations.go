@@ -112,7 +112,7 @@ func (s *Service) conversationOf(ctx context.Context, p Principal, kind, key str
 		}
 		return ConversationID(viewer.UID, other.UID), viewer, nil
 	}
-	g, err := s.Group(ctx, p, key)
+	g, _, err := s.group(ctx, p, key)
 	if err != nil {
 		return "", User{}, err
 	}
@@ -146,6 +146,9 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 	if p.acting() {
 		u, err := s.actingUser(ctx, p)
 		if err != nil {
+			return nil, 0, err
+		}
+		if _, err := s.permit(ctx, p, Action{Op: OpListConversations, Role: u.Role}); err != nil {
 			return nil, 0, err
 		}
 		q.Viewer = u.UID
@@ -234,6 +237,9 @@ func (s *Service) GetConversation(ctx context.Context, p Principal, kind, key st
 	if err != nil {
 		return Conversation{}, err
 	}
+	if _, err := s.permit(ctx, p, Action{Op: OpGetConversation, Role: viewer.Role}); err != nil {
+		return Conversation{}, err
+	}
 	return s.conversation(ctx, p.App.ID, viewer.UID, id)
 }
 
@@ -260,6 +266,9 @@ func (s *Service) GetConversationByID(ctx context.Context, p Principal, id strin
 		return Conversation{}, err
 	}
 	if err := s.partyOf(ctx, p.App.ID, viewer.UID, id); err != nil {
+		return Conversation{}, err
+	}
+	if _, err := s.permit(ctx, p, Action{Op: OpGetConversation, Role: viewer.Role}); err != nil {
 		return Conversation{}, err
 	}
 	return s.conversation(ctx, p.App.ID, viewer.UID, id)
@@ -424,6 +433,9 @@ func (s *Service) ResetConversation(ctx context.Context, p Principal, kind, key 
 	if err != nil {
 		return "", err
 	}
+	if _, err := s.permit(ctx, p, Action{Op: OpDeleteConversation, Role: viewer.Role}); err != nil {
+		return "", err
+	}
 	return id, s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
 		m.ResetID = r.LastMessageID
 		m.ReadID, m.ReadSeq = max(m.ReadID, r.LastMessageID), max(m.ReadSeq, r.LastSeq)
@@ -440,6 +452,9 @@ func (s *Service) DeleteConversationForAll(ctx context.Context, p Principal, id 
 		return err
 	}
 	if err := s.partyOf(ctx, p.App.ID, viewer.UID, id); err != nil {
+		return err
+	}
+	if _, err := s.permit(ctx, p, Action{Op: OpDeleteConversation, Role: viewer.Role}); err != nil {
 		return err
 	}
 	err = s.store.Transact(ctx, func(tx Tx) error {

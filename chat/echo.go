@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"regexp"
 	"strconv"
 	"unicode/utf8"
 )
@@ -27,6 +28,17 @@ func keyShaped(s string) bool {
 
 // quotableID reports whether a uid natter parsed and lower-cased may be quoted.
 func quotableID(id string) bool { return id != "" && idPattern.MatchString(id) && !keyShaped(id) }
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+
+// detailField is the details key for a key k of an object field: "field.k" when k is a
+// plain name that may be echoed, else the field itself.
+func detailField(field, k string) string {
+	if namePattern.MatchString(k) && !keyShaped(k) {
+		return field + "." + k
+	}
+	return field
+}
 
 // maxQuoted bounds a body value quoted in an error message, in characters.
 const maxQuoted = 32

@@ -91,6 +91,9 @@ const (
 	CodeAlreadyFriend             Code = "ERR_ALREADY_FRIEND"
 	CodeNotAFriend                Code = "ERR_NOT_A_FRIEND"
 	CodeFriendAddFailed           Code = "ERR_FAILED_TO_ADD_FRIEND"
+	CodeRoleNotFound              Code = "ERR_ROLE_NOT_FOUND"
+	CodeRoleDeleteDenied          Code = "ERR_ROLE_DELETE_DENIED"
+	CodePermissionDenied          Code = "ERR_PERMISSION_DENIED"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -160,6 +163,9 @@ var kinds = map[Code]Kind{
 	CodeNotAFriend:                KindNotFound,
 	CodeIdempotencyKeyReused:      KindConflict,
 	CodeIdempotencyKeyInUse:       KindConflict,
+	CodeRoleNotFound:              KindNotFound,
+	CodeRoleDeleteDenied:          KindForbidden,
+	CodePermissionDenied:          KindForbidden,
 }
 
 // Kind of the code; an unknown code is internal.

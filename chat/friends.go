@@ -174,7 +174,7 @@ func (s *Service) ListFriends(ctx context.Context, p Principal, uid string, q Us
 	}
 	q.FriendsOf = u.UID
 	q.Deactivated = OnlyActive
-	return s.ListUsers(ctx, p.ActingAs(""), q)
+	return s.listUsers(ctx, p.ActingAs(""), q, false)
 }
 
 // RemoveFriends ends uid's friendship with each of friends, all or nothing: a uid that is not

@@ -220,6 +220,9 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 	if err != nil {
 		return Group{}, MemberResults{}, err
 	}
+	if _, err := s.permit(ctx, p, Action{Op: OpCreateGroup, Role: actor.Role, GroupType: g.Type}); err != nil {
+		return Group{}, MemberResults{}, err
+	}
 	creator := ""
 	if p.acting() {
 		creator = actor.UID
@@ -303,20 +306,30 @@ func errGroupsPerUser(uid string) error {
 	return Errorf(CodePlanQuotaRestriction, "The user %s is already a member of %d groups, the most allowed.", uid, MaxGroupsPerUser)
 }
 
-// Group returns a group; acting as a user, with that user's membership.
+// Group returns a group; acting as a user, with that user's membership, as far as its
+// permissions let it.
 func (s *Service) Group(ctx context.Context, p Principal, guid string) (Group, error) {
+	g, viewer, err := s.group(ctx, p, guid)
+	if err == nil && viewer.UID != "" {
+		_, err = s.permit(ctx, p, Action{Op: OpGetGroup, Role: viewer.Role})
+	}
+	return g, err
+}
+
+// group reads a group as Group does, with the acting user (none when the app acts).
+func (s *Service) group(ctx context.Context, p Principal, guid string) (Group, User, error) {
 	if _, ok := NormalizeID(guid); !ok {
-		return Group{}, errGUIDNotFound("")
+		return Group{}, User{}, errGUIDNotFound("")
 	}
-	viewer := ""
+	var viewer User
 	if p.acting() {
-		u, err := s.actingUser(ctx, p)
-		if err != nil {
-			return Group{}, err
+		var err error
+		if viewer, err = s.actingUser(ctx, p); err != nil {
+			return Group{}, User{}, err
 		}
-		viewer = u.UID
 	}
-	return s.groupAs(ctx, p.App.ID, guid, viewer)
+	g, err := s.groupAs(ctx, p.App.ID, guid, viewer.UID)
+	return g, viewer, err
 }
 
 // groupAs reads a group with the membership of viewer (none when empty), a user the caller
@@ -380,6 +393,15 @@ func (s *Service) ListGroups(ctx context.Context, p Principal, q GroupQuery) ([]
 			return nil, 0, err
 		}
 		q.Viewer = u.UID
+		g, err := s.permit(ctx, p, Action{Op: OpListGroups, Role: u.Role})
+		if err != nil {
+			return nil, 0, err
+		}
+		if g.GroupTypes != nil {
+			if q.Types, err = narrow(q.Types, g.GroupTypes, narrowed(RolePermission, u.Role, "listGroups.allowedGroupTypes", "types", g.GroupTypes)); err != nil {
+				return nil, 0, err
+			}
+		}
 	}
 	groups, total, err := s.store.ListGroups(ctx, p.App.ID, q)
 	if err != nil {
@@ -450,6 +472,9 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 	}
 	actor, err := s.actorEntity(ctx, p)
 	if err != nil {
+		return Group{}, err
+	}
+	if _, err := s.permit(ctx, p, Action{Op: OpUpdateGroup, Role: actor.Role}); err != nil {
 		return Group{}, err
 	}
 	now := s.now()
@@ -548,6 +573,9 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 	if err != nil {
 		return err
 	}
+	if _, err := s.permit(ctx, p, Action{Op: OpDeleteGroup, Role: actor.Role}); err != nil {
+		return err
+	}
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
@@ -560,6 +588,9 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 		}
 		return tx.DeleteGroup(p.App.ID, id)
 	})
+	if err == nil {
+		s.forgetPolicy(p.App.ID, id) // its scope permissions went with it
+	}
 	return s.groupErr("delete group", err)
 }
 

@@ -48,6 +48,17 @@ type MessageQuery struct {
 	HasMentions   bool
 	MentionedUIDs []string
 	MentionsOf    string
+	// The viewer's permissions: of the message and custom categories, only these
+	// (AllowedCategories), and of category message, only these types (AllowedTypes).
+	AllowedCategories []string
+	AllowedTypes      []string
+}
+
+// permitted is q narrowed to what the viewer's permissions let it list.
+func (s *Service) permitted(ctx context.Context, p Principal, q MessageQuery, a Action) (MessageQuery, error) {
+	g, err := s.permit(ctx, p, a)
+	q.AllowedCategories, q.AllowedTypes = g.Categories, g.Types
+	return q, err
 }
 
 // MessagePage is a message-list request as the API takes it. Unsupported names the query
@@ -245,6 +256,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 		if err != nil {
 			return MessageList{}, err
 		}
+		if q, err = s.permitted(ctx, p, q, Action{Op: OpListMessages, Role: u.Role}); err != nil {
+			return MessageList{}, err
+		}
 		q.Viewer = u.UID
 		if page.MyMentionsOnly {
 			q.MentionsOf = u.UID
@@ -276,6 +290,9 @@ func (s *Service) ListUserMessages(ctx context.Context, p Principal, uid string,
 	if err != nil {
 		return MessageList{}, err
 	}
+	if q, err = s.permitted(ctx, p, q, Action{Op: OpListUserMessages, Role: viewer.Role}); err != nil {
+		return MessageList{}, err
+	}
 	q.ConversationID, q.Viewer = ConversationID(viewer.UID, other.UID), viewer.UID
 	return s.conversationList(ctx, p, q, page, other.UID)
 }
@@ -287,7 +304,7 @@ func (s *Service) ListGroupMessages(ctx context.Context, p Principal, guid strin
 	if err != nil {
 		return MessageList{}, err
 	}
-	g, err := s.Group(ctx, p, guid)
+	g, viewer, err := s.group(ctx, p, guid)
 	if err != nil {
 		return MessageList{}, err
 	}
@@ -295,6 +312,9 @@ func (s *Service) ListGroupMessages(ctx context.Context, p Principal, guid strin
 	if g.Viewer != nil {
 		if !g.Viewer.Joined() {
 			return MessageList{}, errConversationNotAccessible(p.Actor, q.ConversationID)
+		}
+		if q, err = s.permitted(ctx, p, q, Action{Op: OpListGroupMessages, Role: viewer.Role, GUID: g.GUID, Scope: g.Viewer.Scope}); err != nil {
+			return MessageList{}, err
 		}
 		q.Viewer = p.Actor
 	} else if page.Unread || page.Undelivered {
@@ -351,12 +371,15 @@ func (s *Service) ListThread(ctx context.Context, p Principal, id string, page M
 	if err != nil {
 		return MessageList{}, err
 	}
-	parent, err := s.Message(ctx, p, id)
+	parent, viewer, err := s.message(ctx, p, id)
 	if err != nil {
 		return MessageList{}, err
 	}
 	q.ParentID, q.ConversationID = parent.ID, parent.ConversationID
 	if p.acting() {
+		if q, err = s.permitted(ctx, p, q, Action{Op: OpListThread, Role: viewer.Role}); err != nil {
+			return MessageList{}, err
+		}
 		q.Viewer = p.Actor
 	}
 	return s.list(ctx, p.App.ID, q)
@@ -365,7 +388,7 @@ func (s *Service) ListThread(ctx context.Context, p Principal, id string, page M
 // SendThreadMessage sends a reply into a message's thread: to the parent's conversation, by
 // a user who may see the parent. A reply has no thread of its own.
 func (s *Service) SendThreadMessage(ctx context.Context, p Principal, id string, in MessageSend) (Message, error) {
-	parent, err := s.Message(ctx, p, id)
+	parent, _, err := s.message(ctx, p, id)
 	if err != nil {
 		return Message{}, err
 	}

@@ -9,15 +9,20 @@ import (
 // read them from the database on every request: API keys and auth tokens by hash, apps by
 // id. Only found entries are cached: a key or token created on another node works at once.
 // The TTL bounds how long one deleted on another node keeps working here; on this node
-// deletion evicts at once.
+// deletion evicts at once. Permission policies (policy.go) are cached the same way, by app,
+// and groups' scope permissions by app and guid, found or empty: a change made on another
+// node applies here within the TTL.
 type keyCache struct {
-	keys   *ttlCache[APIKey]
-	apps   *ttlCache[App]
-	tokens *ttlCache[AuthToken]
+	keys     *ttlCache[APIKey]
+	apps     *ttlCache[App]
+	tokens   *ttlCache[AuthToken]
+	policies *ttlCache[*Policy]
+	scopes   *ttlCache[ScopeRules]
 }
 
 func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
-	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now)}
+	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now),
+		policies: newTTLCache[*Policy](ttl, now), scopes: newTTLCache[ScopeRules](ttl, now)}
 }
 
 func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }

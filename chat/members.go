@@ -522,8 +522,9 @@ func (c *memberChange) transfer(uid string) error {
 	return nil
 }
 
-// changeMembers runs fn on a locked group in one transaction and saves the group after it.
-func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, fn func(c *memberChange) error) (Group, error) {
+// changeMembers runs fn on a locked group in one transaction and saves the group after it;
+// the operation (a.Op, a.Count) is checked against the acting user's permissions first.
+func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a Action, fn func(c *memberChange) error) (Group, error) {
 	id, ok := NormalizeID(guid)
 	if !ok {
 		return Group{}, errGUIDNotFound("")
@@ -538,6 +539,10 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, f
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
+			return err
+		}
+		a.Role, a.GroupType = actor.Role, g.Type
+		if _, err := s.permit(ctx, p, a); err != nil {
 			return err
 		}
 		c := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
@@ -575,7 +580,8 @@ func (s *Service) AddMembers(ctx context.Context, p Principal, guid string, in M
 		return MemberResults{}, err
 	}
 	var out MemberResults
-	_, err := s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	n := len(in.Admins) + len(in.Moderators) + len(in.Participants) + len(in.UsersToBan)
+	_, err := s.changeMembers(ctx, p, guid, Action{Op: OpAddMembers, Count: n}, func(c *memberChange) error {
 		// An acting user who may add no one is refused as a whole, not once per uid.
 		if p.acting() {
 			r, err := c.rule(MemberRule{})
@@ -611,12 +617,23 @@ func (s *Service) ListMembers(ctx context.Context, p Principal, guid string, q M
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
-	g, err := s.Group(ctx, p, guid)
+	g, viewer, err := s.group(ctx, p, guid)
 	if err != nil {
 		return nil, 0, err
 	}
 	if g.Viewer != nil && !g.Viewer.Joined() {
 		return nil, 0, errNotAMember(p.Actor, g.GUID)
+	}
+	if g.Viewer != nil {
+		gr, err := s.permit(ctx, p, Action{Op: OpListMembers, Role: viewer.Role, GUID: g.GUID, Scope: g.Viewer.Scope})
+		if err != nil {
+			return nil, 0, err
+		}
+		if gr.Scopes != nil {
+			if q.Scopes, err = narrow(q.Scopes, gr.Scopes, narrowed(ScopePermission, g.Viewer.Scope, "listMembers.allowedScopes", "scopes", gr.Scopes)); err != nil {
+				return nil, 0, err
+			}
+		}
 	}
 	members, total, err := s.store.ListMembers(ctx, p.App.ID, g.GUID, q)
 	if err != nil {
@@ -638,7 +655,7 @@ func (s *Service) ChangeScope(ctx context.Context, p Principal, guid, uid, scope
 		return Member{}, err
 	}
 	var m Membership
-	_, err = s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	_, err = s.changeMembers(ctx, p, guid, Action{Op: OpChangeScope}, func(c *memberChange) error {
 		var err error
 		m, err = c.scope(id, scope)
 		return err
@@ -655,7 +672,7 @@ func (s *Service) Kick(ctx context.Context, p Principal, guid, uid string) (Grou
 	if err != nil {
 		return Group{}, err
 	}
-	return s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	return s.changeMembers(ctx, p, guid, Action{Op: OpKickMember}, func(c *memberChange) error {
 		_, err := c.kick(id)
 		return err
 	})
@@ -667,7 +684,7 @@ func (s *Service) Ban(ctx context.Context, p Principal, guid, uid string) (Group
 	if err != nil {
 		return Group{}, err
 	}
-	return s.changeMembers(ctx, p, guid, func(c *memberChange) error { return c.ban(id) })
+	return s.changeMembers(ctx, p, guid, Action{Op: OpBanMember}, func(c *memberChange) error { return c.ban(id) })
 }
 
 // Unban lifts a user's ban.
@@ -676,13 +693,16 @@ func (s *Service) Unban(ctx context.Context, p Principal, guid, uid string) (Gro
 	if err != nil {
 		return Group{}, err
 	}
-	return s.changeMembers(ctx, p, guid, func(c *memberChange) error { return c.unban(id) })
+	return s.changeMembers(ctx, p, guid, Action{Op: OpUnbanMember}, func(c *memberChange) error { return c.unban(id) })
 }
 
 // ListBanned lists the users banned from a group.
 func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, page Page) ([]User, int, error) {
-	g, err := s.Group(ctx, p, guid)
+	g, viewer, err := s.group(ctx, p, guid)
 	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := s.permit(ctx, p, Action{Op: OpListBanned, Role: viewer.Role}); err != nil {
 		return nil, 0, err
 	}
 	users, total, err := s.store.ListBanned(ctx, p.App.ID, g.GUID, page)
@@ -698,7 +718,7 @@ func (s *Service) Join(ctx context.Context, p Principal, guid, password string) 
 	if _, err := p.actor(); err != nil {
 		return Group{}, err
 	}
-	g, err := s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	g, err := s.changeMembers(ctx, p, guid, Action{Op: OpJoinGroup}, func(c *memberChange) error {
 		uid := c.actor.UID
 		if _, err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
 			return err
@@ -740,7 +760,7 @@ func (s *Service) Leave(ctx context.Context, p Principal, guid string) error {
 	if _, err := p.actor(); err != nil {
 		return err
 	}
-	_, err := s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	_, err := s.changeMembers(ctx, p, guid, Action{Op: OpLeaveGroup}, func(c *memberChange) error {
 		uid := c.actor.UID
 		t, err := c.target(uid)
 		if err != nil {
@@ -768,7 +788,7 @@ func (s *Service) TransferOwner(ctx context.Context, p Principal, guid, uid stri
 	if err := fe.err(); err != nil {
 		return Group{}, err
 	}
-	g, err := s.changeMembers(ctx, p, guid, func(c *memberChange) error {
+	g, err := s.changeMembers(ctx, p, guid, Action{Op: OpTransferOwner}, func(c *memberChange) error {
 		if c.p.acting() && c.actor.UID != c.g.Owner {
 			return Errorf(CodeGroupNoClearance, "Only the owner of the group %s may transfer it.", c.g.GUID)
 		}

@@ -203,6 +203,10 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 		return Message{}, err
 	}
 	m.AppID, m.Sender = p.App.ID, sender.UID
+	a := Action{Op: OpSendMessage, Role: sender.Role, ReceiverType: m.ReceiverType, Category: m.Category, Type: m.Type, Data: m.Data}
+	if parent != nil {
+		a.Op = OpSendThreadMessage
+	}
 	if m.ReceiverType == ReceiverGroup {
 		g, err := s.groupAs(ctx, p.App.ID, m.Receiver, sender.UID)
 		if err != nil {
@@ -214,6 +218,7 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 		case !g.Viewer.Joined():
 			return Message{}, errNotAMember(sender.UID, g.GUID)
 		}
+		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 		g.Viewer = nil
 		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), &g
 	} else {
@@ -224,7 +229,11 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 		if err := s.blockedBetween(ctx, p.App.ID, sender.UID, receiver.UID); err != nil {
 			return Message{}, err
 		}
+		a.ReceiverRole, a.Friend = receiver.Role, s.friendOf(ctx, p.App.ID, sender.UID, receiver.UID)
 		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
+	}
+	if _, err := s.permit(ctx, p, a); err != nil {
+		return Message{}, err
 	}
 	if parent != nil {
 		if m.ConversationID != parent.ConversationID {
@@ -243,6 +252,26 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
 	return m, nil
+}
+
+// attachmentMIMETypes are the mimeType of each of a media message's data.attachments;
+// known is false when it has none, or one states none.
+func attachmentMIMETypes(data json.RawMessage) (types []string, known bool) {
+	var d struct {
+		Attachments []struct {
+			MIMEType string `json:"mimeType"`
+		} `json:"attachments"`
+	}
+	if json.Unmarshal(data, &d) != nil || len(d.Attachments) == 0 {
+		return nil, false
+	}
+	for _, a := range d.Attachments {
+		if a.MIMEType == "" {
+			return nil, false
+		}
+		types = append(types, a.MIMEType)
+	}
+	return types, true
 }
 
 // Entity is the user's short shape for message entities.
@@ -395,34 +424,41 @@ func errMessageNotFound(id int64) error {
 	return Errorf(CodeMessageNotFound, "The message with id %d does not exist.", id)
 }
 
-// Message returns a message. Acting as a user, only a participant may read it, and the
-// reaction summary marks that user's reactions.
+// Message returns a message. Acting as a user, only a participant may read it, as far as
+// its permissions let it, and the reaction summary marks that user's reactions.
 func (s *Service) Message(ctx context.Context, p Principal, id string) (Message, error) {
+	m, viewer, err := s.message(ctx, p, id)
+	if err == nil && viewer.UID != "" {
+		_, err = s.permit(ctx, p, Action{Op: OpGetMessage, Role: viewer.Role})
+	}
+	return m, err
+}
+
+// message reads a message as Message does, with the acting user (none when the app acts).
+func (s *Service) message(ctx context.Context, p Principal, id string) (Message, User, error) {
 	mid, err := ParseMessageID(id)
 	if err != nil {
-		return Message{}, err
+		return Message{}, User{}, err
 	}
-	viewer := ""
+	var viewer User
 	if p.acting() {
-		u, err := s.actingUser(ctx, p)
-		if err != nil {
-			return Message{}, err
+		if viewer, err = s.actingUser(ctx, p); err != nil {
+			return Message{}, User{}, err
 		}
-		viewer = u.UID
 	}
-	m, err := s.store.Message(ctx, p.App.ID, mid, viewer)
+	m, err := s.store.Message(ctx, p.App.ID, mid, viewer.UID)
 	if errors.Is(err, ErrNotFound) {
-		return Message{}, errMessageNotFound(mid)
+		return Message{}, User{}, errMessageNotFound(mid)
 	}
 	if err != nil {
-		return Message{}, internal("get message", err)
+		return Message{}, User{}, internal("get message", err)
 	}
-	if viewer != "" {
-		if err := s.canSee(ctx, m.Head(), viewer); err != nil {
-			return Message{}, err
+	if viewer.UID != "" {
+		if err := s.canSee(ctx, m.Head(), viewer.UID); err != nil {
+			return Message{}, User{}, err
 		}
 	}
-	return m, nil
+	return m, viewer, nil
 }
 
 // canSee looks up what canSee needs to know about a group message's viewer.
@@ -515,7 +551,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		}
 		h := m.Head()
 		if p.acting() {
-			if err := mayChange(tx, h, actor.UID, "delete"); err != nil {
+			if err := s.mayChange(ctx, tx, p, h, actor, OpDeleteMessage); err != nil {
 				return err
 			}
 		}
@@ -623,7 +659,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		}
 		h := m.Head()
 		if p.acting() {
-			if err := mayChange(tx, h, actor.UID, "edit"); err != nil {
+			if err := s.mayChange(ctx, tx, p, h, actor, OpEditMessage); err != nil {
 				return err
 			}
 		}
@@ -666,24 +702,30 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 }
 
 // mayChange is who may edit or delete a message on a user's behalf: its sender, and in a
-// group also the group's admins and moderators; a user who cannot see the message at all is
-// told so first.
-func mayChange(tx Tx, h MessageHead, uid, verb string) error {
-	scope := ""
+// group also the group's admins and moderators, as far as their permissions let them (op
+// is OpEditMessage or OpDeleteMessage); a user who cannot see the message at all is told
+// so first.
+func (s *Service) mayChange(ctx context.Context, tx Tx, p Principal, h MessageHead, actor Entity, op Op) error {
+	uid, scope, guid := actor.UID, "", ""
 	if h.ReceiverType == ReceiverGroup {
 		st, err := tx.MemberStates(h.AppID, h.Receiver, []string{uid})
 		if err != nil {
 			return err
 		}
-		scope = st[uid].Membership.Scope
+		scope, guid = st[uid].Membership.Scope, h.Receiver
 	}
 	if err := canSee(h, uid, scope != ""); err != nil {
 		return err
 	}
 	if h.Sender != uid && scope != ScopeAdmin && scope != ScopeModerator {
+		verb := "edit"
+		if op == OpDeleteMessage {
+			verb = "delete"
+		}
 		return Errorf(CodeMessageNotASender, "Only the sender may %s the message with id %d.", verb, h.ID)
 	}
-	return nil
+	_, err := s.permit(ctx, p, Action{Op: op, Role: actor.Role, GUID: guid, Scope: scope})
+	return err
 }
 
 // replaceKeys returns the JSON object data with the keys in changes replaced (in place, so

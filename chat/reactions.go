@@ -44,6 +44,9 @@ type ReactionStore interface {
 // ReactionQuery is a cursor window over a message's reactions.
 type ReactionQuery struct {
 	Reaction string
+	// Scopes, when set, keeps the reactions of the members of GUID with these scopes.
+	GUID     string
+	Scopes   []string
 	AfterID  int64 // append: ids greater than this
 	BeforeID int64 // prepend: ids smaller than this (wins when set)
 	Limit    int
@@ -170,6 +173,9 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 	if err != nil {
 		return Message{}, err
 	}
+	if err := s.reactionPermitted(ctx, p, uid, mid); err != nil {
+		return Message{}, err
+	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
 	// answers with the message as the change left it.
 	m, err := s.store.ChangeReaction(ctx, ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction,
@@ -181,6 +187,29 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 		return Message{}, internal("change reaction", err)
 	}
 	return m, nil
+}
+
+// reactionPermitted applies the addReaction permission of the scope the acting user has in
+// a group message's group. Only an app that has set scope permissions pays for finding the
+// message's group and the user's scope in it; for the others the check is a cached lookup.
+func (s *Service) reactionPermitted(ctx context.Context, p Principal, uid string, mid int64) error {
+	pol, err := s.policy(ctx, p.App.ID)
+	if err != nil || !pol.scoped {
+		return err
+	}
+	guid, err := s.store.MessageGroup(ctx, p.App.ID, mid)
+	if err != nil {
+		return internal("read message group", err)
+	}
+	if guid == "" { // one-to-one, or no such message: the reaction rule answers
+		return nil
+	}
+	scope, err := s.scopeFor(ctx, p.App.ID, guid, uid)
+	if err != nil {
+		return err
+	}
+	_, err = s.permit(ctx, p, Action{Op: OpAddReaction, GUID: guid, Scope: scope})
+	return err
 }
 
 // ReactionPage is a cursor request over a message's reactions.
@@ -219,11 +248,22 @@ func (s *Service) ListReactions(ctx context.Context, p Principal, id string, q R
 			return nil, false, err
 		}
 	}
-	m, err := s.Message(ctx, p, id)
+	m, viewer, err := s.message(ctx, p, id)
 	if err != nil {
 		return nil, false, err
 	}
 	rq := ReactionQuery{Reaction: q.Reaction, Limit: q.Limit + 1}
+	if viewer.UID != "" && m.ReceiverType == ReceiverGroup {
+		scope, err := s.scopeFor(ctx, p.App.ID, m.Receiver, viewer.UID)
+		if err != nil {
+			return nil, false, err
+		}
+		g, err := s.permit(ctx, p, Action{Op: OpListReactions, Role: viewer.Role, GUID: m.Receiver, Scope: scope})
+		if err != nil {
+			return nil, false, err
+		}
+		rq.GUID, rq.Scopes = m.Receiver, g.Scopes
+	}
 	if q.Affix == "prepend" {
 		rq.BeforeID = cursor
 		if cursor == 0 {

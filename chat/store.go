@@ -17,6 +17,9 @@ type Tx interface {
 	BlockTx
 	AuthTokenTx
 	FriendTx
+	RoleTx
+	FeatureTx
+	PermissionTx
 }
 
 // Store is everything natter keeps.
@@ -39,6 +42,10 @@ type Store interface {
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore
+	RoleStore
+	FeatureStore
+	PermissionStore
+	PolicyStore
 	Ping(ctx context.Context) error
 	Close() error
 }

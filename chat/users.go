@@ -195,6 +195,9 @@ func (s *Service) CreateUserWithAuthToken(ctx context.Context, p Principal, in U
 
 // userCreated maps the store's answer to creating u.
 func (s *Service) userCreated(u User, err error) error {
+	if e := userRoleErr(u.Role, err); e != nil {
+		return e
+	}
 	if errors.Is(err, ErrAlreadyExists) {
 		return Errorf(CodeUIDAlreadyExists, "The UID %s already exists, please use another UID.", u.UID)
 	}
@@ -324,6 +327,11 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 	if err != nil {
 		return User{}, err
 	}
+	if p.ByToken() {
+		if _, err := s.permit(ctx, p, Action{Op: OpUpdateProfile, Role: cur.Role}); err != nil {
+			return User{}, err
+		}
+	}
 	if p.ByToken() && up.Role != nil {
 		if *up.Role != cur.Role {
 			return User{}, errNoAccess("A user cannot change their own role; use a fullAccess API key.")
@@ -334,6 +342,11 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 	}
 	uid = cur.UID
 	u, err := s.store.UpdateUser(ctx, p.App.ID, uid, up)
+	if up.Role != nil {
+		if e := userRoleErr(*up.Role, err); e != nil {
+			return User{}, e
+		}
+	}
 	if errors.Is(err, ErrNotFound) {
 		return User{}, errUIDNotFound(uid)
 	}
@@ -370,8 +383,15 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 	return nil
 }
 
-// ListUsers lists the app's users, a page at a time.
+// ListUsers lists the app's users, a page at a time. On a user's behalf, the list is what
+// the user's role lets it see: its friends only, or the users of some roles only.
 func (s *Service) ListUsers(ctx context.Context, p Principal, q UserQuery) ([]User, int, error) {
+	return s.listUsers(ctx, p, q, true)
+}
+
+// listUsers lists users; permit applies the acting user's permissions (the lists of a given
+// user's friends or blocks, which an app reads, do not).
+func (s *Service) listUsers(ctx context.Context, p Principal, q UserQuery, permit bool) ([]User, int, error) {
 	fe := fieldErrors{}
 	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
 	for _, in := range q.SearchIn {
@@ -405,6 +425,20 @@ func (s *Service) ListUsers(ctx context.Context, p Principal, q UserQuery) ([]Us
 			return nil, 0, err
 		}
 		q.Viewer = u.UID
+		if permit {
+			g, err := s.permit(ctx, p, Action{Op: OpListUsers, Role: u.Role})
+			if err != nil {
+				return nil, 0, err
+			}
+			if g.FriendsOnly {
+				q.FriendsOf = u.UID
+			}
+			if g.Roles != nil {
+				if q.Roles, err = narrow(q.Roles, g.Roles, narrowed(RolePermission, u.Role, "listUsers.allowedRoles", "roles", g.Roles)); err != nil {
+					return nil, 0, err
+				}
+			}
+		}
 	}
 	users, total, err := s.store.ListUsers(ctx, p.App.ID, q)
 	if err != nil {
@@ -460,6 +494,10 @@ func (s *Service) UserWithTags(ctx context.Context, p Principal, uid string) (Us
 	if p.acting() { // read on a user's behalf: the blocks between the two
 		viewer, err := s.actingUser(ctx, p)
 		if err != nil {
+			return User{}, err
+		}
+		if _, err := s.permit(ctx, p, Action{Op: OpGetUser, Role: viewer.Role, Self: viewer.UID == u.UID, TargetRole: u.Role,
+			Friend: s.friendOf(ctx, p.App.ID, viewer.UID, u.UID)}); err != nil {
 			return User{}, err
 		}
 		b, err := s.store.BlockState(ctx, p.App.ID, viewer.UID, u.UID)

@@ -163,6 +163,16 @@ func (e *env) mustUser(uid, name string) *client.User {
 	return u
 }
 
+// mustRole creates roles with their ids as names.
+func (e *env) mustRole(roles ...string) {
+	e.t.Helper()
+	for _, r := range roles {
+		if _, err := e.c.CreateRole(e.ctx(), client.CreateRoleRequest{Role: r, Name: r}); err != nil {
+			e.t.Fatalf("create role %s: %v", r, err)
+		}
+	}
+}
+
 func (e *env) mustText(from, to, text string) *client.Message {
 	e.t.Helper()
 	m, err := e.c.OnBehalfOf(from).SendMessage(e.ctx(), client.SendMessageRequest{Receiver: to, ReceiverType: "user",
@@ -259,6 +269,10 @@ func (e *env) snapshot() string {
 		"SELECT message_id, reaction, count, first_id FROM reaction_counts ORDER BY message_id, reaction",
 		"SELECT hash, app_id, uid, platform, user_agent, COALESCE(app_info, ''), created_at FROM auth_tokens ORDER BY hash",
 		"SELECT app_id, uid, friend_uid, created_at FROM friends ORDER BY app_id, uid, friend_uid",
+		"SELECT app_id, role, name, description, COALESCE(metadata, ''), COALESCE(list_users, ''), COALESCE(send_messages_to, ''), updated_at FROM roles ORDER BY app_id, role",
+		"SELECT app_id, role, permission, value, updated_at FROM role_permissions ORDER BY app_id, role, permission",
+		"SELECT app_id, role, feature, created_at FROM role_features ORDER BY app_id, role, feature",
+		"SELECT app_id, guid, scope, permission, value, updated_at FROM scope_permissions ORDER BY app_id, guid, scope, permission",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

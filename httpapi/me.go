@@ -13,12 +13,12 @@ import (
 // meJSON is PUT/GET /me's answer: the user, its auth token and the socket credential.
 type meJSON struct {
 	userJSON
-	JWT      string       `json:"jwt"`
-	Settings settingsJSON `json:"settings"`
+	JWT      string          `json:"jwt"`
+	Settings appSettingsJSON `json:"settings"`
 }
 
-// settingsJSON are the app settings the SDK reads (and caches) to build its URLs.
-type settingsJSON struct {
+// appSettingsJSON are the app settings the SDK reads (and caches) to build its URLs.
+type appSettingsJSON struct {
 	ChatHost              string `json:"CHAT_HOST"`
 	ChatWSSPort           string `json:"CHAT_WSS_PORT"`
 	ChatUseSSL            bool   `json:"CHAT_USE_SSL"`
@@ -34,7 +34,7 @@ type settingsJSON struct {
 
 // settings points the SDK at the public host (or, without one, at the host the request
 // reached). Both API hosts are the same natter; sockets are served at its root path.
-func (s *Server) settings(r *http.Request, p chat.Principal) settingsJSON {
+func (s *Server) settings(r *http.Request, p chat.Principal) appSettingsJSON {
 	host := s.opt.PublicHost
 	if host == "" {
 		host = r.Host
@@ -43,7 +43,7 @@ func (s *Server) settings(r *http.Request, p chat.Principal) settingsJSON {
 	if err != nil {
 		name, port = host, "443"
 	}
-	return settingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
+	return appSettingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
 		ChatAPIVersion: "v3.0", Mode: "DEFAULT", AnalyticsPingDisabled: true, DenyFallbackToPolling: true, AppVersion: 4,
 		Region: string(p.App.Region)}
 }

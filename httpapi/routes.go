@@ -99,6 +99,21 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.banUser},
 		{http.MethodDelete, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.unbanUser},
 		{http.MethodGet, "/groups/{guid}/bannedusers", clientAllowed, s.listBanned},
+
+		{http.MethodPost, "/roles", fullAccessOnly, s.createRole},
+		{http.MethodGet, "/roles", fullAccessOnly, s.listRoles},
+		{http.MethodGet, "/roles/{role}", fullAccessOnly, s.getRole},
+		{http.MethodPut, "/roles/{role}", fullAccessOnly, s.updateRole},
+		{http.MethodDelete, "/roles/{role}", fullAccessOnly, s.deleteRole},
+		{http.MethodPost, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.restrictFeatures},
+		{http.MethodGet, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.listRestrictedFeatures},
+		{http.MethodDelete, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.allowFeatures},
+		{http.MethodGet, "/roles/{role}/permissions", fullAccessOnly, s.listRolePermissions},
+		{http.MethodPut, "/roles/{role}/permissions", fullAccessOnly, s.setRolePermissions},
+		{http.MethodDelete, "/roles/{role}/permissions/{permission}", fullAccessOnly, s.unsetRolePermission},
+		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
+		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
+		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
 	}
 }
 
@@ -119,10 +134,8 @@ func Routes() []string {
 // whole subtree.
 var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
-	"/groups/{guid}/scopes/",
 	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/roles", "/roles/",
 	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
 	"/data_import/", "/ai-agents/",
 }

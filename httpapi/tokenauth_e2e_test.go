@@ -161,7 +161,8 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 			"POST /user_sessions": 200,
 		}
 		e.mustGroup("g", "alice")
-		path := strings.NewReplacer("{id}", m.ID, "{reaction}", "x", "{uid}", "alice", "{guid}", "g", "{apiKey}", e.full, "{authToken}", bobTok)
+		path := strings.NewReplacer("{id}", m.ID, "{reaction}", "x", "{uid}", "alice", "{guid}", "g", "{apiKey}", e.full, "{authToken}", bobTok,
+			"{role}", "default", "{scope}", "participant", "{permission}", "sendMessage")
 		bodies := map[string]string{
 			"POST /messages":                   `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"hey"}}`,
 			"PUT /me":                          `{"platform":"WEB"}`,
@@ -217,7 +218,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 				}
 			})
 		}
-		for _, p := range []string{"/v3/roles", "/v3.0/calls"} {
+		for _, p := range []string{"/v3/moderation/rules", "/v3.0/calls"} {
 			if r := e.do(request{method: "GET", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
 				t.Errorf("GET %s with a token: %d %s", p, r.status, r.body)
 			}
@@ -429,5 +430,6 @@ func adminRoute(rt string) bool {
 	}
 	_, p, _ := strings.Cut(rt, " ")
 	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
-		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers")
+		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") ||
+		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/")
 }

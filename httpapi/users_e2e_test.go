@@ -15,6 +15,7 @@ import (
 
 func TestUserLifecycle(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
+		e.mustRole("manager")
 		r := e.do(request{method: "POST", path: "/v3/users", body: `{"uid":"Superhero6","name":"Barry Allen","link":"http://placehold.it",
 			"avatar":"http://placehold.it/120x120&text=image1","metadata":{"externalId":"1849031","@private":{"email":"b@example.com"}},
 			"role":"manager","tags":["Engineer","manager"],"statusMessage":"running"}`})
@@ -94,6 +95,7 @@ func TestUserLifecycle(t *testing.T) {
 
 func TestListUsers(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
+		e.mustRole("admin")
 		for i, spec := range []struct {
 			uid, name, role string
 			tags            []string

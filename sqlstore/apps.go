@@ -8,11 +8,14 @@ import (
 
 var _ chat.Store = (*DB)(nil)
 
-// CreateApp creates an app and its first keys in one transaction.
+// CreateApp creates an app, its default role and its first keys in one transaction.
 func (db *DB) CreateApp(ctx context.Context, app chat.App, keys []chat.APIKey) error {
 	return db.transact(ctx, func(tx *wtx) error {
 		if _, err := tx.exec(`INSERT INTO apps (id, region, name, created_at) VALUES ($1, $2, $3, $4)`,
 			app.ID, string(app.Region), app.Name, app.CreatedAt); err != nil {
+			return err
+		}
+		if err := insertRole(tx, chat.NewDefaultRole(app.ID, max(app.CreatedAt, 1))); err != nil {
 			return err
 		}
 		for _, k := range keys {

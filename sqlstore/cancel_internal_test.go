@@ -48,7 +48,7 @@ func TestCancelledWriteRunsToItsEnd(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					errs[i] = db.CreateUser(ctx, chat.User{AppID: "a", UID: uid, Name: uid})
+					errs[i] = db.CreateUser(ctx, chat.User{AppID: "a", UID: uid, Name: uid, Role: chat.DefaultRole})
 				}()
 				queued(i + 1)
 			}

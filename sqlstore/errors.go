@@ -17,6 +17,10 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
+// errForeignKey is a row that a foreign key refuses: the statement that can meet one says
+// what it means (users.go: a role deleted meanwhile).
+var errForeignKey = errors.New("foreign key violation")
+
 // mapErr normalises driver errors into chat's sentinels at the storage boundary: nobody above
 // storage looks at a driver or a dialect. Errors that already carry a chat meaning pass.
 func mapErr(err error) error {
@@ -24,7 +28,7 @@ func mapErr(err error) error {
 		return nil
 	}
 	var ce *chat.Error
-	if errors.As(err, &ce) || errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrAlreadyExists) ||
+	if errors.As(err, &ce) || errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrAlreadyExists) || errors.Is(err, errForeignKey) ||
 		errors.Is(err, chat.ErrLimitReached) || errors.Is(err, chat.ErrUnavailable) {
 		return err
 	}
@@ -54,6 +58,8 @@ func mapErr(err error) error {
 		switch {
 		case pe.Code == "23505":
 			return fmt.Errorf("%w: %v", chat.ErrAlreadyExists, err)
+		case pe.Code == "23503":
+			return fmt.Errorf("%w: %v", errForeignKey, err)
 		case pe.Code[:2] == "08", pe.Code[:2] == "57", pe.Code[:2] == "53", pe.Code[:2] == "40":
 			// connection exceptions, operator intervention (shutdown), insufficient resources,
 			// and transaction rollbacks (a deadlock or serialization failure that outlived

@@ -43,18 +43,28 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.SentTo > 0 {
 		w = append(w, `m.sent_at <= `+arg(q.SentTo))
 	}
-	in := func(col string, vals []string) {
-		if len(vals) == 0 {
-			return
-		}
+	list := func(vals []string) string {
 		ph := make([]string, len(vals))
 		for i, v := range vals {
 			ph[i] = arg(v)
 		}
-		w = append(w, col+` IN (`+strings.Join(ph, ", ")+`)`)
+		return strings.Join(ph, ", ")
+	}
+	in := func(col string, vals []string) {
+		if len(vals) > 0 {
+			w = append(w, col+` IN (`+list(vals)+`)`)
+		}
 	}
 	in(`m.category`, q.Categories)
 	in(`m.type`, q.Types)
+	// The viewer's permissions hide the messages and custom messages of other categories,
+	// and the messages of other types; actions and calls stay.
+	if len(q.AllowedCategories) > 0 {
+		w = append(w, `(m.category NOT IN ('message', 'custom') OR m.category IN (`+list(q.AllowedCategories)+`))`)
+	}
+	if len(q.AllowedTypes) > 0 {
+		w = append(w, `(m.category <> 'message' OR m.type IN (`+list(q.AllowedTypes)+`))`)
+	}
 	if q.Sender != "" {
 		w = append(w, `m.sender = `+arg(q.Sender))
 	}

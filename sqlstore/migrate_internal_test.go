@@ -28,6 +28,7 @@ func TestMigrateCountsKeepsData(t *testing.T) {
 		`INSERT INTO schema_migrations VALUES (1, '0001_init.sql', 0)`,
 		`INSERT INTO apps VALUES ('a', 'us', 'a', 0)`,
 		`INSERT INTO users (app_id, uid, name, created_at) VALUES ('a', 'u0', 'u0', 0), ('a', 'u1', 'u1', 0)`,
+		`INSERT INTO users (app_id, uid, name, role, created_at) VALUES ('a', 'u2', 'u2', 'vip', 7), ('a', 'u3', 'u3', 'vip', 5)`,
 		`INSERT INTO messages (id, app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at)
 			VALUES (7, 'a', 'u0_user_u1', 'u0', 'user', 'u1', 'message', 'text', '{}', 0, 0)`,
 		`INSERT INTO reactions (id, app_id, message_id, uid, reaction, reacted_at) VALUES
@@ -53,5 +54,10 @@ func TestMigrateCountsKeepsData(t *testing.T) {
 	m, err = db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: 7, UID: "u0", Reaction: "b", Add: true})
 	if err != nil || len(m.Reactions) != 2 || m.Reactions[0].Count != 2 || !m.Reactions[0].ReactedByMe {
 		t.Fatalf("a reaction after migrating: %+v, %v", m.Reactions, err)
+	}
+	// The app got its default role, and a role for the role its users had.
+	roles, total, err := db.ListRoles(ctx, "a", chat.Page{Number: 1, PerPage: 10})
+	if err != nil || total != 2 || roles[0].Role != "vip" || roles[0].CreatedAt != 5 || roles[1].Role != "default" || roles[1].Name != chat.DefaultRoleName {
+		t.Fatalf("roles after migrating: %+v, %d, %v", roles, total, err)
 	}
 }

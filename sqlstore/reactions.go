@@ -83,6 +83,15 @@ func (db *DB) ListReactions(ctx context.Context, appID string, msgID int64, q ch
 		args = append(args, q.Reaction)
 		query += ` AND r.reaction = $3`
 	}
+	if len(q.Scopes) > 0 { // the reactions of the group's members of these scopes
+		args = append(args, q.GUID)
+		g := itoa(len(args))
+		for _, s := range q.Scopes {
+			args = append(args, s)
+		}
+		query += ` AND EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = r.app_id AND gm.guid = $` + g +
+			` AND gm.uid = r.uid AND gm.scope IN (` + placeholders(len(args)-len(q.Scopes)+1, len(q.Scopes)) + `))`
+	}
 	desc := q.BeforeID > 0
 	if desc {
 		args = append(args, q.BeforeID)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -29,19 +30,37 @@ func nullJSON(b []byte) any {
 	return string(b)
 }
 
-// CreateUser inserts a user and its tags; a taken uid is ErrAlreadyExists.
+// CreateUser inserts a user and its tags; a taken uid is ErrAlreadyExists, a role the app
+// does not have ErrRoleNotFound.
 func (db *DB) CreateUser(ctx context.Context, u chat.User) error {
 	return db.transact(ctx, func(tx *wtx) error { return insertUser(tx, u) })
 }
 
+// insertUser inserts a user only if its role exists, in the one statement; on PostgreSQL the
+// users' foreign key to roles also refuses a role deleted meanwhile.
 func insertUser(tx *wtx, u chat.User) error {
-	_, err := tx.exec(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
-		metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	res, err := tx.exec(`INSERT INTO users (app_id, uid, name, avatar, link, role, status, status_message,
+		metadata, created_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+		WHERE EXISTS (SELECT 1 FROM roles WHERE app_id = $1 AND role = $6)`,
 		u.AppID, u.UID, u.Name, u.Avatar, u.Link, u.Role, u.Status, u.StatusMessage, nullJSON(u.Metadata), u.CreatedAt)
-	if err != nil {
+	if err := roleAffected(res, err); err != nil {
 		return err
 	}
 	return insertTags(tx, u.AppID, u.UID, u.Tags)
+}
+
+// roleAffected is the outcome of a statement that writes a user's role only if it exists:
+// no row, or a foreign-key refusal (a role deleted meanwhile), is ErrRoleNotFound.
+func roleAffected(res sql.Result, err error) error {
+	if errors.Is(mapErr(err), errForeignKey) {
+		return chat.ErrRoleNotFound
+	}
+	if err := affected(res, err); errors.Is(err, chat.ErrNotFound) {
+		return chat.ErrRoleNotFound
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func insertTags(tx *wtx, appID, uid string, tags []string) error {
@@ -134,9 +153,21 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserChan
 				add("metadata", nil)
 			}
 		}
+		if u.Role != nil { // the role must exist; the writer (SQLite) or the foreign key (PostgreSQL) keeps it so
+			var n int
+			if err := tx.row(`SELECT COUNT(*) FROM roles WHERE app_id = $1 AND role = $2`, appID, *u.Role).Scan(&n); err != nil {
+				return mapErr(err)
+			}
+			if n == 0 {
+				return chat.ErrRoleNotFound
+			}
+		}
 		args = append(args, appID, uid)
 		res, err := tx.exec(`UPDATE users SET `+strings.Join(set, ", ")+` WHERE app_id = $`+itoa(len(args)-1)+
 			` AND uid = $`+itoa(len(args))+` AND deleted_at = 0 AND deactivated_at = 0`, args...)
+		if errors.Is(mapErr(err), errForeignKey) {
+			return chat.ErrRoleNotFound
+		}
 		if err := affected(res, err); err != nil {
 			return err
 		}
