@@ -60,12 +60,14 @@ type Hub struct {
 	log  *slog.Logger
 	node string // this process's id in the presence table
 
-	mu   sync.RWMutex
-	apps map[string]map[string]map[*socket]struct{} // app → uid → sockets
-	open atomic.Int64
+	mu     sync.RWMutex
+	apps   map[string]map[string]map[*socket]struct{} // app → uid → sockets
+	closed bool                                       // no new sockets
+	open   atomic.Int64
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop    chan struct{}
+	wg      sync.WaitGroup // the presence loop
+	sockets sync.WaitGroup // every ServeHTTP, so Close returns after their last writes
 }
 
 // NewHub starts a hub over bus.
@@ -93,6 +95,7 @@ func (h *Hub) Close() {
 	close(h.stop)
 	h.wg.Wait()
 	h.mu.Lock()
+	h.closed = true
 	var all []*socket
 	for _, users := range h.apps {
 		for _, set := range users {
@@ -104,6 +107,15 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	for _, c := range all {
 		c.shutdown(statusGoingAway, "server shutting down")
+	}
+	// Each socket's goroutine ends with its presence write: wait for them (bounded), so the
+	// database is not closed under them.
+	done := make(chan struct{})
+	go func() { h.sockets.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(h.opt.WriteTimeout):
+		h.log.Warn("real time: sockets still closing at shutdown")
 	}
 }
 
@@ -119,23 +131,27 @@ func (h *Hub) Publish(ctx context.Context, e chat.Event) {
 	}
 }
 
-// add registers a socket; it reports whether it is its user's first on this node.
-func (h *Hub) add(c *socket) bool {
+// add registers a socket; it reports whether it is its user's first on this node, and
+// whether the hub still takes sockets.
+func (h *Hub) add(c *socket) (first, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return false, false
+	}
 	users := h.apps[c.app]
 	if users == nil {
 		users = map[string]map[*socket]struct{}{}
 		h.apps[c.app] = users
 	}
 	set := users[c.uid]
-	first := set == nil
+	first = set == nil
 	if first {
 		set = map[*socket]struct{}{}
 		users[c.uid] = set
 	}
 	set[c] = struct{}{}
-	return first
+	return first, true
 }
 
 // remove unregisters a socket; it reports whether it was its user's last on this node.

@@ -59,6 +59,14 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "This node holds as many sockets as it may; connect again later."))
 		return
 	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "This node is shutting down; connect again."))
+		return
+	}
+	h.sockets.Add(1)
+	h.mu.Unlock()
 	// The server's read and write timeouts are for requests; a socket lives for hours.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
@@ -70,9 +78,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		CompressionMode:    websocket.CompressionDisabled,
 	})
 	if err != nil {
+		h.sockets.Done()
 		return // Accept answered the request
 	}
 	ws.SetReadLimit(maxFrame)
+	defer h.sockets.Done() // added before Accept
 	h.open.Add(1)
 	defer h.open.Add(-1)
 	c := &socket{h: h, ws: ws, out: make(chan []byte, h.opt.QueueLen), done: make(chan struct{}),
@@ -83,7 +93,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("socket refused", "err", err)
 		return
 	}
-	first := h.add(c)
+	first, ok := h.add(c)
+	if !ok {
+		c.shutdown(statusGoingAway, "server shutting down")
+		return
+	}
 	defer func() {
 		if h.remove(c) {
 			h.offline(c)
