@@ -15,6 +15,7 @@ type Tx interface {
 	GroupTx
 	ConversationTx
 	BlockTx
+	PinTx
 	AuthTokenTx
 	FriendTx
 }

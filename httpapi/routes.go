@@ -67,6 +67,10 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/messages/{id}/reactions/{reaction}", clientAllowed, s.listReactions},
 		{http.MethodPost, "/messages/{id}/reactions/{reaction}", clientAllowed, s.addReaction},
 		{http.MethodDelete, "/messages/{id}/reactions/{reaction}", clientAllowed, s.removeReaction},
+		{http.MethodPost, "/messages/{id}/pin", clientAllowed, s.pinMessage},
+		{http.MethodDelete, "/messages/{id}/pin", clientAllowed, s.unpinMessage},
+		{http.MethodPost, "/messages/{id}/save", clientAllowed, s.saveMessage},
+		{http.MethodDelete, "/messages/{id}/save", clientAllowed, s.unsaveMessage},
 
 		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
 		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},
@@ -120,7 +124,7 @@ func Routes() []string {
 var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/groups/{guid}/scopes/",
-	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
+	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/roles", "/roles/",
 	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",

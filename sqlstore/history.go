@@ -95,6 +95,12 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Unread {
 		w = append(w, `m.id > `+arg(q.UnreadAfter), `m.sender <> `+arg(q.Viewer), `m.category IN ('message', 'custom')`)
 	}
+	if q.Pinned {
+		w = append(w, `m.pinned_at > 0`)
+	}
+	if q.SavedBy != "" {
+		w = append(w, `EXISTS (SELECT 1 FROM saved_messages sv WHERE sv.app_id = m.app_id AND sv.uid = `+arg(q.SavedBy)+` AND sv.message_id = m.id)`)
+	}
 	if q.HideBlockedFor != "" {
 		w = append(w, `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = m.app_id AND b.uid = `+arg(q.HideBlockedFor)+` AND b.blocked_uid = m.sender)`)
 	}
@@ -194,10 +200,24 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			}
 		}
 	}
+	saved := map[int64]int64{}
+	if viewer != "" && len(ids) > 0 { // the viewer's saves, along saved_messages' key
+		err := each(run.rows(`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id IN (`+placeholders(3, len(ids))+`)`,
+			append([]any{appID, viewer}, ids...)...), func(s scanner) error {
+			var id, at int64
+			err := s.Scan(&id, &at)
+			saved[id] = at
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if err := loadMentions(run, appID, viewer, ms); err != nil {
 		return err
 	}
 	for i := range ms {
+		ms[i].SavedAt = saved[ms[i].ID]
 		m := &ms[i]
 		m.SenderEntity = who(m.Sender)
 		if m.ReceiverType == chat.ReceiverUser {
