@@ -121,6 +121,7 @@ type Marker struct {
 	ResetID     int64
 	Tags        []string
 	UpdatedAt   int64
+	PinnedAt    int64 // the user's pin of the conversation; 0 when not pinned
 }
 
 var attachmentTypes = map[string]bool{"image": true, "video": true, "audio": true, "file": true}

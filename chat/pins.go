@@ -198,3 +198,172 @@ type SystemPin struct {
 	Target   string
 	PinnedAt int64
 }
+
+// The pinnedBy filter of conversation lists, as CometChat's SDKs send it.
+const (
+	PinnedBySystem = "system"
+	PinnedByMe     = "me"
+)
+
+// PinStore reads the app's pinned-conversation list.
+type PinStore interface {
+	SystemPins(ctx context.Context, appID string) ([]SystemPin, error)
+}
+
+// PinConversation pins the acting user's conversation with a user or in a group (kind, key)
+// for that user, and answers with the conversation. A conversation has to exist (have a
+// message), as for its tags; pinning a pinned one changes nothing.
+func (s *Service) PinConversation(ctx context.Context, p Principal, kind, key string) (Conversation, error) {
+	return s.changeConversationPin(ctx, p, kind, key, true)
+}
+
+// UnpinConversation removes the acting user's pin. A conversation the app pinned for
+// everyone and the user did not cannot be unpinned (ERR_SYSTEM_PINNED_CONVERSATION);
+// one not pinned at all changes nothing.
+func (s *Service) UnpinConversation(ctx context.Context, p Principal, kind, key string) (Conversation, error) {
+	return s.changeConversationPin(ctx, p, kind, key, false)
+}
+
+func (s *Service) changeConversationPin(ctx context.Context, p Principal, kind, key string, pin bool) (Conversation, error) {
+	id, viewer, err := s.conversationOf(ctx, p, kind, key)
+	if err != nil {
+		return Conversation{}, err
+	}
+	c, err := s.conversation(ctx, p.App.ID, viewer.UID, id)
+	if err != nil {
+		return Conversation{}, err
+	}
+	if !pin && c.PinnedBy == SystemUID {
+		mk, err := s.store.Marker(ctx, p.App.ID, viewer.UID, id)
+		if err != nil {
+			return Conversation{}, internal("read marker", err)
+		}
+		if mk.PinnedAt == 0 {
+			return Conversation{}, Errorf(CodeSystemPinnedConversation, "The conversation %s is pinned by the app for every user: only the app can unpin it.", id)
+		}
+	}
+	now := s.now()
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		// The user's row serialises its pins, so the cap is exact.
+		if _, err := tx.LockUsers(p.App.ID, []string{viewer.UID}); err != nil {
+			return err
+		}
+		r, err := tx.LockConversation(p.App.ID, id)
+		if errors.Is(err, ErrNotFound) {
+			return errConversationNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		mk, err := tx.MarkerForChange(p.App.ID, viewer.UID, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.LastMessageID <= mk.ResetID:
+			return errConversationNotFound(id)
+		case pin == (mk.PinnedAt != 0):
+			return nil
+		case pin:
+			n, err := tx.CountPinnedConversations(p.App.ID, viewer.UID)
+			if err != nil {
+				return err
+			}
+			if n >= MaxPinnedConversations {
+				return Errorf(CodePinnedConversationsLimit, "The user %s already has %d pinned conversations, the most allowed.", viewer.UID, MaxPinnedConversations)
+			}
+			mk.PinnedAt = now
+		default:
+			mk.PinnedAt = 0
+		}
+		mk.UpdatedAt = now
+		return tx.SaveMarker(p.App.ID, viewer.UID, id, mk)
+	})
+	if err != nil {
+		return Conversation{}, pinErr("pin conversation", err)
+	}
+	return s.conversation(ctx, p.App.ID, viewer.UID, id)
+}
+
+// SystemPinTarget names one conversation of the app's list: a user's (UID) or a group's
+// (GUID), exactly one of them.
+type SystemPinTarget struct {
+	UID  string
+	GUID string
+}
+
+// SystemPins lists the app's pinned conversations in display order.
+func (s *Service) SystemPins(ctx context.Context, p Principal) ([]SystemPin, error) {
+	pins, err := s.store.SystemPins(ctx, p.App.ID)
+	if err != nil {
+		return nil, internal("read pinned conversations", err)
+	}
+	return pins, nil
+}
+
+// ReplaceSystemPins makes targets, in order, the app's pinned conversations (at most 5,
+// each once, each an existing user or group). An entry already pinned keeps its pinnedAt.
+func (s *Service) ReplaceSystemPins(ctx context.Context, p Principal, targets []SystemPinTarget) ([]SystemPin, error) {
+	if len(targets) > MaxSystemPinnedConversations {
+		return nil, Errorf(CodeSystemPinnedLimit, "At most %d conversations may be pinned for every user.", MaxSystemPinnedConversations)
+	}
+	fe := fieldErrors{}
+	var pins []SystemPin
+	seen := map[SystemPin]bool{}
+	for _, t := range targets {
+		var pin SystemPin
+		switch {
+		case (t.UID == "") == (t.GUID == ""):
+			fe.add("pinnedConversations", "Each pinned conversation names exactly one of uid and guid.")
+			continue
+		case t.UID != "":
+			pin.Kind, pin.Target = ConversationUser, fe.id("pinnedConversations", t.UID, true)
+		default:
+			pin.Kind, pin.Target = ConversationGroup, fe.id("pinnedConversations", t.GUID, true)
+		}
+		if seen[pin] {
+			fe.add("pinnedConversations", "A conversation is named twice.")
+		}
+		seen[pin] = true
+		pins = append(pins, pin)
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	for _, pin := range pins {
+		var err error
+		if pin.Kind == ConversationUser {
+			_, err = s.User(ctx, p.ActingAs(""), pin.Target)
+		} else {
+			_, err = s.Group(ctx, p.ActingAs(""), pin.Target)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	now := s.now()
+	err := s.store.Transact(ctx, func(tx Tx) error {
+		old, err := tx.LockSystemPins(p.App.ID)
+		if err != nil {
+			return err
+		}
+		at := map[SystemPin]int64{}
+		for _, o := range old {
+			at[SystemPin{Kind: o.Kind, Target: o.Target}] = o.PinnedAt
+		}
+		for i := range pins {
+			pins[i].PinnedAt = now
+			if t, ok := at[SystemPin{Kind: pins[i].Kind, Target: pins[i].Target}]; ok {
+				pins[i].PinnedAt = t
+			}
+		}
+		return tx.ReplaceSystemPins(p.App.ID, pins)
+	})
+	if err != nil {
+		return nil, pinErr("replace pinned conversations", err)
+	}
+	if pins == nil {
+		pins = []SystemPin{}
+	}
+	return pins, nil
+}

@@ -37,6 +37,7 @@ type Store interface {
 	HistoryStore
 	ConversationStore
 	BlockStore
+	PinStore
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore

@@ -174,3 +174,105 @@ func TestPinAndSaveLimits(t *testing.T) {
 		}
 	})
 }
+
+func TestPinConversations(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat", "dan", "eve", "fay", "gus"} {
+			e.mustUser(u, u)
+		}
+		for _, u := range []string{"bob", "cat", "dan", "eve", "fay", "gus"} {
+			e.send("ann", u, "user", "hi "+u)
+		}
+		e.mustGroup("g", "bob", "ann")
+		e.send("bob", "g", "group", "hi group")
+
+		// A user's pin is its own; pinning twice changes nothing.
+		got := e.ok(request{method: "POST", path: "/v3/users/bob/conversation/pin", headers: obo("ann")})
+		if got["pinnedBy"] != "ann" || got["pinnedAt"] == nil || got["conversationId"] != "ann_user_bob" {
+			t.Fatalf("pin: %v", got)
+		}
+		before := e.snapshot()
+		e.ok(request{method: "POST", path: "/v3/users/bob/conversation/pin", headers: obo("ann")})
+		if e.snapshot() != before {
+			t.Fatal("pinning twice wrote")
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/users/ann/conversation", headers: obo("bob")}); got["pinnedAt"] != nil {
+			t.Fatalf("bob sees ann's pin: %v", got)
+		}
+		e.ok(request{method: "POST", path: "/v3/groups/g/conversation/pin", headers: obo("ann")})
+		l, _ := e.list(request{method: "GET", path: "/v3/conversations?pinnedBy=me", headers: obo("ann")})
+		if len(l) != 2 {
+			t.Fatalf("ann's pinned: %v", l)
+		}
+		// Five at most.
+		for _, u := range []string{"cat", "dan", "eve"} {
+			e.ok(request{method: "POST", path: "/v3/users/" + u + "/conversation/pin", headers: obo("ann")})
+		}
+		before = e.snapshot()
+		if r := e.do(request{method: "POST", path: "/v3/users/fay/conversation/pin", headers: obo("ann")}); r.status != 400 || r.code != "ERR_PINNED_CONVERSATIONS_LIMIT_EXCEEDED" || e.snapshot() != before {
+			t.Fatalf("sixth pin: %d %s", r.status, r.body)
+		}
+		got = e.ok(request{method: "DELETE", path: "/v3/users/eve/conversation/pin", headers: obo("ann")})
+		if got["pinnedAt"] != nil {
+			t.Fatalf("unpinned: %v", got)
+		}
+		before = e.snapshot()
+		e.ok(request{method: "DELETE", path: "/v3/users/eve/conversation/pin", headers: obo("ann")})
+		if e.snapshot() != before {
+			t.Fatal("unpinning what is not pinned wrote")
+		}
+
+		// The app's list: full replacement, at most five, kept times, shown to every user.
+		r := e.do(request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[{"guid":"G"},{"uid":"gus"}]}`})
+		if r.status != 200 || !strings.Contains(string(r.body), `{"guid":"g","conversationType":"group"`) {
+			t.Fatalf("replace: %d %s", r.status, r.body)
+		}
+		got = e.ok(request{method: "GET", path: "/v3/users/gus/conversation", headers: obo("ann")})
+		if got["pinnedBy"] != "app_system" {
+			t.Fatalf("system pin on ann's conversation with gus: %v", got)
+		}
+		if l, _ := e.list(request{method: "GET", path: "/v3/conversations?pinnedBy=system", headers: obo("bob")}); len(l) != 1 || l[0]["conversationId"] != "group_g" {
+			t.Fatalf("bob's system-pinned: %v", l)
+		}
+		if r := e.do(request{method: "DELETE", path: "/v3/users/gus/conversation/pin", headers: obo("ann")}); r.status != 403 || r.code != "ERR_SYSTEM_PINNED_CONVERSATION" {
+			t.Fatalf("unpin a system pin: %d %s", r.status, r.body)
+		}
+		// ann's own group pin stays hers to remove, though the app pinned it too.
+		e.ok(request{method: "DELETE", path: "/v3/groups/g/conversation/pin", headers: obo("ann")})
+		got = e.ok(request{method: "GET", path: "/v3/conversations/pinned"})
+		if pcs := got["pinnedConversations"].([]any); len(pcs) != 2 || pcs[1].(map[string]any)["uid"] != "gus" {
+			t.Fatalf("app's pinned list: %v", got)
+		}
+
+		before = e.snapshot()
+		six := `{"pinnedConversations":[{"uid":"bob"},{"uid":"cat"},{"uid":"dan"},{"uid":"eve"},{"uid":"fay"},{"uid":"gus"}]}`
+		for _, tc := range []struct {
+			name   string
+			r      request
+			status int
+			code   string
+		}{
+			{"six system pins", request{method: "PUT", path: "/v3/conversations/pinned", body: six}, 400, "ERR_SYSTEM_PINNED_CONVERSATIONS_LIMIT_EXCEEDED"},
+			{"uid and guid", request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[{"uid":"bob","guid":"g"}]}`}, 400, "ERR_BAD_REQUEST"},
+			{"twice", request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[{"uid":"bob"},{"uid":"BOB"}]}`}, 400, "ERR_BAD_REQUEST"},
+			{"no list", request{method: "PUT", path: "/v3/conversations/pinned", body: `{}`}, 400, "ERR_BAD_REQUEST"},
+			{"unknown user", request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[{"uid":"ghost"}]}`}, 404, "ERR_UID_NOT_FOUND"},
+			{"unknown group", request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[{"guid":"nope"}]}`}, 404, "ERR_GUID_NOT_FOUND"},
+			{"not a member", request{method: "POST", path: "/v3/groups/g/conversation/pin", headers: obo("cat")}, 403, "ERR_CONVERSATION_NOT_ACCESSIBLE"},
+			{"no messages yet", request{method: "POST", path: "/v3/users/gus/conversation/pin", headers: obo("bob")}, 404, "ERR_CONVERSATION_NOT_FOUND"},
+			{"without onBehalfOf", request{method: "POST", path: "/v3/users/bob/conversation/pin"}, 400, "ERR_BAD_REQUEST"},
+			{"unknown uid", request{method: "POST", path: "/v3/users/ghost/conversation/pin", headers: obo("ann")}, 404, "ERR_UID_NOT_FOUND"},
+			{"pinnedBy me without onBehalfOf", request{method: "GET", path: "/v3/conversations?pinnedBy=me"}, 400, "ERR_BAD_REQUEST"},
+			{"authOnly key", request{method: "GET", path: "/v3/conversations/pinned", headers: map[string]string{"apikey": e.authKey}}, 403, "AUTH_ERR_NO_ACCESS"},
+		} {
+			r := e.do(tc.r)
+			if r.status != tc.status || r.code != tc.code || e.snapshot() != before {
+				t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+			}
+		}
+		e.ok(request{method: "PUT", path: "/v3/conversations/pinned", body: `{"pinnedConversations":[]}`})
+		if n := e.count(`SELECT COUNT(*) FROM system_pinned_conversations`); n != 0 {
+			t.Fatalf("%d system pins after an empty replace", n)
+		}
+	})
+}

@@ -400,7 +400,7 @@ func (db *DB) unreadReplies(run runner, appID, viewer string, ms []chat.Message)
 	return nil
 }
 
-const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at FROM conversation_markers
+const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at, pinned_at FROM conversation_markers
 	WHERE app_id = $1 AND uid = $2 AND conversation_id = $3`
 
 // Marker is a user's marker of a conversation (chat.HistoryStore).
@@ -411,7 +411,7 @@ func (db *DB) Marker(ctx context.Context, appID, uid, conversationID string) (ch
 func (db *DB) marker(run runner, appID, uid, conversationID string) (chat.Marker, error) {
 	var mk chat.Marker
 	var tags sql.NullString
-	err := run.fixed(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt)
+	err := run.fixed(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt, &mk.PinnedAt)
 	if err != nil && !errors.Is(mapErr(err), chat.ErrNotFound) {
 		return mk, mapErr(err)
 	}

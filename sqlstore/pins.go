@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"context"
+
 	"github.com/natter-chat/natter/chat"
 )
 
@@ -82,4 +84,14 @@ func scanSystemPin(s scanner) (chat.SystemPin, error) {
 	var p chat.SystemPin
 	err := s.Scan(&p.Kind, &p.Target, &p.PinnedAt)
 	return p, mapErr(err)
+}
+
+// SystemPins reads the app's pinned-conversation list in display order (chat.PinStore).
+func (db *DB) SystemPins(ctx context.Context, appID string) ([]chat.SystemPin, error) {
+	pins, err := collect(db.read(ctx).rows(`SELECT kind, target, pinned_at FROM system_pinned_conversations WHERE app_id = $1 ORDER BY position`, appID),
+		scanSystemPin)
+	if pins == nil {
+		pins = []chat.SystemPin{}
+	}
+	return pins, err
 }
