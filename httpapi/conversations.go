@@ -193,6 +193,9 @@ func (s *Server) getConversationByID(w http.ResponseWriter, r *http.Request, p c
 
 func (s *Server) deleteConversationByID(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("conversationId")
+	if id == "pinned" {
+		return pinnedListMethod(w, r)
+	}
 	if err := s.svc.DeleteConversationForAll(r.Context(), p, id); err != nil {
 		return err
 	}

@@ -117,3 +117,13 @@ func (s *Server) replaceSystemPins(w http.ResponseWriter, r *http.Request, p cha
 	writeSystemPins(w, r, pins)
 	return nil
 }
+
+// pinnedListMethod answers a method /conversations/pinned does not take. The path is a
+// literal beside /conversations/{conversationId}, so such a method reaches the wildcard's
+// handler, which sends it here ("pinned" is no conversation id): 405 with Allow, as the
+// dispatcher answers any other known path called with another method.
+func pinnedListMethod(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Allow", "GET, PUT")
+	return &chat.Error{Code: chat.CodeMethodNotAllowed, Message: "The method " + r.Method + " is not allowed on this endpoint.",
+		DevMessage: "The method " + r.Method + " is not allowed on this endpoint; allowed: GET, PUT."}
+}
