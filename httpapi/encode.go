@@ -100,6 +100,8 @@ func appendMessage(b []byte, m chat.Message) []byte {
 	}
 	if m.PinnedAt != 0 {
 		b = strconv.AppendInt(append(b, `,"pinnedAt":`...), m.PinnedAt, 10)
+	}
+	if m.PinnedBy != "" {
 		b = append(b, `,"pinnedBy":`...)
 		b = appendString(b, m.PinnedBy)
 	}
