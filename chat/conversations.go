@@ -25,6 +25,9 @@ type Conversation struct {
 	Tags      []string
 	CreatedAt int64
 	UpdatedAt int64
+	// PinnedAt and PinnedBy: the app's pin (PinnedBy app_system), else the viewer's own.
+	PinnedAt int64
+	PinnedBy string
 }
 
 // ConversationRow is a conversation's row with the viewer's marker (docs/read-model.md).
@@ -42,6 +45,8 @@ type ConversationRow struct {
 	// Mentions how many of the messages after it mention the viewer.
 	Own      int64
 	Mentions int64
+	// SystemPinnedAt is when the app pinned the conversation for everyone (0: it did not).
+	SystemPinnedAt int64
 }
 
 // ConversationQuery filters a conversation list.
@@ -54,7 +59,10 @@ type ConversationQuery struct {
 	GroupTags []string
 	WithTags  bool
 	Unread    bool
-	Page      Page
+	// PinnedBy keeps only conversations pinned by the app (PinnedBySystem), the viewer
+	// (PinnedByMe), or either when both are named.
+	PinnedBy []string
+	Page     Page
 }
 
 // ConversationStore reads conversations.
@@ -140,6 +148,14 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 	if q.Unread && !p.acting() {
 		fe.add("unread", "Unread conversations are a user's: send the onBehalfOf header.")
 	}
+	for _, by := range q.PinnedBy {
+		switch {
+		case by != PinnedBySystem && by != PinnedByMe:
+			fe.add("pinnedBy", "The pinnedBy may only name system and me.")
+		case by == PinnedByMe && !p.acting():
+			fe.add("pinnedBy", "Pinned by me is a user's: send the onBehalfOf header.")
+		}
+	}
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
@@ -217,6 +233,12 @@ func (s *Service) conversations(ctx context.Context, appID, viewer string, rows 
 		}
 		if viewer != "" {
 			c.Unread, c.Mentions = max(0, r.LastSeq-r.Marker.ReadSeq-r.Own), r.Mentions
+		}
+		switch {
+		case r.SystemPinnedAt > 0:
+			c.PinnedAt, c.PinnedBy = r.SystemPinnedAt, SystemUID
+		case r.Marker.PinnedAt > 0 && viewer != "":
+			c.PinnedAt, c.PinnedBy = r.Marker.PinnedAt, viewer
 		}
 		out = append(out, c)
 	}

@@ -80,6 +80,11 @@ const (
 	CodeWrongMessageThread        Code = "ERR_WRONG_MESSAGE_THREAD"
 	CodeWrongThreadCategory       Code = "ERR_WRONG_MESSAGE_THREAD_CATEGORY"
 	CodeCannotBlockSelf           Code = "ERR_CANNOT_BLOCK_SELF"
+	CodePinnedMessagesLimit       Code = "ERR_PINNED_MESSAGES_LIMIT_EXCEEDED"
+	CodeSavedMessagesLimit        Code = "ERR_SAVED_MESSAGES_LIMIT_EXCEEDED"
+	CodePinnedConversationsLimit  Code = "ERR_PINNED_CONVERSATIONS_LIMIT_EXCEEDED"
+	CodeSystemPinnedLimit         Code = "ERR_SYSTEM_PINNED_CONVERSATIONS_LIMIT_EXCEEDED"
+	CodeSystemPinnedConversation  Code = "ERR_SYSTEM_PINNED_CONVERSATION"
 	CodeBlockedReceiver           Code = "ERR_BLOCKED_RECEIVER"
 	CodeBlockedSender             Code = "ERR_BLOCKED_SENDER"
 	CodeIdempotencyKeyReused      Code = "ERR_IDEMPOTENCY_KEY_REUSED" // natter's own: a key sent again with another request
@@ -132,6 +137,11 @@ var kinds = map[Code]Kind{
 	CodeWrongMessageThread:        KindInvalid,
 	CodeWrongThreadCategory:       KindInvalid,
 	CodeCannotBlockSelf:           KindInvalid,
+	CodePinnedMessagesLimit:       KindInvalid,
+	CodeSavedMessagesLimit:        KindInvalid,
+	CodePinnedConversationsLimit:  KindInvalid,
+	CodeSystemPinnedLimit:         KindInvalid,
+	CodeSystemPinnedConversation:  KindForbidden,
 	CodeBlockedReceiver:           KindForbidden,
 	CodeBlockedSender:             KindForbidden,
 	CodeAlreadyJoined:             KindConflict,

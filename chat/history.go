@@ -48,6 +48,9 @@ type MessageQuery struct {
 	HasMentions   bool
 	MentionedUIDs []string
 	MentionsOf    string
+	// Pinned: only pinned messages; SavedBy: only those this user saved.
+	Pinned  bool
+	SavedBy string
 	// The viewer's permissions: of the message and custom categories, only these
 	// (AllowedCategories), and of category message, only these types (AllowedTypes).
 	AllowedCategories []string
@@ -91,6 +94,8 @@ type MessagePage struct {
 	MentionedUIDs   []string
 	MyMentionsOnly  bool
 	HideBlocked     bool
+	Pinned          bool
+	Saved           bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -127,6 +132,7 @@ type Marker struct {
 	ResetID     int64
 	Tags        []string
 	UpdatedAt   int64
+	PinnedAt    int64 // the user's pin of the conversation; 0 when not pinned
 }
 
 var attachmentTypes = map[string]bool{"image": true, "video": true, "audio": true, "file": true}
@@ -137,7 +143,8 @@ func (p MessagePage) query() (MessageQuery, error) {
 	fe := fieldErrors{}
 	q := MessageQuery{Limit: p.Limit, SentFrom: p.FromTimestamp, SentTo: p.ToTimestamp, Categories: p.Categories, Types: p.Types,
 		ReceiverType: p.ReceiverType, HideDeleted: p.HideDeleted, OnlyDeleted: p.OnlyDeleted, HideReplies: p.HideReplies,
-		HasReactions: p.HasReactions, HasAttachments: p.HasAttachments, AttachmentTypes: p.AttachmentTypes, HasLinks: p.HasLinks}
+		HasReactions: p.HasReactions, HasAttachments: p.HasAttachments, AttachmentTypes: p.AttachmentTypes, HasLinks: p.HasLinks,
+		Pinned: p.Pinned}
 	if q.Limit == 0 {
 		q.Limit = DefaultMessageLimit
 	}
@@ -251,6 +258,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 	if page.HideBlocked && !p.acting() {
 		return MessageList{}, InvalidField("hideMessagesFromBlockedUsers", "Blocks are a user's: send the onBehalfOf header.")
 	}
+	if page.Saved && !p.acting() {
+		return MessageList{}, errSavedIsAUsers()
+	}
 	if p.acting() {
 		u, err := s.actingUser(ctx, p)
 		if err != nil {
@@ -265,6 +275,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 		}
 		if page.HideBlocked {
 			q.HideBlockedFor = u.UID
+		}
+		if page.Saved {
+			q.SavedBy = u.UID
 		}
 		if q.ConversationID != "" { // as the conversation's own lists: a party only, its reset applied
 			if err := s.partyOf(ctx, p.App.ID, u.UID, q.ConversationID); err != nil {
@@ -323,6 +336,10 @@ func (s *Service) ListGroupMessages(ctx context.Context, p Principal, guid strin
 	return s.conversationList(ctx, p, q, page, g.GUID)
 }
 
+func errSavedIsAUsers() error {
+	return InvalidField("saved", "Saved messages are a user's: send the onBehalfOf header.")
+}
+
 func errConversationNotAccessible(uid, conversationID string) error {
 	return Errorf(CodeConversationNotAccessible, "The user %s is not a part of the conversation %s.", uid, conversationID)
 }
@@ -341,6 +358,12 @@ func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQu
 			return MessageList{}, InvalidField("hideMessagesFromBlockedUsers", "Blocks are a user's: send the onBehalfOf header.")
 		}
 		q.HideBlockedFor = q.Viewer
+	}
+	if page.Saved {
+		if q.Viewer == "" {
+			return MessageList{}, errSavedIsAUsers()
+		}
+		q.SavedBy = q.Viewer
 	}
 	if q.Viewer != "" {
 		mk, err := s.store.Marker(ctx, p.App.ID, q.Viewer, q.ConversationID)

@@ -69,6 +69,11 @@ type Message struct {
 	// whether the viewer is one of them.
 	Mentions    []Entity
 	MentionedMe bool
+	// Pins and saves (pins.go): the message's pin, conversation-wide (PinnedBy a uid or
+	// app_system), and when the viewer saved it; 0 when not.
+	PinnedAt int64
+	PinnedBy string
+	SavedAt  int64
 }
 
 // MarkMentioned sets MentionedMe for viewer (none when empty).

@@ -15,6 +15,7 @@ type Tx interface {
 	GroupTx
 	ConversationTx
 	BlockTx
+	PinTx
 	AuthTokenTx
 	FriendTx
 	RoleTx
@@ -39,6 +40,7 @@ type Store interface {
 	HistoryStore
 	ConversationStore
 	BlockStore
+	PinStore
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore

@@ -278,6 +278,22 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.RemoveReaction(ctx, "7", "👍")
 			return err
 		}, "DELETE /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
+		{"PinMessage", func(c *client.Client) error {
+			_, err := c.PinMessage(ctx, "7")
+			return err
+		}, "POST /messages/{id}/pin", "/v3/messages/7/pin", "", map[string]string{"id": "7"}, ""},
+		{"UnpinMessage", func(c *client.Client) error {
+			_, err := c.UnpinMessage(ctx, "7")
+			return err
+		}, "DELETE /messages/{id}/pin", "/v3/messages/7/pin", "", map[string]string{"id": "7"}, ""},
+		{"SaveMessage", func(c *client.Client) error {
+			_, err := c.SaveMessage(ctx, "7")
+			return err
+		}, "POST /messages/{id}/save", "/v3/messages/7/save", "", map[string]string{"id": "7"}, ""},
+		{"UnsaveMessage", func(c *client.Client) error {
+			_, err := c.UnsaveMessage(ctx, "7")
+			return err
+		}, "DELETE /messages/{id}/save", "/v3/messages/7/save", "", map[string]string{"id": "7"}, ""},
 		{"Me", func(c *client.Client) error {
 			_, err := c.Me(ctx)
 			return err

@@ -43,6 +43,10 @@ type Conversation struct {
 	// Tags are the acting user's tags of the conversation (UpdateUserConversation,
 	// UpdateGroupConversation).
 	Tags []string `json:"tags,omitempty"`
+	// PinnedAt and PinnedBy are set while the conversation is pinned: by the app for every
+	// user (PinnedBy "app_system"), else by the acting user.
+	PinnedAt int64  `json:"pinnedAt,omitempty"`
+	PinnedBy string `json:"pinnedBy,omitempty"`
 }
 
 // UnmarshalJSON decodes conversationWith as a user or a group by the conversation's type,
@@ -103,9 +107,12 @@ type ListConversationsParams struct {
 	WithTags             bool
 	WithUserAndGroupTags bool
 	// Unread keeps the conversations with unread messages; acting as a user is required.
-	Unread  bool
-	PerPage int
-	Page    int
+	Unread bool
+	// PinnedBy keeps only pinned conversations: PinnedBySystem, PinnedByMe (acting as a
+	// user is required), or both for either.
+	PinnedBy []string
+	PerPage  int
+	Page     int
 }
 
 func (p ListConversationsParams) query() url.Values {
@@ -118,6 +125,7 @@ func (p ListConversationsParams) query() url.Values {
 	setBool(q, "withTags", p.WithTags)
 	setBool(q, "withUserAndGroupTags", p.WithUserAndGroupTags)
 	setBool(q, "unread", p.Unread)
+	setStr(q, "pinnedBy", strings.Join(p.PinnedBy, ","))
 	setInt(q, "perPage", p.PerPage)
 	setInt(q, "page", p.Page)
 	return q

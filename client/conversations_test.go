@@ -15,6 +15,12 @@ import (
 // conversationRoutes are the conversation routes, which TestConversationEndpoints covers.
 var conversationRoutes = map[string]bool{
 	"GET /conversations":                         true,
+	"GET /conversations/pinned":                  true,
+	"PUT /conversations/pinned":                  true,
+	"POST /users/{uid}/conversation/pin":         true,
+	"DELETE /users/{uid}/conversation/pin":       true,
+	"POST /groups/{guid}/conversation/pin":       true,
+	"DELETE /groups/{guid}/conversation/pin":     true,
 	"GET /conversations/{conversationId}":        true,
 	"DELETE /conversations/{conversationId}":     true,
 	"GET /users/{uid}/conversation":              true,
@@ -113,6 +119,30 @@ func TestConversationEndpoints(t *testing.T) {
 			_, err := c.MarkGroupConversation(ctx, "g1", client.MarkRead, "")
 			return err
 		}, "POST /groups/{guid}/conversation/read", "/v3/groups/g1/conversation/read", "", nil, ""},
+		{"PinUserConversation", "u1", func(c *client.Client) error {
+			_, err := c.PinConversation(ctx, client.ReceiverUser, "u2")
+			return err
+		}, "POST /users/{uid}/conversation/pin", "/v3/users/u2/conversation/pin", "", map[string]string{"uid": "u2"}, ""},
+		{"UnpinUserConversation", "u1", func(c *client.Client) error {
+			_, err := c.UnpinConversation(ctx, client.ReceiverUser, "u2")
+			return err
+		}, "DELETE /users/{uid}/conversation/pin", "/v3/users/u2/conversation/pin", "", map[string]string{"uid": "u2"}, ""},
+		{"PinGroupConversation", "u1", func(c *client.Client) error {
+			_, err := c.PinConversation(ctx, client.ReceiverGroup, "g1")
+			return err
+		}, "POST /groups/{guid}/conversation/pin", "/v3/groups/g1/conversation/pin", "", nil, ""},
+		{"UnpinGroupConversation", "u1", func(c *client.Client) error {
+			_, err := c.UnpinConversation(ctx, client.ReceiverGroup, "g1")
+			return err
+		}, "DELETE /groups/{guid}/conversation/pin", "/v3/groups/g1/conversation/pin", "", nil, ""},
+		{"ListPinnedConversations", "", func(c *client.Client) error {
+			_, err := c.ListPinnedConversations(ctx)
+			return err
+		}, "GET /conversations/pinned", "/v3/conversations/pinned", "", nil, ""},
+		{"ReplacePinnedConversations", "", func(c *client.Client) error {
+			_, err := c.ReplacePinnedConversations(ctx, []client.PinnedConversation{{GUID: "g1"}, {UID: "u2"}})
+			return err
+		}, "PUT /conversations/pinned", "/v3/conversations/pinned", "", nil, `{"pinnedConversations":[{"guid":"g1"},{"uid":"u2"}]}`},
 		{"MarkGroupConversation unread", "u1", func(c *client.Client) error {
 			_, err := c.MarkGroupConversation(ctx, "g1", client.MarkUnread, "3")
 			return err

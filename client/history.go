@@ -59,6 +59,10 @@ type MessageListParams struct {
 	// HideMessagesFromBlockedUsers leaves out the messages of the users the acting user has
 	// blocked (acting as a user is required).
 	HideMessagesFromBlockedUsers bool
+	// Pinned keeps only pinned messages; Saved only those the acting user saved (acting as a
+	// user is required).
+	Pinned bool
+	Saved  bool
 	// WithTags includes each message's tags, which are left out otherwise; Tags keeps the
 	// messages with any of them.
 	WithTags bool
@@ -95,6 +99,8 @@ func (p MessageListParams) query() url.Values {
 	setStr(q, "mentionedUids", strings.Join(p.MentionedUIDs, ","))
 	setBool(q, "myMentionsOnly", p.MyMentionsOnly)
 	setBool(q, "hideMessagesFromBlockedUsers", p.HideMessagesFromBlockedUsers)
+	setBool(q, "pinned", p.Pinned)
+	setBool(q, "saved", p.Saved)
 	setBool(q, "withTags", p.WithTags)
 	setStr(q, "tags", strings.Join(p.Tags, ","))
 	setStr(q, "receiverType", p.ReceiverType)

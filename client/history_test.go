@@ -47,10 +47,10 @@ func TestHistoryEndpoints(t *testing.T) {
 		OnlyDeleted: true, HideReplies: true, HasReactions: true, HasAttachments: true, AttachmentTypes: []string{"image", "file"},
 		HasLinks: true, WithTags: true, Tags: []string{"x", "y"}, ReceiverType: "user", ConversationID: "u1_user_u2",
 		Unread: true, Undelivered: true, HasMentions: true, MentionedUIDs: []string{"u3", "u4"}, MyMentionsOnly: true,
-		HideMessagesFromBlockedUsers: true}
+		HideMessagesFromBlockedUsers: true, Pinned: true, Saved: true}
 	const allQuery = "affix=prepend&attachmentTypes=image%2Cfile&categories=message%2Ccustom&conversationId=u1_user_u2&fromTimestamp=1" +
 		"&hasAttachments=true&hasLinks=true&hasMentions=true&hasReactions=true&hideDeleted=true&hideMessagesFromBlockedUsers=true&hideReplies=true&id=42&limit=50" +
-		"&mentionedUids=u3%2Cu4&myMentionsOnly=true&onlyDeleted=true&receiverType=user&searchKey=a+b&sender=u2&sentAt=1767225600" +
+		"&mentionedUids=u3%2Cu4&myMentionsOnly=true&onlyDeleted=true&pinned=true&receiverType=user&saved=true&searchKey=a+b&sender=u2&sentAt=1767225600" +
 		"&tags=x%2Cy&toTimestamp=2&types=text%2Cimage&undelivered=true&unread=true&withTags=true"
 	tests := []struct {
 		name    string

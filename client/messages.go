@@ -66,6 +66,11 @@ type Message struct {
 	Tags           []string     `json:"tags,omitempty"`
 	DeletedAt      int64        `json:"deletedAt,omitempty"`
 	DeletedBy      string       `json:"deletedBy,omitempty"`
+	// PinnedAt and PinnedBy are set while the message is pinned (PinnedBy "app_system" for
+	// the app); SavedAt while the acting user has it saved.
+	PinnedAt int64  `json:"pinnedAt,omitempty"`
+	PinnedBy string `json:"pinnedBy,omitempty"`
+	SavedAt  int64  `json:"savedAt,omitempty"`
 }
 
 // MessageData is a message's data object: the keys natter reads or generates are fields,

@@ -21,12 +21,14 @@ type conversationJSON struct {
 	LastMessage         json.RawMessage `json:"lastMessage,omitempty"`
 	ConversationWith    any             `json:"conversationWith,omitempty"`
 	Tags                []string        `json:"tags,omitempty"`
+	PinnedAt            int64           `json:"pinnedAt,omitempty"`
+	PinnedBy            string          `json:"pinnedBy,omitempty"`
 }
 
 func conversationOut(c chat.Conversation, viewer string) conversationJSON {
 	out := conversationJSON{ConversationID: c.ID, ConversationType: c.Kind, UnreadMessageCount: strconv.FormatInt(c.Unread, 10),
 		UnreadMentionsCount: c.Mentions,
-		CreatedAt:           c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags}
+		CreatedAt:           c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags, PinnedAt: c.PinnedAt, PinnedBy: c.PinnedBy}
 	if c.LastRead > 0 {
 		out.LastReadMessageID = strconv.FormatInt(c.LastRead, 10)
 	}
@@ -56,6 +58,7 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, p cha
 		GroupTags: q.list("groupTags"),
 		WithTags:  q.boolean("withTags") || q.boolean("withUserAndGroupTags"),
 		Unread:    q.boolean("unread"),
+		PinnedBy:  q.list("pinnedBy"),
 		Page:      q.page(),
 	}
 	if err := q.err(); err != nil {
@@ -190,6 +193,9 @@ func (s *Server) getConversationByID(w http.ResponseWriter, r *http.Request, p c
 
 func (s *Server) deleteConversationByID(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("conversationId")
+	if id == "pinned" {
+		return pinnedListMethod(w, r)
+	}
 	if err := s.svc.DeleteConversationForAll(r.Context(), p, id); err != nil {
 		return err
 	}

@@ -98,6 +98,14 @@ func appendMessage(b []byte, m chat.Message) []byte {
 		b = append(b, `,"deletedBy":`...)
 		b = appendString(b, m.DeletedBy)
 	}
+	if m.PinnedAt != 0 {
+		b = strconv.AppendInt(append(b, `,"pinnedAt":`...), m.PinnedAt, 10)
+	}
+	if m.PinnedBy != "" {
+		b = append(b, `,"pinnedBy":`...)
+		b = appendString(b, m.PinnedBy)
+	}
+	b = appendTime(b, `,"savedAt":`, m.SavedAt)
 	return append(b, '}')
 }
 

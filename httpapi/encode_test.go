@@ -37,6 +37,9 @@ type messageJSON struct {
 	Tags           []string        `json:"tags,omitempty"`
 	DeletedAt      int64           `json:"deletedAt,omitempty"`
 	DeletedBy      string          `json:"deletedBy,omitempty"`
+	PinnedAt       int64           `json:"pinnedAt,omitempty"`
+	PinnedBy       string          `json:"pinnedBy,omitempty"`
+	SavedAt        int64           `json:"savedAt,omitempty"`
 }
 
 // entityUserJSON is a user inside data.entities.
@@ -97,7 +100,7 @@ func messageOut(m chat.Message) messageJSON {
 		Data: spliceObject(m.Data, gen), SentAt: m.SentAt, UpdatedAt: m.UpdatedAt, MUID: m.MUID, Tags: m.Tags,
 		DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, EditedAt: m.EditedAt, EditedBy: m.EditedBy, ParentID: parentID(m.ParentID),
 		ReplyCount: m.ReplyCount, UnreadReplies: m.UnreadReplies,
-		DeletedAt: m.DeletedAt, DeletedBy: m.DeletedBy}
+		DeletedAt: m.DeletedAt, DeletedBy: m.DeletedBy, PinnedAt: m.PinnedAt, PinnedBy: m.PinnedBy, SavedAt: m.SavedAt}
 }
 
 func parentID(id int64) string {
@@ -188,6 +191,9 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 		parent := m
 		parent.ReplyCount, parent.UnreadReplies = 12, 3
 		cases["thread parent"] = parent
+		pinned := m
+		pinned.PinnedAt, pinned.PinnedBy, pinned.SavedAt = 1700000006, s, 1700000007
+		cases["pinned and saved"] = pinned
 		for name, c := range cases {
 			if got, want := handBody(c), oracleBody(c); got != want {
 				t.Errorf("%s %q:\n got %s\nwant %s", name, s, got, want)

@@ -16,7 +16,7 @@ import (
 var (
 	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
-		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly"}
+		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved"}
 	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
 	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count", "perPage")
 	threadFilters       = []string{"affix", "id", "limit", "perPage", "page"}
@@ -65,6 +65,8 @@ func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, err
 		MentionedUIDs:   q.list("mentionedUids"),
 		MyMentionsOnly:  q.boolean("myMentionsOnly"),
 		HideBlocked:     q.boolean("hideMessagesFromBlockedUsers"),
+		Pinned:          q.boolean("pinned"),
+		Saved:           q.boolean("saved"),
 	}
 	// perPage is the user-messages and thread lists' other name for limit; a thread's
 	// page-based paging is served from its first page only, by cursor after that.

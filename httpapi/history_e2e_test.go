@@ -18,6 +18,7 @@ type messageList struct {
 		ParentID           string
 		ReplyCount         int
 		UnreadRepliesCount int
+		SavedAt            int64
 		Tags               []string
 		Data               struct{ Text string }
 	}

@@ -67,6 +67,10 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/messages/{id}/reactions/{reaction}", clientAllowed, s.listReactions},
 		{http.MethodPost, "/messages/{id}/reactions/{reaction}", clientAllowed, s.addReaction},
 		{http.MethodDelete, "/messages/{id}/reactions/{reaction}", clientAllowed, s.removeReaction},
+		{http.MethodPost, "/messages/{id}/pin", clientAllowed, s.pinMessage},
+		{http.MethodDelete, "/messages/{id}/pin", clientAllowed, s.unpinMessage},
+		{http.MethodPost, "/messages/{id}/save", clientAllowed, s.saveMessage},
+		{http.MethodDelete, "/messages/{id}/save", clientAllowed, s.unsaveMessage},
 
 		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
 		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},
@@ -77,12 +81,18 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/users/{uid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)},
 		{http.MethodPost, "/users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)},
 		{http.MethodDelete, "/users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)},
+		{http.MethodPost, "/users/{uid}/conversation/pin", clientAllowed, s.pinConversation},
+		{http.MethodDelete, "/users/{uid}/conversation/pin", clientAllowed, s.unpinConversation},
 		{http.MethodGet, "/groups/{guid}/conversation", clientAllowed, s.getConversation},
 		{http.MethodPut, "/groups/{guid}/conversation", clientAllowed, s.updateConversation},
 		{http.MethodDelete, "/groups/{guid}/conversation", clientAllowed, s.resetConversation},
 		{http.MethodPost, "/groups/{guid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)},
 		{http.MethodPost, "/groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)},
 		{http.MethodDelete, "/groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)},
+		{http.MethodPost, "/groups/{guid}/conversation/pin", clientAllowed, s.pinConversation},
+		{http.MethodDelete, "/groups/{guid}/conversation/pin", clientAllowed, s.unpinConversation},
+		{http.MethodGet, "/conversations/pinned", fullAccessOnly, s.listSystemPins},
+		{http.MethodPut, "/conversations/pinned", fullAccessOnly, s.replaceSystemPins},
 
 		{http.MethodPost, "/groups", clientAllowed, s.createGroup},
 		{http.MethodGet, "/groups", clientAllowed, s.listGroups},
@@ -134,7 +144,7 @@ func Routes() []string {
 // whole subtree.
 var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
-	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
+	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
 	"/data_import/", "/ai-agents/",

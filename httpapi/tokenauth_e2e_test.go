@@ -430,6 +430,6 @@ func adminRoute(rt string) bool {
 	}
 	_, p, _ := strings.Cut(rt, " ")
 	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
-		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") ||
+		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
 		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/")
 }

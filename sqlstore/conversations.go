@@ -17,18 +17,26 @@ import (
 const conversationColumns = `c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq,
 	c.created_at, c.updated_at,
 	COALESCE(k.read_id, 0), COALESCE(k.read_seq, 0), COALESCE(k.delivered_id, 0), COALESCE(k.reset_id, 0), k.tags,
-	COALESCE(k.updated_at, 0),
+	COALESCE(k.updated_at, 0), COALESCE(k.pinned_at, 0), ` + systemPinnedColumn + `,
 	(SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.sender = $2 AND o.conversation_id = c.conversation_id
 		AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0),
 	(SELECT COUNT(*) FROM message_mentions mm JOIN messages mg ON mg.id = mm.message_id
 		WHERE mm.app_id = c.app_id AND mm.uid = $2 AND mm.conversation_id = c.conversation_id
 		AND mm.message_id > COALESCE(k.read_id, 0) AND mg.seq > 0 AND mg.sender <> $2)`
 
+// systemPinnedColumn is when the app pinned the conversation for everyone, or 0: a group's
+// by its guid, a one-to-one conversation by its party other than the viewer ($2; either
+// party for the app).
+const systemPinnedColumn = `COALESCE((SELECT sp.pinned_at FROM system_pinned_conversations sp WHERE sp.app_id = c.app_id AND sp.kind = c.kind
+		AND ((c.kind = 'group' AND sp.target = c.guid) OR (c.kind = 'user' AND sp.target IN (c.uid_a, c.uid_b) AND sp.target <> $2))
+		ORDER BY sp.position LIMIT 1), 0)`
+
 func scanConversation(s scanner) (chat.ConversationRow, error) {
 	var r chat.ConversationRow
 	var tags sql.NullString
 	err := s.Scan(&r.ID, &r.Kind, &r.UIDA, &r.UIDB, &r.GUID, &r.LastMessageID, &r.LastSeq, &r.CreatedAt, &r.UpdatedAt,
-		&r.Marker.ReadID, &r.Marker.ReadSeq, &r.Marker.DeliveredID, &r.Marker.ResetID, &tags, &r.Marker.UpdatedAt, &r.Own, &r.Mentions)
+		&r.Marker.ReadID, &r.Marker.ReadSeq, &r.Marker.DeliveredID, &r.Marker.ResetID, &tags, &r.Marker.UpdatedAt,
+		&r.Marker.PinnedAt, &r.SystemPinnedAt, &r.Own, &r.Mentions)
 	if err != nil {
 		return r, mapErr(err)
 	}
@@ -45,7 +53,7 @@ func scanConversation(s scanner) (chat.ConversationRow, error) {
 // (group_members), each with its marker; a conversation the viewer reset shows again with
 // its next message.
 func (db *DB) ListConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
-	if q.Viewer != "" && q.Kind == "" && q.SearchKey == "" && len(q.Tags) == 0 && len(q.UserTags) == 0 && len(q.GroupTags) == 0 && !q.Unread {
+	if q.Viewer != "" && q.Kind == "" && q.SearchKey == "" && len(q.Tags) == 0 && len(q.UserTags) == 0 && len(q.GroupTags) == 0 && !q.Unread && len(q.PinnedBy) == 0 {
 		return db.recentConversations(ctx, appID, q)
 	}
 	args := []any{appID, q.Viewer}
@@ -109,6 +117,18 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 		// the first.
 		w = append(w, `EXISTS (SELECT 1 FROM messages m WHERE m.app_id = c.app_id AND m.conversation_id = c.conversation_id
 			AND m.id > COALESCE(k.read_id, 0) AND m.seq > 0 AND m.sender <> $2)`)
+	}
+	var pinned []string
+	for _, by := range q.PinnedBy {
+		switch by {
+		case chat.PinnedByMe:
+			pinned = append(pinned, `COALESCE(k.pinned_at, 0) > 0`)
+		case chat.PinnedBySystem:
+			pinned = append(pinned, systemPinnedColumn+` > 0`)
+		}
+	}
+	if len(pinned) > 0 {
+		w = append(w, `(`+strings.Join(pinned, " OR ")+`)`)
 	}
 	where := ` WHERE ` + strings.Join(w, " AND ")
 	run := db.read(ctx)
@@ -276,7 +296,7 @@ func (tx txStore) MessageSeq(appID string, id int64) (string, int64, error) {
 func (tx txStore) MarkerForChange(appID, uid, conversationID string) (chat.Marker, error) {
 	var mk chat.Marker
 	var tags sql.NullString
-	err := tx.row(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt)
+	err := tx.row(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt, &mk.PinnedAt)
 	if errors.Is(mapErr(err), chat.ErrNotFound) {
 		return chat.Marker{}, nil
 	}
@@ -296,11 +316,12 @@ func (tx txStore) SaveMarker(appID, uid, conversationID string, m chat.Marker) e
 		b, _ := json.Marshal(m.Tags)
 		tags = string(b)
 	}
-	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, reset_id, tags, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, reset_id, tags, updated_at, pinned_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET read_id = excluded.read_id, read_seq = excluded.read_seq,
-		delivered_id = excluded.delivered_id, reset_id = excluded.reset_id, tags = excluded.tags, updated_at = excluded.updated_at`,
-		appID, uid, conversationID, m.ReadID, m.ReadSeq, m.DeliveredID, m.ResetID, tags, m.UpdatedAt)
+		delivered_id = excluded.delivered_id, reset_id = excluded.reset_id, tags = excluded.tags, updated_at = excluded.updated_at,
+		pinned_at = excluded.pinned_at`,
+		appID, uid, conversationID, m.ReadID, m.ReadSeq, m.DeliveredID, m.ResetID, tags, m.UpdatedAt, m.PinnedAt)
 	return mapErr(err)
 }
 

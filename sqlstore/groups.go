@@ -231,6 +231,7 @@ func (tx txStore) DeleteGroup(appID, guid string) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM message_mentions WHERE app_id = $1 AND conversation_id = $2`,
+		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM messages WHERE app_id = $1 AND conversation_id = $2`,
@@ -240,6 +241,9 @@ func (tx txStore) DeleteGroup(appID, guid string) error {
 		if _, err := tx.exec(q, appID, conv); err != nil {
 			return err
 		}
+	}
+	if _, err := tx.exec(`DELETE FROM system_pinned_conversations WHERE app_id = $1 AND kind = 'group' AND target = $2`, appID, guid); err != nil {
+		return err
 	}
 	// Members, bans and tags go by their foreign keys' cascade.
 	res, err := tx.exec(`DELETE FROM groups WHERE app_id = $1 AND guid = $2`, appID, guid)

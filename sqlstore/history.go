@@ -105,6 +105,12 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Unread {
 		w = append(w, `m.id > `+arg(q.UnreadAfter), `m.sender <> `+arg(q.Viewer), `m.category IN ('message', 'custom')`)
 	}
+	if q.Pinned {
+		w = append(w, `m.pinned_at > 0`)
+	}
+	if q.SavedBy != "" {
+		w = append(w, `EXISTS (SELECT 1 FROM saved_messages sv WHERE sv.app_id = m.app_id AND sv.uid = `+arg(q.SavedBy)+` AND sv.message_id = m.id)`)
+	}
 	if q.HideBlockedFor != "" {
 		w = append(w, `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = m.app_id AND b.uid = `+arg(q.HideBlockedFor)+` AND b.blocked_uid = m.sender)`)
 	}
@@ -204,10 +210,24 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			}
 		}
 	}
+	saved := map[int64]int64{}
+	if viewer != "" && len(ids) > 0 { // the viewer's saves, along saved_messages' key
+		err := each(run.rows(`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id IN (`+placeholders(3, len(ids))+`)`,
+			append([]any{appID, viewer}, ids...)...), func(s scanner) error {
+			var id, at int64
+			err := s.Scan(&id, &at)
+			saved[id] = at
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if err := loadMentions(run, appID, viewer, ms); err != nil {
 		return err
 	}
 	for i := range ms {
+		ms[i].SavedAt = saved[ms[i].ID]
 		m := &ms[i]
 		m.SenderEntity = who(m.Sender)
 		if m.ReceiverType == chat.ReceiverUser {
@@ -390,7 +410,7 @@ func (db *DB) unreadReplies(run runner, appID, viewer string, ms []chat.Message)
 	return nil
 }
 
-const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at FROM conversation_markers
+const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at, pinned_at FROM conversation_markers
 	WHERE app_id = $1 AND uid = $2 AND conversation_id = $3`
 
 // Marker is a user's marker of a conversation (chat.HistoryStore).
@@ -401,7 +421,7 @@ func (db *DB) Marker(ctx context.Context, appID, uid, conversationID string) (ch
 func (db *DB) marker(run runner, appID, uid, conversationID string) (chat.Marker, error) {
 	var mk chat.Marker
 	var tags sql.NullString
-	err := run.fixed(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt)
+	err := run.fixed(markerQuery, appID, uid, conversationID).Scan(&mk.ReadID, &mk.ReadSeq, &mk.DeliveredID, &mk.ResetID, &tags, &mk.UpdatedAt, &mk.PinnedAt)
 	if err != nil && !errors.Is(mapErr(err), chat.ErrNotFound) {
 		return mk, mapErr(err)
 	}

@@ -133,7 +133,7 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by,
+	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by,
 	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
@@ -168,12 +168,15 @@ const (
 	summaryQueryPostgres = `SELECT ` + summaryColumnsPostgres
 )
 
+// savedColumn is when the viewer ($3) saved the message.
+const savedColumn = `(SELECT sv.saved_at FROM saved_messages sv WHERE sv.app_id = m.app_id AND sv.uid = $3 AND sv.message_id = m.id)`
+
 // messageViewQuery reads a message and its summary in one statement, for reads outside a
 // write transaction: on PostgreSQL a second statement is a second round trip, which costs
 // the server more than either query. $1 is the app, $2 the message id, $3 the viewer.
 func messageViewQuery(summaryColumns string) string {
 	cols := strings.NewReplacer("$1", "m.id", "$2", "$3").Replace(summaryColumns)
-	return `SELECT ` + messageColumns + `, ` + cols + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
+	return `SELECT ` + messageColumns + `, ` + cols + `, ` + savedColumn + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
 }
 
 // Message returns a message with its entities and reaction summary; an action message
@@ -196,7 +199,9 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
 	var all, mine sql.NullString
-	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine}}, appID)
+	var saved sql.NullInt64
+	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine, &saved}}, appID)
+	m.SavedAt = saved.Int64
 	if err == nil {
 		err = completeMessage(run, &m)
 	}
@@ -257,7 +262,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy,
 		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt,
 		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &p.sender, &p.receiver)
 	if err != nil {
@@ -357,6 +362,7 @@ func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64
 func (tx txStore) PurgeMessage(appID string, id int64) error {
 	for _, q := range []string{
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,
 	} {

@@ -288,9 +288,17 @@ func versionless(u *url.URL) (rest, escRest string, ok bool) {
 // reports such a match.
 func (s *Spec) match(method, escPath string) (op *operation, pathKnown, emptyLast bool) {
 	segs := strings.Split(strings.TrimPrefix(escPath, "/"), "/")
+	// As in OpenAPI (and the mux), a path with literal segments where another has
+	// parameters is that path: /conversations/pinned is not /conversations/{conversationId}.
+	best := -1
+	for i := range s.ops {
+		if o := &s.ops[i]; segsMatch(o.segs, segs) {
+			best = max(best, literals(o.segs))
+		}
+	}
 	for i := range s.ops {
 		o := &s.ops[i]
-		if !segsMatch(o.segs, segs) {
+		if !segsMatch(o.segs, segs) || literals(o.segs) != best {
 			continue
 		}
 		if o.method == method {
@@ -299,6 +307,17 @@ func (s *Spec) match(method, escPath string) (op *operation, pathKnown, emptyLas
 		pathKnown = true
 	}
 	return nil, pathKnown, false
+}
+
+// literals counts a pattern's literal segments ("" is a parameter).
+func literals(pattern []string) int {
+	n := 0
+	for _, p := range pattern {
+		if p != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func segsMatch(pattern, segs []string) bool {
