@@ -91,6 +91,9 @@ const (
 	CodeAlreadyFriend             Code = "ERR_ALREADY_FRIEND"
 	CodeNotAFriend                Code = "ERR_NOT_A_FRIEND"
 	CodeFriendAddFailed           Code = "ERR_FAILED_TO_ADD_FRIEND"
+	CodeWebhookNotFound           Code = "ERR_WEBHOOK_NOT_FOUND"
+	CodeWebhookAlreadyExists      Code = "ERR_WEBHOOK_ALREADY_EXISTS" // natter's own: a webhook id taken
+	CodeTriggerNotFound           Code = "ERR_TRIGGER_NOT_FOUND"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -160,6 +163,9 @@ var kinds = map[Code]Kind{
 	CodeNotAFriend:                KindNotFound,
 	CodeIdempotencyKeyReused:      KindConflict,
 	CodeIdempotencyKeyInUse:       KindConflict,
+	CodeWebhookNotFound:           KindNotFound,
+	CodeWebhookAlreadyExists:      KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeTriggerNotFound:           KindInvalid,
 }
 
 // Kind of the code; an unknown code is internal.

@@ -14,10 +14,13 @@ type keyCache struct {
 	keys   *ttlCache[APIKey]
 	apps   *ttlCache[App]
 	tokens *ttlCache[AuthToken]
+	// webhooks are each app's subscribed triggers (webhookevents.go).
+	webhooks *ttlCache[[]string]
 }
 
 func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
-	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now)}
+	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now),
+		webhooks: newTTLCache[[]string](ttl, now)}
 }
 
 func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }

@@ -17,6 +17,7 @@ type Tx interface {
 	BlockTx
 	AuthTokenTx
 	FriendTx
+	WebhookTx
 }
 
 // Store is everything natter keeps.
@@ -39,6 +40,7 @@ type Store interface {
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore
+	WebhookStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -38,6 +39,10 @@ type config struct {
 	TLSSelf      bool
 	PublicHost   string
 	MaxSockets   int
+	// Webhooks (docs/webhooks.md). WebhookKey comes only from NATTER_WEBHOOK_KEY: a secret
+	// on a command line would show in the process list.
+	WebhookAllowPrivate bool
+	WebhookKey          []byte
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -135,6 +140,14 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.BoolVar(&c.TLSSelf, "tls-self-signed", envBool("NATTER_TLS_SELF_SIGNED", false), "development only: serve HTTPS with a fresh self-signed certificate for localhost, *.localhost and 127.0.0.1, written to natter-dev-cert.pem for clients to trust (NATTER_TLS_SELF_SIGNED)")
 	fs.StringVar(&c.PublicHost, "public-host", env("NATTER_PUBLIC_HOST", ""), "host:port clients reach this deployment at (behind a load balancer, its address); the client SDK's settings point there; empty: the host each request came to (NATTER_PUBLIC_HOST)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
+	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
+		k, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(k) < 32 {
+			errs = append(errs, fmt.Errorf("NATTER_WEBHOOK_KEY must be at least 32 bytes in standard base64 (openssl rand -base64 32)"))
+		}
+		c.WebhookKey = k
+	}
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
