@@ -2,8 +2,10 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // OutboxEvent is a change a webhook must hear about, written in the transaction of the
@@ -16,7 +18,7 @@ type OutboxEvent struct {
 	ConversationID string
 	MessageID      int64 // the message the event is about; a send sets it from the new row
 	Ref            EventRef
-	At             int64 // unix milliseconds
+	At             int64 // unix milliseconds of the wall clock, as the workers' leases and retries
 }
 
 // EventRef is what an event is about, kept as JSON on its row.
@@ -28,6 +30,10 @@ type EventRef struct {
 	ReactionID int64  `json:"reactionId,omitempty"`
 	UID        string `json:"uid,omitempty"`
 	ReactedAt  int64  `json:"reactedAt,omitempty"`
+	// Data and Tags are the message's as the change left them: what happens to the
+	// message after the event and before its first delivery does not show in the event.
+	Data json.RawMessage `json:"data,omitempty"`
+	Tags []string        `json:"tags,omitempty"`
 }
 
 // WebhookTx writes outbox events inside a change's transaction.
@@ -68,7 +74,13 @@ func (s *Service) outboxEvent(ctx context.Context, trigger string, m *Message, r
 	if !s.subscribed(ctx, m.AppID, trigger) {
 		return nil
 	}
-	return &OutboxEvent{AppID: m.AppID, Trigger: trigger, ConversationID: m.ConversationID, MessageID: m.ID, Ref: ref, At: s.cfg.Now().UnixMilli()}
+	return &OutboxEvent{AppID: m.AppID, Trigger: trigger, ConversationID: m.ConversationID, MessageID: m.ID, Ref: ref, At: time.Now().UnixMilli()}
+}
+
+// actionEvent is the event of an edit or deletion, recorded by its action message.
+func (s *Service) actionEvent(trigger string, action, target *Message) OutboxEvent {
+	return OutboxEvent{AppID: action.AppID, Trigger: trigger, ConversationID: action.ConversationID, MessageID: action.TargetID,
+		Ref: EventRef{MessageID: action.TargetID, ActionID: action.ID, Data: target.Data, Tags: target.Tags}, At: time.Now().UnixMilli()}
 }
 
 // EventID is an event's id as sent in the X-Natter-Event-Id header.

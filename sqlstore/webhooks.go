@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/natter-chat/natter/chat"
 )
 
@@ -199,7 +201,7 @@ func (tx txStore) InsertOutbox(ev chat.OutboxEvent) error { return insertOutbox(
 const (
 	insertEventQuery = `INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at) VALUES ($1, $2, $3, $4, $5, $6)`
 	fanOutQuery      = `INSERT INTO webhook_deliveries (event_id, app_id, webhook_id, conversation_id, next_at, created_at)
-		SELECT $1, app_id, id, $3, $4, $4 FROM webhooks WHERE app_id = $2 AND enabled = 1 AND triggers LIKE $5`
+		SELECT $1, app_id, id, $3, $4, $4 FROM webhooks WHERE app_id = $2 AND enabled = 1 AND triggers LIKE $5 ESCAPE '\'`
 )
 
 func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
@@ -207,19 +209,41 @@ func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
 	if err != nil {
 		return err
 	}
-	var id int64
-	args := []any{ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, string(ref), ev.At}
-	if tx.db.dialect.name == "sqlite" {
-		res, err := tx.exec(insertEventQuery, args...)
-		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
-	} else if err := tx.fixed(insertEventQuery+` RETURNING id`, args...).Scan(&id); err != nil {
+	if tx.db.dialect.name == "postgres" {
+		_, err := tx.exec(pgOutboxQuery, outboxArgs(ev, ref)...)
 		return err
 	}
-	_, err = tx.exec(fanOutQuery, id, ev.AppID, ev.ConversationID, ev.At, "%,"+ev.Trigger+",%")
+	res, err := tx.exec(insertEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, string(ref), ev.At)
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(fanOutQuery, id, ev.AppID, ev.ConversationID, ev.At, triggerPattern(ev.Trigger))
 	return err
+}
+
+// triggerPattern finds a trigger in the ",a,b," list; its underscores are escaped (ESCAPE '\').
+func triggerPattern(t string) string { return "%," + strings.ReplaceAll(t, "_", `\_`) + ",%" }
+
+// pgOutboxQuery is insertOutbox in one PostgreSQL statement (and so one round trip).
+const pgOutboxQuery = `WITH e AS (INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+	INSERT INTO webhook_deliveries (event_id, app_id, webhook_id, conversation_id, next_at, created_at)
+	SELECT e.id, w.app_id, w.id, $3, $6, $6 FROM e, webhooks w WHERE w.app_id = $1 AND w.enabled = 1 AND w.triggers LIKE $7 ESCAPE '\'`
+
+func outboxArgs(ev chat.OutboxEvent, ref []byte) []any {
+	return []any{ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, string(ref), ev.At, triggerPattern(ev.Trigger)}
+}
+
+// queueOutbox queues an event's statement in a PostgreSQL reaction batch.
+func queueOutbox(b *pgx.Batch, ev chat.OutboxEvent) error {
+	ref, err := json.Marshal(ev.Ref)
+	if err != nil {
+		return err
+	}
+	b.Queue(pgOutboxQuery, outboxArgs(ev, ref)...)
+	return nil
 }
