@@ -41,6 +41,7 @@ type Store interface {
 	QuotaStore
 	IdempotencyStore
 	WebhookStore
+	DeliveryStore
 	Ping(ctx context.Context) error
 	Close() error
 }
