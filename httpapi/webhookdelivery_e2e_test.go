@@ -179,7 +179,9 @@ func TestWebhookDeliversEachTriggerOnce(t *testing.T) {
 				Message struct {
 					Data struct {
 						Action   string
-						Entities struct{ On struct{ Entity struct{ ID string } } }
+						Entities struct {
+							On struct{ Entity struct{ ID string } }
+						}
 					}
 				}
 			}
