@@ -99,6 +99,9 @@ const (
 	CodeRoleNotFound              Code = "ERR_ROLE_NOT_FOUND"
 	CodeRoleDeleteDenied          Code = "ERR_ROLE_DELETE_DENIED"
 	CodePermissionDenied          Code = "ERR_PERMISSION_DENIED"
+	CodeWebhookNotFound           Code = "ERR_WEBHOOK_NOT_FOUND"
+	CodeWebhookAlreadyExists      Code = "ERR_WEBHOOK_ALREADY_EXISTS" // natter's own: a webhook id taken
+	CodeTriggerNotFound           Code = "ERR_TRIGGER_NOT_FOUND"
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -176,6 +179,9 @@ var kinds = map[Code]Kind{
 	CodeRoleNotFound:              KindNotFound,
 	CodeRoleDeleteDenied:          KindForbidden,
 	CodePermissionDenied:          KindForbidden,
+	CodeWebhookNotFound:           KindNotFound,
+	CodeWebhookAlreadyExists:      KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeTriggerNotFound:           KindInvalid,
 }
 
 // Kind of the code; an unknown code is internal.

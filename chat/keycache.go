@@ -18,11 +18,14 @@ type keyCache struct {
 	tokens   *ttlCache[AuthToken]
 	policies *ttlCache[*Policy]
 	scopes   *ttlCache[ScopeRules]
+	// webhooks are each app's subscribed triggers (webhookevents.go).
+	webhooks *ttlCache[[]string]
 }
 
 func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
 	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now),
-		policies: newTTLCache[*Policy](ttl, now), scopes: newTTLCache[ScopeRules](ttl, now)}
+		policies: newTTLCache[*Policy](ttl, now), scopes: newTTLCache[ScopeRules](ttl, now),
+		webhooks: newTTLCache[[]string](ttl, now)}
 }
 
 func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }

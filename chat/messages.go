@@ -160,8 +160,9 @@ func ConversationID(a, b string) string {
 
 // MessageStore keeps messages.
 type MessageStore interface {
-	// CreateMessage inserts m and sets its ID.
-	CreateMessage(ctx context.Context, m *Message) error
+	// CreateMessage inserts m and sets its ID, and in the same transaction the outbox
+	// events, each completed with the new message's id.
+	CreateMessage(ctx context.Context, m *Message, events ...OutboxEvent) error
 	// Message returns the message with its parties' entities and, when viewer is not empty,
 	// the reaction summary with reactedByMe for viewer.
 	Message(ctx context.Context, appID string, id int64, viewer string) (Message, error)
@@ -251,7 +252,11 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	}
 	now := s.now()
 	m.SentAt, m.UpdatedAt = now, now
-	if err := s.store.CreateMessage(ctx, &m); err != nil {
+	var events []OutboxEvent
+	if ev := s.outboxEvent(ctx, TriggerMessageSent, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
+		events = append(events, *ev)
+	}
+	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}
 	m.SenderEntity = sender.Entity()
@@ -545,6 +550,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	now := s.now()
 	action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: actor.UID, SentAt: now, UpdatedAt: now,
 		SenderEntity: actor, Action: "deleted", TargetID: mid, Data: json.RawMessage(`{"action":"deleted"}`)}
+	event := s.subscribed(ctx, p.App.ID, TriggerMessageDeleted)
 	var target Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		m, err := tx.MessageForChange(p.App.ID, mid)
@@ -573,7 +579,10 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		}
 		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
 		target = m
-		return tx.InsertMessage(action)
+		if err := tx.InsertMessage(action); err != nil || !event {
+			return err
+		}
+		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
 	})
 	if ErrorCode(err) != "" {
 		return Message{}, err
@@ -653,6 +662,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	now := s.now()
 	action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: actor.UID, SentAt: now, UpdatedAt: now,
 		SenderEntity: actor, Action: "edited", TargetID: mid, Data: json.RawMessage(`{"action":"edited"}`)}
+	event := s.subscribed(ctx, p.App.ID, TriggerMessageEdited)
 	var target Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		m, err := tx.MessageForChange(p.App.ID, mid)
@@ -692,7 +702,10 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		}
 		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
 		target = m
-		return tx.InsertMessage(action)
+		if err := tx.InsertMessage(action); err != nil || !event {
+			return err
+		}
+		return tx.InsertOutbox(s.actionEvent(TriggerMessageEdited, action, &m))
 	})
 	if ErrorCode(err) != "" {
 		return Message{}, err

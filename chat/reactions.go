@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -81,6 +82,17 @@ type ReactionChange struct {
 	Add       bool
 	At        int64
 	Max       int // distinct reactions per message when adding; 0 means no cap
+	// Event, when set, is the outbox event to write with a change that is not a no-op; the
+	// engine completes it with the conversation and the reaction's id (EventFor).
+	Event *OutboxEvent
+}
+
+// EventFor is c's outbox event for the change that answered m.
+func (c ReactionChange) EventFor(m Message) OutboxEvent {
+	ev := *c.Event
+	ev.ConversationID, ev.MessageID = m.ConversationID, c.MessageID
+	ev.Ref.MessageID, ev.Ref.ReactionID = c.MessageID, m.ReactionID
+	return ev
 }
 
 // ReactionState is what a reaction change is decided on, as the storage engine read it
@@ -176,10 +188,17 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 	if err := s.reactionPermitted(ctx, p, uid, mid); err != nil {
 		return Message{}, err
 	}
+	c := ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction, Add: add, At: s.now(), Max: s.cfg.MaxReactions}
+	trigger := TriggerReactionRemoved
+	if add {
+		trigger = TriggerReactionAdded
+	}
+	if s.subscribed(ctx, p.App.ID, trigger) {
+		c.Event = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
+	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
 	// answers with the message as the change left it.
-	m, err := s.store.ChangeReaction(ctx, ReactionChange{AppID: p.App.ID, MessageID: mid, UID: uid, Reaction: reaction,
-		Add: add, At: s.now(), Max: s.cfg.MaxReactions})
+	m, err := s.store.ChangeReaction(ctx, c)
 	switch {
 	case ErrorCode(err) != "":
 		return Message{}, err

@@ -30,6 +30,11 @@ type Config struct {
 	// AppRateLimits replace them for the apps they name; all zero: no limits.
 	RateLimits    RateLimits
 	AppRateLimits map[string]RateLimits
+	// WebhookKey seals webhook secrets and credentials; empty: a key natter generates and
+	// keeps in the database (docs/security.md).
+	WebhookKey []byte
+	// WebhookAllowPrivate lets webhook URLs name loopback, private and link-local addresses.
+	WebhookAllowPrivate bool
 }
 
 // Service holds every business rule: tenancy, access, validation and the reaction rules.
@@ -45,6 +50,7 @@ type Service struct {
 
 	secretMu sync.Mutex
 	secret   []byte // socket credentials' signing secret (realtime.go), once read
+	whKey    []byte // the derived webhook key (webhookcrypto.go), once read
 	notifier Notifier
 }
 

@@ -21,6 +21,7 @@ type Tx interface {
 	RoleTx
 	FeatureTx
 	PermissionTx
+	WebhookTx
 }
 
 // Store is everything natter keeps.
@@ -48,6 +49,8 @@ type Store interface {
 	FeatureStore
 	PermissionStore
 	PolicyStore
+	WebhookStore
+	DeliveryStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -245,6 +245,32 @@ func TestEndpoints(t *testing.T) {
 			return err
 		}, "DELETE /apikeys/{apiKey}", "/v3/apikeys/abc", "", map[string]string{"apiKey": "abc"}, ""},
 
+		{"CreateWebhook", func(c *client.Client) error {
+			_, err := c.CreateWebhook(ctx, client.WebhookRequest{WebhookURL: ptr("https://h.example/x"), UseBasicAuth: ptr(true), Username: ptr("u"), Password: ptr("p"), Triggers: &[]string{"message_sent"}})
+			return err
+		}, "POST /webhooks", "/v3/webhooks", "", nil, `{"webhookURL":"https://h.example/x","useBasicAuth":true,"username":"u","password":"p","triggers":["message_sent"]}`},
+		{"ListWebhooks", func(c *client.Client) error {
+			_, err := c.ListWebhooks(ctx)
+			return err
+		}, "GET /webhooks", "/v3/webhooks", "", nil, ""},
+		{"GetWebhook", func(c *client.Client) error {
+			_, err := c.GetWebhook(ctx, "wh 1")
+			return err
+		}, "GET /webhooks/{id}", "/v3/webhooks/wh%201", "", map[string]string{"id": "wh 1"}, ""},
+		{"UpdateWebhook", func(c *client.Client) error {
+			_, err := c.UpdateWebhook(ctx, "wh1", client.WebhookRequest{Enabled: ptr(false)})
+			return err
+		}, "PUT /webhooks/{id}", "/v3/webhooks/wh1", "", map[string]string{"id": "wh1"}, `{"enabled":false}`},
+		{"DeleteWebhook", func(c *client.Client) error {
+			_, err := c.DeleteWebhook(ctx, "wh1")
+			return err
+		}, "DELETE /webhooks/{id}", "/v3/webhooks/wh1", "", map[string]string{"id": "wh1"}, ""},
+		{"RotateWebhookSecret", func(c *client.Client) error {
+			keep := int64(60)
+			_, err := c.RotateWebhookSecret(ctx, "wh1", &keep)
+			return err
+		}, "POST /webhooks/{id}/secrets", "/v3/webhooks/wh1/secrets", "", map[string]string{"id": "wh1"}, `{"previousExpiresIn":60}`},
+
 		{"SendMessage", func(c *client.Client) error {
 			_, err := c.SendMessage(ctx, client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message", Type: "text",
 				Data: map[string]any{"text": "<hi>"}})

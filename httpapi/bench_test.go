@@ -31,7 +31,13 @@ func BenchmarkAddReaction(b *testing.B) { benchAddReaction(b, false) }
 // auth token instead of the API key and onBehalfOf.
 func BenchmarkAddReactionByToken(b *testing.B) { benchAddReaction(b, true) }
 
-func benchAddReaction(b *testing.B, byToken bool) {
+// BenchmarkAddReactionWebhook is BenchmarkAddReaction with a webhook subscribed to
+// message_reaction_added: each add also writes its outbox event and delivery.
+func BenchmarkAddReactionWebhook(b *testing.B) { benchAddReactionWith(b, false, true) }
+
+func benchAddReaction(b *testing.B, byToken bool) { benchAddReactionWith(b, byToken, false) }
+
+func benchAddReactionWith(b *testing.B, byToken, webhook bool) {
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
 	if err != nil {
@@ -46,6 +52,9 @@ func benchAddReaction(b *testing.B, byToken bool) {
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
 	defer srv.Close()
 	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
+	if webhook {
+		benchWebhook(b, svc, p, chat.TriggerReactionAdded)
+	}
 	const users, messages = 1000, 1000
 	for i := 0; i < users; i++ {
 		if _, err := svc.CreateUser(ctx, p, chat.UserCreate{UID: fmt.Sprint("u", i), Name: "User"}); err != nil {

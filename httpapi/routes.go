@@ -72,6 +72,14 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/messages/{id}/save", clientAllowed, s.saveMessage},
 		{http.MethodDelete, "/messages/{id}/save", clientAllowed, s.unsaveMessage},
 
+		// Webhooks: natter's own management API (docs/webhooks.md).
+		{http.MethodPost, "/webhooks", fullAccessOnly, s.createWebhook},
+		{http.MethodGet, "/webhooks", fullAccessOnly, s.listWebhooks},
+		{http.MethodGet, "/webhooks/{id}", fullAccessOnly, s.getWebhook},
+		{http.MethodPut, "/webhooks/{id}", fullAccessOnly, s.updateWebhook},
+		{http.MethodDelete, "/webhooks/{id}", fullAccessOnly, s.deleteWebhook},
+		{http.MethodPost, "/webhooks/{id}/secrets", fullAccessOnly, s.rotateWebhookSecret},
+
 		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
 		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},
 		{http.MethodDelete, "/conversations/{conversationId}", clientAllowed, s.deleteConversationByID},

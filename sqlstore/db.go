@@ -47,7 +47,7 @@ type engine interface {
 	// transact runs fn in a write transaction (DB.transact).
 	transact(ctx context.Context, fn func(tx *wtx) error) error
 	// createMessage stores a new message and sets its id: the send path.
-	createMessage(ctx context.Context, m *chat.Message) error
+	createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error
 	// changeReaction is the reaction path (ChangeReaction).
 	changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error)
 	// lockMessages holds the listed messages, ids ascending, against concurrent changes to

@@ -13,8 +13,22 @@ import (
 )
 
 // CreateMessage inserts m and sets m.ID.
-func (db *DB) CreateMessage(ctx context.Context, m *chat.Message) error {
-	return db.eng.createMessage(ctx, m)
+func (db *DB) CreateMessage(ctx context.Context, m *chat.Message, events ...chat.OutboxEvent) error {
+	return db.eng.createMessage(ctx, m, events)
+}
+
+// insertMessageWithEvents is insertMessage, then the outbox events of the new message.
+func insertMessageWithEvents(tx *wtx, m *chat.Message, events []chat.OutboxEvent) error {
+	if err := insertMessage(tx, m); err != nil {
+		return err
+	}
+	for _, ev := range events {
+		ev.MessageID, ev.Ref.MessageID = m.ID, m.ID
+		if err := insertOutbox(tx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertMessage stores a message and keeps its conversation's row (docs/read-model.md): a

@@ -108,9 +108,10 @@ func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // createMessage is insertMessage's transaction in one round trip: its statements go to
 // PostgreSQL as one pipelined batch (BEGIN, the conversation upsert that takes the row's lock,
 // the insert that takes its seq from the row and moves its last message, COMMIT).
-func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message) error {
-	if m.ParentID != 0 || !movesConversation(m) {
-		return e.transact(ctx, func(tx *wtx) error { return insertMessage(tx, m) })
+func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error {
+	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 {
+		// With outbox events the send is an ordinary transaction: the events need the id.
+		return e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) })
 	}
 	ctx, cancel := writeContext(ctx)
 	defer cancel()

@@ -363,6 +363,13 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 	// Round trip 2: the net writes, and COMMIT.
 	write := &pgx.Batch{}
 	queueWrites(write, jobs, msgs, pairs)
+	for _, j := range jobs {
+		if j.err == nil && j.c.Event != nil && j.msg.ReactionEffect != chat.ReactionUnchanged {
+			if err := queueOutbox(write, j.c.EventFor(j.msg)); err != nil {
+				return err
+			}
+		}
+	}
 	write.Queue("COMMIT")
 	br := pc.SendBatch(ctx, write)
 	for range write.Len() {

@@ -108,8 +108,8 @@ func (e *sqliteEngine) tx(ctx context.Context, tx *sql.Tx) *wtx {
 
 // createMessage adds a message in the group commit. It leaves the message cache as it is:
 // a new message is in no one's cache.
-func (e *sqliteEngine) createMessage(ctx context.Context, m *chat.Message) error {
-	return mapErr(e.batch.Do(ctx, func(tx *sql.Tx) error { return insertMessage(e.tx(ctx, tx), m) }))
+func (e *sqliteEngine) createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error {
+	return mapErr(e.batch.Do(ctx, func(tx *sql.Tx) error { return insertMessageWithEvents(e.tx(ctx, tx), m, events) }))
 }
 
 // lockMessages has nothing to do: the single writer already serialises every write.

@@ -96,6 +96,9 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 		m.Reactions = h.summary(mine)
 		m.ReactionEffect, m.ReactionID = effect, rid
 		markMentioned(&m, c.UID)
+		if c.Event != nil && effect != chat.ReactionUnchanged {
+			return insertOutbox(tx, c.EventFor(m))
+		}
 		return nil
 	})
 	return m, mapErr(err)

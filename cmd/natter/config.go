@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/webhook"
 )
 
 // config is serve's settings: each flag has a NATTER_* variable; a flag given on the command
@@ -38,6 +40,13 @@ type config struct {
 	TLSSelf      bool
 	PublicHost   string
 	MaxSockets   int
+	// Webhooks (docs/webhooks.md). WebhookKey comes only from NATTER_WEBHOOK_KEY: a secret
+	// on a command line would show in the process list.
+	WebhookAllowPrivate bool
+	WebhookKey          []byte
+	WebhookWorkers      int
+	WebhookTimeout      time.Duration
+	WebhookRetryFor     time.Duration
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -135,6 +144,17 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.BoolVar(&c.TLSSelf, "tls-self-signed", envBool("NATTER_TLS_SELF_SIGNED", false), "development only: serve HTTPS with a fresh self-signed certificate for localhost, *.localhost and 127.0.0.1, written to natter-dev-cert.pem for clients to trust (NATTER_TLS_SELF_SIGNED)")
 	fs.StringVar(&c.PublicHost, "public-host", env("NATTER_PUBLIC_HOST", ""), "host:port clients reach this deployment at (behind a load balancer, its address); the client SDK's settings point there; empty: the host each request came to (NATTER_PUBLIC_HOST)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", envInt("NATTER_WEBHOOK_WORKERS", webhook.DefaultWorkers), "webhook deliveries in flight on this node (NATTER_WEBHOOK_WORKERS)")
+	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
+	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
+	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
+		k, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(k) < 32 {
+			errs = append(errs, fmt.Errorf("NATTER_WEBHOOK_KEY must be at least 32 bytes in standard base64 (openssl rand -base64 32)"))
+		}
+		c.WebhookKey = k
+	}
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
@@ -158,6 +178,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0:
+		return c, fmt.Errorf("--webhook-workers, --webhook-timeout and --webhook-retry-for must be more than 0")
 	}
 	if c.PublicHost != "" {
 		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {

@@ -22,6 +22,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/sqlstore"
+	"github.com/natter-chat/natter/webhook"
 )
 
 // devCertFile is where --tls-self-signed writes its certificate.
@@ -70,7 +71,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
-		RateLimits: c.RateLimits, AppRateLimits: appLimits})
+		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate})
 
 	tlsConf, err := tlsConfig(c, devCertFile)
 	if err != nil {
@@ -131,6 +132,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		defer stop()
 	}
+	// Webhook workers: every node runs them; they share the outbox through leases.
+	wctx, stopWebhooks := context.WithCancel(context.WithoutCancel(ctx))
+	webhooksDone := make(chan struct{})
+	go func() {
+		defer close(webhooksDone)
+		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor,
+			AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log}).Run(wctx)
+	}()
+	defer func() { stopWebhooks(); <-webhooksDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,135 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Delivery states.
+const (
+	DeliveryPending   = 0
+	DeliveryDelivered = 1
+	DeliveryDead      = 2 // out of retries
+)
+
+// Delivery is one event on its way to one webhook, with what its attempts found. Times are
+// unix milliseconds.
+type Delivery struct {
+	ID             int64
+	EventID        int64
+	AppID          string
+	WebhookID      string
+	ConversationID string
+	Trigger        string
+	MessageID      int64
+	Ref            EventRef
+	Payload        []byte // the envelope's data once rendered; nil before the first attempt
+	State          int
+	Attempts       int
+	NextAt         int64
+	LastStatus     int
+	LastError      string
+	LatencyMS      int64
+	CreatedAt      int64
+	DoneAt         int64
+}
+
+// Lease is a claim on due deliveries: this node holds them until Until (ms).
+type Lease struct {
+	Node       string
+	Now, Until int64
+	Limit      int
+	PerWebhook int // deliveries of one webhook held at once across every node, at most
+}
+
+// DeliveryStore is what the webhook workers (package webhook) need from storage.
+type DeliveryStore interface {
+	// ClaimDeliveries leases due pending deliveries whose earlier deliveries of the same
+	// webhook and conversation are all done, counting an attempt on each. On PostgreSQL
+	// nodes claim with FOR UPDATE SKIP LOCKED, so each delivery goes to one node at a time.
+	ClaimDeliveries(ctx context.Context, l Lease) ([]Delivery, error)
+	// SetEventPayload keeps the rendered data of an event unless one is kept already, and
+	// returns the kept one: every attempt and every webhook sends the same data.
+	SetEventPayload(ctx context.Context, eventID int64, payload []byte) ([]byte, error)
+	// FinishAttempt records an attempt's outcome, if node still holds the lease.
+	FinishAttempt(ctx context.Context, node string, d Delivery) error
+	// Deliveries pages a webhook's log, newest first, ids below BeforeID when set.
+	Deliveries(ctx context.Context, appID, webhookID string, q DeliveryQuery) ([]Delivery, error)
+	// ReplayDeliveries makes the webhook's deliveries of the event (or of the events created
+	// in [From, To] ms) pending and due now, whatever their state; it reports how many.
+	ReplayDeliveries(ctx context.Context, appID, webhookID string, r Replay, now int64) (int, error)
+	// PurgeOutbox drops events (and their deliveries) created before the time that no
+	// pending delivery needs.
+	PurgeOutbox(ctx context.Context, before int64) error
+}
+
+// DeliveryQuery pages a delivery log.
+type DeliveryQuery struct {
+	State    *int
+	BeforeID int64
+	Limit    int
+}
+
+// Replay names what to deliver again: one event, or a time range of events (ms).
+type Replay struct {
+	EventID  int64
+	From, To int64
+}
+
+// WebhookForDelivery reads a webhook, with its secrets, for the workers.
+func (s *Service) WebhookForDelivery(ctx context.Context, appID, id string) (Webhook, error) {
+	return s.store.Webhook(ctx, appID, id)
+}
+
+// AppForDelivery reads an app, for the envelope's region.
+func (s *Service) AppForDelivery(ctx context.Context, appID string) (App, error) {
+	return s.store.App(ctx, appID)
+}
+
+// Outbox is the storage the workers use.
+func (s *Service) Outbox() DeliveryStore { return s.store }
+
+// EventSubject reads what an event is about to render its data: the message (for an edit
+// or deletion the action message with its target), or the reaction with its user. A
+// message gone since (deleted for good) is ErrNotFound; its data is then the ids alone.
+func (s *Service) EventSubject(ctx context.Context, d Delivery) (*Message, *Reaction, error) {
+	switch d.Trigger {
+	case TriggerReactionAdded, TriggerReactionRemoved:
+		r := &Reaction{ID: d.Ref.ReactionID, MessageID: d.Ref.MessageID, Reaction: d.Ref.Reaction, UID: d.Ref.UID, ReactedAt: d.Ref.ReactedAt}
+		u, err := s.store.User(ctx, d.AppID, d.Ref.UID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, nil, err
+		}
+		r.ReactedBy = u
+		if r.ReactedBy.UID == "" {
+			r.ReactedBy.UID = d.Ref.UID
+		}
+		return nil, r, nil
+	case TriggerMessageSent:
+		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		// As sent: neither a later edit, deletion nor reaction.
+		m.Data, m.Tags, m.UpdatedAt, m.Reactions = d.Ref.Data, d.Ref.Tags, m.SentAt, nil
+		m.EditedAt, m.EditedBy, m.DeletedAt, m.DeletedBy = 0, "", 0, ""
+		return &m, nil, nil
+	case TriggerMessageEdited, TriggerMessageDeleted:
+		a, err := s.store.Message(ctx, d.AppID, d.Ref.ActionID, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		if t, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, ""); err == nil {
+			t.Data, t.Tags, t.Reactions = d.Ref.Data, d.Ref.Tags, nil // as the change left it
+			if d.Trigger == TriggerMessageEdited {
+				t.DeletedAt, t.DeletedBy = 0, ""
+			}
+			a.Target = &t
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, nil, err
+		}
+		return &a, nil, nil
+	}
+	return nil, nil, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)
+}

@@ -1,0 +1,87 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// OutboxEvent is a change a webhook must hear about, written in the transaction of the
+// change (the outbox): it exists exactly when the change committed. Ref says what changed
+// (ids, and the reaction's fields, which a removal leaves nowhere else); the envelope's data
+// is rendered from it when the event is first delivered, then kept and sent unchanged.
+type OutboxEvent struct {
+	AppID          string
+	Trigger        string
+	ConversationID string
+	MessageID      int64 // the message the event is about; a send sets it from the new row
+	Ref            EventRef
+	At             int64 // unix milliseconds of the wall clock, as the workers' leases and retries
+}
+
+// EventRef is what an event is about, kept as JSON on its row.
+type EventRef struct {
+	MessageID int64  `json:"messageId,omitempty"`
+	ActionID  int64  `json:"actionId,omitempty"` // the action message of an edit or deletion
+	Reaction  string `json:"reaction,omitempty"`
+	// ReactionID is the reaction's row; a removal, whose row is gone, has none.
+	ReactionID int64  `json:"reactionId,omitempty"`
+	UID        string `json:"uid,omitempty"`
+	ReactedAt  int64  `json:"reactedAt,omitempty"`
+	// Data and Tags are the message's as the change left them: what happens to the
+	// message after the event and before its first delivery does not show in the event.
+	Data json.RawMessage `json:"data,omitempty"`
+	Tags []string        `json:"tags,omitempty"`
+}
+
+// WebhookTx writes outbox events inside a change's transaction.
+type WebhookTx interface {
+	// InsertOutbox writes ev and one pending delivery for each enabled webhook of the app
+	// subscribed to its trigger.
+	InsertOutbox(ev OutboxEvent) error
+}
+
+// subscribed reports whether some enabled webhook of the app subscribes to trigger, from a
+// per-app cache as stale as the key cache at most (Config.KeyCacheTTL): an app without
+// webhooks pays a map lookup. A change on this node refreshes it at once; one made on
+// another node is seen within the TTL. When the subscriptions cannot be read the event is
+// written anyway: the outbox's own fan-out decides who gets it.
+func (s *Service) subscribed(ctx context.Context, appID, trigger string) bool {
+	c := s.keys.webhooks
+	if ts, ok := c.get(appID); ok {
+		return slices.Contains(ts, trigger)
+	}
+	gen := c.generation()
+	ts, err := s.store.SubscribedTriggers(ctx, appID)
+	if err != nil {
+		return true
+	}
+	if ts == nil {
+		ts = []string{}
+	}
+	c.put(appID, ts, gen)
+	return slices.Contains(ts, trigger)
+}
+
+// webhookChanged drops the app's cached subscriptions on this node.
+func (s *Service) webhookChanged(appID string) { s.keys.webhooks.evict(appID) }
+
+// outboxEvent is the event of a trigger about message m, or nil when no webhook of the app
+// subscribes to it.
+func (s *Service) outboxEvent(ctx context.Context, trigger string, m *Message, ref EventRef) *OutboxEvent {
+	if !s.subscribed(ctx, m.AppID, trigger) {
+		return nil
+	}
+	return &OutboxEvent{AppID: m.AppID, Trigger: trigger, ConversationID: m.ConversationID, MessageID: m.ID, Ref: ref, At: time.Now().UnixMilli()}
+}
+
+// actionEvent is the event of an edit or deletion, recorded by its action message.
+func (s *Service) actionEvent(trigger string, action, target *Message) OutboxEvent {
+	return OutboxEvent{AppID: action.AppID, Trigger: trigger, ConversationID: action.ConversationID, MessageID: action.TargetID,
+		Ref: EventRef{MessageID: action.TargetID, ActionID: action.ID, Data: target.Data, Tags: target.Tags}, At: time.Now().UnixMilli()}
+}
+
+// EventID is an event's id as sent in the X-Natter-Event-Id header.
+func EventID(id int64) string { return "evt_" + strconv.FormatInt(id, 10) }

@@ -1,0 +1,241 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/webhook"
+)
+
+// receiver is a local webhook endpoint: it records what it accepts, and refuses with 500
+// while fail says so.
+type receiver struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	got  []delivered
+	fail func(n int) bool // n counts every request, from 1
+	n    int
+}
+
+type delivered struct {
+	header http.Header
+	body   []byte
+	env    struct {
+		Trigger string          `json:"trigger"`
+		Data    json.RawMessage `json:"data"`
+		AppID   string          `json:"appId"`
+		Region  string          `json:"region"`
+		Webhook string          `json:"webhook"`
+	}
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.n++
+		if rc.fail != nil && rc.fail(rc.n) {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		d := delivered{header: r.Header.Clone(), body: body}
+		json.Unmarshal(body, &d.env)
+		rc.got = append(rc.got, d)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) wait(t *testing.T, n int) []delivered {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rc.mu.Lock()
+		got := append([]delivered(nil), rc.got...)
+		rc.mu.Unlock()
+		if len(got) >= n {
+			time.Sleep(200 * time.Millisecond) // anything more would be a duplicate
+			rc.mu.Lock()
+			got = append([]delivered(nil), rc.got...)
+			rc.mu.Unlock()
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries, want %d", len(got), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// webhookEnv is an env whose server may deliver to loopback, with this node's workers on a
+// short schedule.
+func webhookEnv(t *testing.T, backend string) *env {
+	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	d := webhook.New(e.svc, webhook.Config{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+		Timeout: 2 * time.Second, AllowPrivate: true, Data: httpapi.WebhookData})
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return e
+}
+
+func TestWebhookDeliversEachTriggerOnce(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			before := e.mustText("ann", "bob", "before any webhook") // no event: nobody subscribed
+			wh, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL + "/hook"), UseBasicAuth: ptr(true),
+				Username: ptr("natter"), Password: ptr("pw"), Triggers: &chat.EmittedTriggers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := e.mustText("ann", "bob", "hello")
+			ann := e.c.OnBehalfOf("ann")
+			if _, err := ann.EditMessage(e.ctx(), m.ID, client.EditMessageRequest{Data: map[string]any{"text": "hello!"}}); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second add is a no-op: no event
+				if _, err := e.c.OnBehalfOf("bob").AddReaction(e.ctx(), m.ID, "👍"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.c.OnBehalfOf("bob").RemoveReaction(e.ctx(), m.ID, "👍"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.OnBehalfOf("bob").RemoveReaction(e.ctx(), m.ID, "👍"); err != nil { // no-op
+				t.Fatal(err)
+			}
+			if _, err := ann.DeleteMessage(e.ctx(), m.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			// A refused change (bob may not delete ann's message) writes no event.
+			if _, err := e.c.OnBehalfOf("bob").DeleteMessage(e.ctx(), before.ID, false); err == nil {
+				t.Fatal("bob deleted ann's message")
+			}
+			got := rc.wait(t, 5)
+			want := []string{"message_sent", "message_edited", "message_reaction_added", "message_reaction_removed", "message_deleted"}
+			if len(got) != len(want) {
+				t.Fatalf("%d deliveries, want %d", len(got), len(want))
+			}
+			ids := map[string]bool{}
+			for i, d := range got {
+				if d.env.Trigger != want[i] || d.env.AppID != "demo" || d.env.Region != "us" || d.env.Webhook != wh.ID {
+					t.Errorf("delivery %d: %s", i, d.body)
+				}
+				if d.header.Get("Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("natter:pw")) {
+					t.Errorf("delivery %d: Authorization %q", i, d.header.Get("Authorization"))
+				}
+				if err := webhook.Verify([]byte(wh.SigningSecret), d.header.Get(webhook.HeaderTimestamp), d.header.Get(webhook.HeaderSignature), d.body, 5*time.Minute, time.Now()); err != nil {
+					t.Errorf("delivery %d: %v", i, err)
+				}
+				if d.header.Get(webhook.HeaderAttempt) != "1" || d.header.Get(webhook.HeaderTrigger) != want[i] {
+					t.Errorf("delivery %d: headers %v", i, d.header)
+				}
+				ids[d.header.Get(webhook.HeaderEventID)] = true
+			}
+			if len(ids) != 5 {
+				t.Errorf("event ids not distinct: %v", ids)
+			}
+			var sent struct {
+				Message struct {
+					ID     string
+					Sender string
+					Data   struct{ Text string }
+				}
+			}
+			json.Unmarshal(got[0].env.Data, &sent)
+			if sent.Message.ID != m.ID || sent.Message.Sender != "ann" || sent.Message.Data.Text != "hello" {
+				t.Errorf("message_sent data: %s", got[0].env.Data)
+			}
+			var reacted struct {
+				Reaction struct {
+					MessageID, Reaction, UID string
+					ReactedBy                struct{ UID string }
+				}
+			}
+			json.Unmarshal(got[2].env.Data, &reacted)
+			if r := reacted.Reaction; r.MessageID != m.ID || r.Reaction != "👍" || r.UID != "bob" || r.ReactedBy.UID != "bob" {
+				t.Errorf("message_reaction_added data: %s", got[2].env.Data)
+			}
+			var edited struct {
+				Message struct {
+					Data struct {
+						Action   string
+						Entities struct {
+							On struct{ Entity struct{ ID string } }
+						}
+					}
+				}
+			}
+			json.Unmarshal(got[1].env.Data, &edited)
+			if edited.Message.Data.Action != "edited" || edited.Message.Data.Entities.On.Entity.ID != m.ID {
+				t.Errorf("message_edited data: %s", got[1].env.Data)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE state = 1`); n != 5 {
+				t.Errorf("%d deliveries marked delivered, want 5", n)
+			}
+		})
+	}
+}
+
+func TestWebhookRetriesInOrder(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			rc.fail = func(n int) bool { return n <= 6 } // down for a while, then back
+			other := newReceiver(t)                      // a healthy webhook is not held up
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			e.mustUser("cat", "Cat")
+			for _, u := range []string{rc.srv.URL, other.srv.URL} {
+				if _, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(u), Triggers: &[]string{"message_sent"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var ab, ac []string
+			for i := range 5 {
+				ab = append(ab, e.mustText("ann", "bob", "ab"+string(rune('0'+i))).ID)
+				ac = append(ac, e.mustText("ann", "cat", "ac"+string(rune('0'+i))).ID)
+			}
+			if got := other.wait(t, 10); len(got) != 10 {
+				t.Fatalf("healthy webhook: %d deliveries", len(got))
+			}
+			got := rc.wait(t, 10)
+			if len(got) != 10 {
+				t.Fatalf("%d deliveries after recovery, want 10", len(got))
+			}
+			seen := map[string][]string{}
+			for _, d := range got {
+				var m struct{ Message struct{ ID, Receiver string } }
+				json.Unmarshal(d.env.Data, &m)
+				seen[m.Message.Receiver] = append(seen[m.Message.Receiver], m.Message.ID)
+			}
+			if strings.Join(seen["bob"], ",") != strings.Join(ab, ",") || strings.Join(seen["cat"], ",") != strings.Join(ac, ",") {
+				t.Fatalf("out of order per conversation: bob %v want %v; cat %v want %v", seen["bob"], ab, seen["cat"], ac)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE attempts > 1`); n == 0 {
+				t.Fatal("no delivery was retried")
+			}
+		})
+	}
+}

@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// Webhook management (natter's own; docs/webhooks.md). Basic-auth credentials and signing
+// secrets are never answered, except a new signing secret once: on create and on rotation.
+
+type webhookJSON struct {
+	ID            string              `json:"id"`
+	WebhookURL    string              `json:"webhookURL"`
+	Enabled       bool                `json:"enabled"`
+	UseBasicAuth  bool                `json:"useBasicAuth"`
+	Triggers      []string            `json:"triggers"`
+	Secrets       []webhookSecretJSON `json:"signingSecrets"`
+	SigningSecret string              `json:"signingSecret,omitempty"`
+	CreatedAt     int64               `json:"createdAt"`
+	UpdatedAt     int64               `json:"updatedAt"`
+}
+
+// webhookSecretJSON describes a secret without its value.
+type webhookSecretJSON struct {
+	ID        string `json:"id"`
+	CreatedAt int64  `json:"createdAt"`
+	ExpiresAt int64  `json:"expiresAt,omitempty"`
+}
+
+func webhookOut(w chat.Webhook, secret string) webhookJSON {
+	out := webhookJSON{ID: w.ID, WebhookURL: w.URL, Enabled: w.Enabled, UseBasicAuth: w.UseBasicAuth, Triggers: w.Triggers,
+		Secrets: []webhookSecretJSON{}, SigningSecret: secret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+	if out.Triggers == nil {
+		out.Triggers = []string{}
+	}
+	for _, s := range w.Secrets { // the active ones: the service drops the others
+		out.Secrets = append(out.Secrets, webhookSecretJSON{ID: strconv.FormatInt(s.ID, 10), CreatedAt: s.CreatedAt, ExpiresAt: s.ExpiresAt})
+	}
+	return out
+}
+
+type webhookRequest struct {
+	ID           *string   `json:"id"`
+	WebhookURL   *string   `json:"webhookURL"`
+	Enabled      *bool     `json:"enabled"`
+	UseBasicAuth *bool     `json:"useBasicAuth"`
+	Username     *string   `json:"username"`
+	Password     *string   `json:"password"`
+	Triggers     *[]string `json:"triggers"`
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req webhookRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	wh, err := s.svc.CreateWebhook(r.Context(), p, chat.WebhookCreate{ID: deref(req.ID), URL: deref(req.WebhookURL), Enabled: req.Enabled,
+		UseBasicAuth: deref(req.UseBasicAuth), Username: deref(req.Username), Password: deref(req.Password), Triggers: deref(req.Triggers)})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, webhookOut(wh.Webhook, wh.SigningSecret), nil)
+	return nil
+}
+
+func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	ws, err := s.svc.Webhooks(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := make([]webhookJSON, len(ws))
+	for i, wh := range ws {
+		out[i] = webhookOut(wh, "")
+	}
+	writeData(w, r, out, nil)
+	return nil
+}
+
+func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	wh, err := s.svc.Webhook(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, webhookOut(wh, ""), nil)
+	return nil
+}
+
+func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req webhookRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.ID != nil {
+		return chat.InvalidField("id", "The id of a webhook cannot change.")
+	}
+	wh, err := s.svc.UpdateWebhook(r.Context(), p, r.PathValue("id"), chat.WebhookChange{URL: req.WebhookURL, Enabled: req.Enabled,
+		UseBasicAuth: req.UseBasicAuth, Username: req.Username, Password: req.Password, Triggers: req.Triggers})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, webhookOut(wh, ""), nil)
+	return nil
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	id := r.PathValue("id")
+	if err := s.svc.DeleteWebhook(r.Context(), p, id); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The webhook " + id + " has been deleted successfully."}, nil)
+	return nil
+}
+
+// rotateWebhookSecret adds a signing secret, answered this once; the previous ones keep
+// signing for previousExpiresIn seconds (a day by default).
+func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		PreviousExpiresIn *int64 `json:"previousExpiresIn"`
+	}
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+	}
+	var keep *time.Duration
+	if req.PreviousExpiresIn != nil {
+		if *req.PreviousExpiresIn < 0 || *req.PreviousExpiresIn > int64(chat.MaxSecretRotate/time.Second) {
+			return chat.InvalidField("previousExpiresIn", "The previousExpiresIn must be between 0 and 604800 seconds.")
+		}
+		d := time.Duration(*req.PreviousExpiresIn) * time.Second
+		keep = &d
+	}
+	wh, err := s.svc.RotateWebhookSecret(r.Context(), p, r.PathValue("id"), keep)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, webhookOut(wh.Webhook, wh.SigningSecret), nil)
+	return nil
+}
+
+// WebhookData renders a webhook event's data in the hosted service's shapes (API-reference
+// §7): {"message": <message>} for message events (an edit's or deletion's action message
+// carries its target in data.entities.on), {"reaction": <reaction record>} for reactions.
+// cmd/natter hands it to the webhook workers.
+func WebhookData(m *chat.Message, r *chat.Reaction) []byte {
+	if r != nil {
+		rec := reactionJSON{ID: strconv.FormatInt(r.ID, 10), MessageID: strconv.FormatInt(r.MessageID, 10), Reaction: r.Reaction,
+			UID: r.UID, ReactedAt: r.ReactedAt, ReactedBy: userOut(r.ReactedBy)}
+		b, _ := json.Marshal(struct {
+			Reaction reactionJSON `json:"reaction"`
+		}{rec})
+		return b
+	}
+	b := append([]byte(`{"message":`), appendMessage(nil, *m)...)
+	return append(b, '}')
+}

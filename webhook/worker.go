@@ -1,0 +1,269 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// Defaults of Config.
+const (
+	DefaultWorkers    = 16
+	DefaultTimeout    = 10 * time.Second
+	DefaultRetryFor   = 24 * time.Hour
+	DefaultBackoff    = 5 * time.Second
+	DefaultMaxBackoff = time.Hour
+	DefaultPoll       = 500 * time.Millisecond
+	DefaultRetention  = 7 * 24 * time.Hour
+	maxResponseRead   = 64 << 10 // bytes of an answer read (and dropped), so a connection can be reused
+	maxErrorLen       = 300
+)
+
+// Config tunes the workers; zero values take the defaults.
+type Config struct {
+	Node         string        // this node's name in leases; random when empty
+	Workers      int           // attempts in flight on this node
+	PerWebhook   int           // attempts in flight for one webhook, across nodes; default Workers/4, at least 1
+	Timeout      time.Duration // per attempt
+	RetryFor     time.Duration // how long a delivery is retried before it is dead-lettered
+	Backoff      time.Duration // the first retry's delay; each next one doubles, up to MaxBackoff
+	MaxBackoff   time.Duration
+	Poll         time.Duration // how often the outbox is looked at when idle
+	Retention    time.Duration // how long done events and their log are kept
+	AllowPrivate bool          // deliver to loopback, private and link-local addresses
+	// Data renders an event's data from what it is about (httpapi.WebhookData).
+	Data   func(*chat.Message, *chat.Reaction) []byte
+	Logger *slog.Logger
+}
+
+// Deliverer runs this node's workers.
+type Deliverer struct {
+	svc    *chat.Service
+	store  chat.DeliveryStore
+	cfg    Config
+	client *http.Client
+	log    *slog.Logger
+	wake   chan struct{}
+}
+
+// New returns the workers of a node; Run starts them.
+func New(svc *chat.Service, cfg Config) *Deliverer {
+	if cfg.Node == "" {
+		b := make([]byte, 6)
+		rand.Read(b)
+		cfg.Node = base64.RawURLEncoding.EncodeToString(b)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if cfg.PerWebhook <= 0 {
+		cfg.PerWebhook = max(1, cfg.Workers/4)
+	}
+	def(&cfg.Timeout, DefaultTimeout)
+	def(&cfg.RetryFor, DefaultRetryFor)
+	def(&cfg.Backoff, DefaultBackoff)
+	def(&cfg.MaxBackoff, DefaultMaxBackoff)
+	def(&cfg.Poll, DefaultPoll)
+	def(&cfg.Retention, DefaultRetention)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger,
+		wake: make(chan struct{}, 1)}
+}
+
+// Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
+// outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
+// the others once their leases end, and the receiver may see that attempt twice, with the
+// same event id.
+func (d *Deliverer) Run(ctx context.Context) {
+	slots := make(chan struct{}, d.cfg.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	lastPurge := time.Time{}
+	for {
+		free := d.cfg.Workers - len(slots)
+		var claimed []chat.Delivery
+		if free > 0 {
+			now := time.Now()
+			var err error
+			claimed, err = d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
+				Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: free, PerWebhook: d.cfg.PerWebhook})
+			if err != nil && ctx.Err() == nil {
+				d.log.Warn("webhook: claim deliveries", "err", err)
+			}
+			if time.Since(lastPurge) > time.Minute {
+				lastPurge = time.Now()
+				if err := d.store.PurgeOutbox(ctx, time.Now().Add(-d.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
+					d.log.Warn("webhook: purge outbox", "err", err)
+				}
+			}
+		}
+		for _, del := range claimed {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done(); d.poke() }()
+				d.attempt(context.WithoutCancel(ctx), del)
+			}()
+		}
+		if len(claimed) == free && free > 0 {
+			continue // there may be more due
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-time.After(d.cfg.Poll):
+		}
+	}
+}
+
+func (d *Deliverer) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// attempt posts one delivery and records what came of it.
+func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) {
+	status, latency, err := d.post(ctx, del)
+	now := time.Now()
+	del.LastStatus, del.LatencyMS, del.LastError = status, latency.Milliseconds(), ""
+	switch {
+	case err == nil:
+		del.State, del.DoneAt = chat.DeliveryDelivered, now.UnixMilli()
+	default:
+		del.LastError = truncate(err.Error(), maxErrorLen)
+		if now.Sub(time.UnixMilli(del.CreatedAt)) >= d.cfg.RetryFor {
+			del.State, del.DoneAt = chat.DeliveryDead, now.UnixMilli()
+			d.log.Warn("webhook: delivery dead-lettered", "app", del.AppID, "webhook", del.WebhookID, "event", del.EventID, "attempts", del.Attempts, "err", err)
+		} else {
+			del.NextAt = now.Add(d.backoff(del.Attempts)).UnixMilli()
+		}
+	}
+	if err := d.store.FinishAttempt(ctx, d.cfg.Node, del); err != nil {
+		d.log.Warn("webhook: record attempt", "delivery", del.ID, "err", err)
+	}
+}
+
+// backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,
+// with jitter (between half and all of it) so that retries of many deliveries spread out.
+func (d *Deliverer) backoff(n int) time.Duration {
+	b := d.cfg.Backoff
+	for i := 1; i < n && b < d.cfg.MaxBackoff; i++ {
+		b *= 2
+	}
+	b = min(b, d.cfg.MaxBackoff)
+	half := int64(b / 2)
+	j, _ := rand.Int(rand.Reader, big.NewInt(half+1))
+	return time.Duration(half + j.Int64())
+}
+
+// post sends the delivery once: 2xx is delivered, anything else an error to retry.
+func (d *Deliverer) post(ctx context.Context, del chat.Delivery) (int, time.Duration, error) {
+	w, err := d.svc.WebhookForDelivery(ctx, del.AppID, del.WebhookID)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read webhook: %w", err)
+	}
+	if !w.Enabled {
+		return 0, 0, errors.New("the webhook is disabled")
+	}
+	data, err := d.data(ctx, del)
+	if err != nil {
+		return 0, 0, err
+	}
+	app, err := d.svc.AppForDelivery(ctx, del.AppID)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read app: %w", err)
+	}
+	body, err := json.Marshal(struct {
+		Trigger string          `json:"trigger"`
+		Data    json.RawMessage `json:"data"`
+		AppID   string          `json:"appId"`
+		Region  chat.Region     `json:"region"`
+		Webhook string          `json:"webhook"`
+	}{del.Trigger, data, app.ID, app.Region, w.ID})
+	if err != nil {
+		return 0, 0, err
+	}
+	ts := time.Now().Unix()
+	secrets, err := d.svc.SigningSecrets(ctx, w, ts)
+	if err != nil {
+		return 0, 0, fmt.Errorf("open signing secrets: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "natter-webhook/1")
+	req.Header.Set(HeaderEventID, chat.EventID(del.EventID))
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	req.Header.Set(HeaderAttempt, strconv.Itoa(del.Attempts))
+	req.Header.Set(HeaderTrigger, del.Trigger)
+	req.Header.Set(HeaderSignature, SignatureHeader(secrets, ts, body))
+	if creds, err := d.svc.BasicCredentials(ctx, w); err != nil {
+		return 0, 0, fmt.Errorf("open credentials: %w", err)
+	} else if creds != "" {
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(creds)))
+	}
+	start := time.Now()
+	res, err := d.client.Do(req)
+	latency := time.Since(start)
+	if err != nil {
+		return 0, latency, err
+	}
+	io.Copy(io.Discard, io.LimitReader(res.Body, maxResponseRead))
+	res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return res.StatusCode, latency, fmt.Errorf("the endpoint answered %d", res.StatusCode)
+	}
+	return res.StatusCode, latency, nil
+}
+
+// data is the event's data: rendered on its first attempt and kept, so every attempt (and
+// every webhook) sends the same.
+func (d *Deliverer) data(ctx context.Context, del chat.Delivery) ([]byte, error) {
+	if del.Payload != nil {
+		return del.Payload, nil
+	}
+	m, r, err := d.svc.EventSubject(ctx, del)
+	var data []byte
+	switch {
+	case errors.Is(err, chat.ErrNotFound):
+		// Gone for good since (a permanent deletion): the ids are all there is to say.
+		data, _ = json.Marshal(map[string]any{"message": map[string]any{"id": strconv.FormatInt(del.MessageID, 10)}})
+	case err != nil:
+		return nil, fmt.Errorf("render event %d: %w", del.EventID, err)
+	default:
+		data = d.cfg.Data(m, r)
+	}
+	return d.store.SetEventPayload(ctx, del.EventID, data)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
