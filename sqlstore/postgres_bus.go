@@ -28,9 +28,16 @@ func (db *DB) NewBus(log *slog.Logger) chat.Bus {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &pgBus{db: db, log: log, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		out: make(chan chat.Event, pgQueue), sent: make(chan struct{})}
+		out: make(chan chat.Event, pgQueue), sent: make(chan struct{}), listening: make(chan struct{})}
 	go b.listen()
 	go b.send()
+	// Events published before this node listens would not reach its own sockets: wait for
+	// the first LISTEN (bounded, so a database that is down does not hold up the start).
+	select {
+	case <-b.listening:
+	case <-time.After(10 * time.Second):
+		log.Warn("real time: PostgreSQL listener not ready after 10s; starting anyway")
+	}
 	return b
 }
 
@@ -60,6 +67,9 @@ type pgBus struct {
 	done   chan struct{} // closed when the listener stops
 	out    chan chat.Event
 	sent   chan struct{} // closed when the sender stops
+
+	listening chan struct{} // closed once the first LISTEN is in place
+	once      sync.Once
 
 	mu sync.Mutex
 	fn func(chat.Event)
@@ -183,6 +193,7 @@ func (b *pgBus) session() error {
 	if _, err := conn.Exec(b.ctx, "LISTEN "+pgChannel); err != nil {
 		return err
 	}
+	b.once.Do(func() { close(b.listening) })
 	lastSweep := time.Now()
 	for {
 		wctx, cancel := context.WithTimeout(b.ctx, time.Minute)

@@ -30,7 +30,6 @@ func TestPostgresBus(t *testing.T) {
 	}
 	got := make(chan chat.Event, 10)
 	buses[1].Subscribe(func(e chat.Event) { got <- e })
-	time.Sleep(300 * time.Millisecond) // the listener connects
 	big, _ := json.Marshal(map[string]string{"text": strings.Repeat("é", 9000)})
 	sent := []chat.Event{
 		{App: "a", Users: []string{"bob"}, Frame: json.RawMessage(`{"n":1}`)},
