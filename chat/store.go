@@ -39,6 +39,7 @@ type Store interface {
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore
+	StatsStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -32,6 +32,7 @@ type config struct {
 	CORSOrigins  string
 	RateLimits   chat.RateLimits
 	AppLimits    string // --rate-limit-apps, parsed by appRateLimits
+	StatsFlush   time.Duration
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -123,6 +124,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.RateLimits.Standard, "rate-limit-standard", envInt("NATTER_RATE_LIMIT_STANDARD", chat.DefaultRateLimits.Standard), "each app's other operations per minute; 0: no limit (NATTER_RATE_LIMIT_STANDARD)")
 	fs.IntVar(&c.RateLimits.Import, "rate-limit-import", envInt("NATTER_RATE_LIMIT_IMPORT", chat.DefaultRateLimits.Import), "each app's data-import requests per minute; 0: no limit (NATTER_RATE_LIMIT_IMPORT)")
 	fs.StringVar(&c.AppLimits, "rate-limit-apps", env("NATTER_RATE_LIMIT_APPS", ""), "limits for named apps, e.g. 'shop:core=100,standard=500;big:standard=0' (classes not named keep the global limit) (NATTER_RATE_LIMIT_APPS)")
+	fs.DurationVar(&c.StatsFlush, "stats-flush-interval", envDur("NATTER_STATS_FLUSH_INTERVAL", chat.DefaultStatsFlushInterval), "how often this node saves the usage figures it counted (GET /stats); a kill -9 loses at most this much of them (NATTER_STATS_FLUSH_INTERVAL)")
 	fs.StringVar(&c.CORSOrigins, "cors-origins", env("NATTER_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from, e.g. https://app.example.com, or * for any; off when empty (NATTER_CORS_ORIGINS)")
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
@@ -141,6 +143,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--max-body must be at least 1024")
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return c, fmt.Errorf("--log-format must be text or json")
+	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
+		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
 	}
 	if c.RateLimits.Core < 0 || c.RateLimits.Standard < 0 || c.RateLimits.Import < 0 {
 		return c, fmt.Errorf("--rate-limit-core, --rate-limit-standard and --rate-limit-import must be 0 or more")

@@ -66,7 +66,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
-		RateLimits: c.RateLimits, AppRateLimits: appLimits})
+		RateLimits: c.RateLimits, AppRateLimits: appLimits, StatsFlushInterval: c.StatsFlush})
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -119,6 +119,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// Every request has been answered: save the usage figures this node still holds.
+	if err := svc.Close(sctx); err != nil {
+		return fmt.Errorf("shutdown: save usage metrics: %w", err)
 	}
 	log.Info("stopped")
 	return nil
