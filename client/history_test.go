@@ -25,11 +25,12 @@ var messageHistoryRoutes = map[string]bool{
 	"POST /bots/{uid}/messages":   true,
 }
 
-// historyRoutes are the routes TestHistoryEndpoints, TestConversationEndpoints and
-// TestBlockEndpoints cover, which TestEndpoints and TestGroupEndpoints leave to them.
+// historyRoutes are the routes TestHistoryEndpoints, TestConversationEndpoints,
+// TestBlockEndpoints and TestStats cover, which TestEndpoints and TestGroupEndpoints leave
+// to them.
 var historyRoutes = func() map[string]bool {
 	all := map[string]bool{}
-	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes} {
+	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes, statsRoutes} {
 		for rt := range set {
 			all[rt] = true
 		}

@@ -107,6 +107,7 @@ func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Optio
 		cfg.MaxReactions = 0
 	}
 	svc := chat.New(db, cfg)
+	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
 	app, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +351,9 @@ func (e *env) secondNodeWith(cfg chat.Config, opt httpapi.Options) string {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return testClock }
 	}
-	srv := httptest.NewServer(httpapi.New(chat.New(db, cfg), opt))
+	svc := chat.New(db, cfg)
+	e.t.Cleanup(func() { svc.Close(context.Background()) })
+	srv := httptest.NewServer(httpapi.New(svc, opt))
 	e.t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -93,6 +93,9 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.banUser},
 		{http.MethodDelete, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.unbanUser},
 		{http.MethodGet, "/groups/{guid}/bannedusers", clientAllowed, s.listBanned},
+
+		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
+		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 	}
 }
 
@@ -117,6 +120,6 @@ var notYet = []string{
 	"/messages/{id}/thread/", "/messages/{id}/pin", "/messages/{id}/save",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/roles", "/roles/",
-	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
+	"/calls", "/calls/", "/notifications/", "/moderation/",
 	"/data_import/", "/ai-agents/",
 }
