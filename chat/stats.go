@@ -58,9 +58,11 @@ type UsageActive struct {
 	Month int64 // unix second the day's month starts
 	// Bits has bucket k of the day (0–287) as bit k%64 of Bits[k/64].
 	Bits [activeWords]int64
-	// NewDay is set on the first of this user's days this node saves: the store records
-	// the month then, which later saves of the same day need not repeat.
-	NewDay bool
+	// NewDay is set on the first of this user's days this node saves: the store then
+	// records the day in the month's row (MonthDay), which later saves of the same day
+	// need not repeat.
+	NewDay   bool
+	MonthDay int64 // the day as its bit in the month: day d of the month is bit d-1
 }
 
 // UsageBatch is what one node adds to the roll-up in one transaction. Node and Seq name it:
@@ -78,16 +80,30 @@ type UsageBatch struct {
 func (b UsageBatch) empty() bool { return len(b.Counts) == 0 && len(b.Active) == 0 }
 
 // ActiveSpan is a window of buckets split along the tables that hold activity: whole UTC
-// months, whole days outside them, and at each end a day of which only some buckets count.
-// Empty ranges have From == To; an unused partial day has a zero Mask.
+// months, the months at either end of which only some whole days count (a mask of their
+// days), and the days at either end of which only some buckets count (a mask of their
+// buckets). An empty range has From == To; an unused month or day has a zero mask.
 type ActiveSpan struct {
-	Months  DayRange
-	Days    [2]DayRange
-	Partial [2]PartialDay
+	Months      DayRange
+	EdgeMonths  [2]PartialMonth
+	PartialDays [2]PartialDay
+}
+
+// PeakSpan is a window of buckets split along the tables that hold concurrent users: whole
+// UTC days, and the buckets at either end outside them.
+type PeakSpan struct {
+	Days    DayRange
+	Buckets [2]DayRange
 }
 
 // DayRange is [From, To) in unix seconds.
 type DayRange struct{ From, To int64 }
+
+// PartialMonth is a month's days that a window covers whole, as UsageActive.MonthDay bits.
+type PartialMonth struct {
+	Month int64
+	Days  int64
+}
 
 // PartialDay is a day's buckets that a window covers, as UsageActive.Bits.
 type PartialDay struct {
@@ -97,15 +113,17 @@ type PartialDay struct {
 
 // StatsStore keeps the roll-up.
 type StatsStore interface {
-	// SaveUsage adds a batch in one transaction: counts add to their buckets, activity ORs
-	// into its days. A batch whose Node and Seq were saved before is skipped. Activity of a
-	// uid that is not one of its app's users is dropped.
+	// SaveUsage adds a batch in one transaction: counts add to their buckets (and a
+	// bucket's concurrent users, once added, to its day's peak), activity ORs into its
+	// days and months. A batch whose Node and Seq were saved before is skipped. Figures of
+	// an app that does not exist, and activity of a uid that is not one of its app's
+	// users, are dropped.
 	SaveUsage(ctx context.Context, b UsageBatch) error
 	// UsageCounts reads an app's buckets in [from, to), oldest first; a bucket with
 	// nothing in it may have no row.
 	UsageCounts(ctx context.Context, appID string, from, to int64) ([]UsageCount, error)
-	// PeakConcurrent is the largest Concurrent of an app's buckets in [from, to).
-	PeakConcurrent(ctx context.Context, appID string, from, to int64) (int64, error)
+	// PeakConcurrent is the largest Concurrent of an app's buckets in span.
+	PeakConcurrent(ctx context.Context, appID string, span PeakSpan) (int64, error)
 	// ActiveUsers counts the distinct users of an app active in span.
 	ActiveUsers(ctx context.Context, appID string, span ActiveSpan) (int64, error)
 }
@@ -136,8 +154,8 @@ type MessageStats struct {
 }
 
 // ParseStatsWindow checks a window's two times as sent (UNIX time in seconds or in
-// milliseconds, told apart by size), that toDate is after fromDate, and that the window
-// spans at most maxSeconds.
+// milliseconds, told apart by size), that toDate is after fromDate, and that the window,
+// widened to whole buckets, spans at most maxSeconds.
 func ParseStatsWindow(fromDate, toDate string, maxSeconds int64) (StatsWindow, error) {
 	fe := fieldErrors{}
 	from := statsTime(fe, "fromDate", fromDate)
@@ -145,13 +163,14 @@ func ParseStatsWindow(fromDate, toDate string, maxSeconds int64) (StatsWindow, e
 	if err := fe.err(); err != nil {
 		return StatsWindow{}, err
 	}
-	switch {
-	case to <= from:
+	if to <= from {
 		return StatsWindow{}, InvalidField("toDate", "The toDate must be after the fromDate.")
-	case to-from > maxSeconds*1000:
-		return StatsWindow{}, InvalidField("toDate", "The window from fromDate to toDate may be at most "+describeSeconds(maxSeconds)+" long.")
 	}
-	return statsWindow(from, to), nil
+	w := statsWindow(from, to)
+	if w.To-w.From > maxSeconds {
+		return StatsWindow{}, InvalidField("toDate", "The window from fromDate to toDate, in whole 5-minute buckets, may be at most "+describeSeconds(maxSeconds)+" long.")
+	}
+	return w, nil
 }
 
 // statsWindow widens [fromMillis, toMillis) to whole buckets.
@@ -197,7 +216,7 @@ func (s *Service) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) 
 	if out.ActiveUsers, err = s.store.ActiveUsers(ctx, p.App.ID, activeSpan(w.From, w.To)); err != nil {
 		return UsageMetrics{}, internal("count active users", err)
 	}
-	if out.ConcurrentUsers, err = s.store.PeakConcurrent(ctx, p.App.ID, w.From, w.To); err != nil {
+	if out.ConcurrentUsers, err = s.store.PeakConcurrent(ctx, p.App.ID, peakSpan(w.From, w.To)); err != nil {
 		return UsageMetrics{}, internal("read concurrent users", err)
 	}
 	// The bucket under way holds what other nodes saved of it when they stopped; this
@@ -246,34 +265,69 @@ func (s *Service) MessageStats(ctx context.Context, p Principal, w StatsWindow) 
 	return out, nil
 }
 
-// activeSpan splits the buckets [from, to) (multiples of StatsBucket, from < to) along
-// whole months, whole days and the partial days at either end.
+// wholeDays is the whole UTC days of the buckets [from, to) (multiples of StatsBucket,
+// from < to): [d0, d1), empty when there is none.
+func wholeDays(from, to int64) (d0, d1 int64) {
+	d0 = -floorDiv(-from, 86400) * 86400
+	d1 = floorDiv(to, 86400) * 86400
+	if d1 < d0 {
+		return d0, d0
+	}
+	return d0, d1
+}
+
+// peakSpan splits the buckets [from, to) along whole days and the buckets outside them.
+func peakSpan(from, to int64) PeakSpan {
+	d0, d1 := wholeDays(from, to)
+	if d0 == d1 {
+		return PeakSpan{Days: DayRange{d0, d0}, Buckets: [2]DayRange{{from, to}, {to, to}}}
+	}
+	return PeakSpan{Days: DayRange{d0, d1}, Buckets: [2]DayRange{{from, d0}, {d1, to}}}
+}
+
+// activeSpan splits the buckets [from, to) along whole months, the whole days of the
+// months at either end, and the days at either end of which only some buckets count.
 func activeSpan(from, to int64) ActiveSpan {
 	var s ActiveSpan
-	d0 := floorDiv(from, 86400) * 86400
-	d1 := -floorDiv(-to, 86400) * 86400
-	if d1-d0 == 86400 {
-		s.Partial[0] = PartialDay{Day: d0, Mask: bucketMask((from-d0)/StatsBucket, (to-d0)/StatsBucket)}
+	day0 := floorDiv(from, 86400) * 86400
+	if to-day0 <= 86400 { // within one day
+		s.PartialDays[0] = PartialDay{Day: day0, Mask: bucketMask((from-day0)/StatsBucket, (to-day0)/StatsBucket)}
 		return s
 	}
-	whole0, whole1 := d0, d1
-	if from != d0 {
-		s.Partial[0] = PartialDay{Day: d0, Mask: bucketMask((from-d0)/StatsBucket, bucketsPerDay)}
-		whole0 += 86400
+	d0, d1 := wholeDays(from, to)
+	if from < d0 {
+		s.PartialDays[0] = PartialDay{Day: d0 - 86400, Mask: bucketMask((from-d0+86400)/StatsBucket, bucketsPerDay)}
 	}
-	if to != d1 {
-		last := d1 - 86400
-		s.Partial[1] = PartialDay{Day: last, Mask: bucketMask(0, (to-last)/StatsBucket)}
-		whole1 = last
+	if d1 < to {
+		s.PartialDays[1] = PartialDay{Day: d1, Mask: bucketMask(0, (to-d1)/StatsBucket)}
 	}
-	m0, m1 := monthCeil(whole0), monthFloor(whole1)
-	if m0 < m1 {
-		s.Months = DayRange{m0, m1}
-		s.Days = [2]DayRange{{whole0, m0}, {m1, whole1}}
-	} else {
-		s.Days[0] = DayRange{whole0, whole1}
+	if d0 == d1 {
+		return s
+	}
+	m0, m1 := monthCeil(d0), monthFloor(d1)
+	if m0 > m1 { // d0 … d1 inside one month
+		m := monthFloor(d0)
+		s.EdgeMonths[0] = PartialMonth{Month: m, Days: daysMask(m, d0, d1)}
+		return s
+	}
+	s.Months = DayRange{m0, m1}
+	if d0 < m0 {
+		m := monthFloor(d0)
+		s.EdgeMonths[0] = PartialMonth{Month: m, Days: daysMask(m, d0, m0)}
+	}
+	if m1 < d1 {
+		s.EdgeMonths[1] = PartialMonth{Month: m1, Days: daysMask(m1, m1, d1)}
 	}
 	return s
+}
+
+// daysMask has the bits of the days [from, to) of the month starting at month.
+func daysMask(month, from, to int64) int64 {
+	var m int64
+	for d := from; d < to; d += 86400 {
+		m |= 1 << ((d - month) / 86400)
+	}
+	return m
 }
 
 // bucketMask has the bits of a day's buckets [i, j) set.

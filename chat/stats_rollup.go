@@ -203,8 +203,9 @@ func (r *rollup) take(final bool, app string) (b UsageBatch, live liveUsers) {
 	today := now - now%86400
 	for k, d := range r.active {
 		if d.pending != ([activeWords]uint64{}) {
-			b.Active = append(b.Active, UsageActive{AppID: k.app, UID: k.uid, Day: k.day, Month: monthFloor(k.day),
-				Bits: signed(d.pending), NewDay: d.newDay})
+			month := monthFloor(k.day)
+			b.Active = append(b.Active, UsageActive{AppID: k.app, UID: k.uid, Day: k.day, Month: month,
+				Bits: signed(d.pending), NewDay: d.newDay, MonthDay: 1 << ((k.day - month) / 86400)})
 			for i := range d.saved {
 				d.saved[i] |= d.pending[i]
 			}

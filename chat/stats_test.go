@@ -21,25 +21,51 @@ func TestActiveSpan(t *testing.T) {
 		want     ActiveSpan
 	}{
 		{"one bucket", day(2026, 3, 5) + 10*h, day(2026, 3, 5) + 10*h + StatsBucket,
-			ActiveSpan{Partial: [2]PartialDay{{Day: day(2026, 3, 5), Mask: bucketMask(120, 121)}}}},
+			ActiveSpan{PartialDays: [2]PartialDay{{Day: day(2026, 3, 5), Mask: bucketMask(120, 121)}}}},
 		{"a whole day is a partial day with every bucket", day(2026, 3, 5), day(2026, 3, 6),
-			ActiveSpan{Partial: [2]PartialDay{{Day: day(2026, 3, 5), Mask: full}}}},
+			ActiveSpan{PartialDays: [2]PartialDay{{Day: day(2026, 3, 5), Mask: full}}}},
 		{"across midnight", day(2026, 3, 5) + 23*h, day(2026, 3, 6) + h,
-			ActiveSpan{Days: [2]DayRange{{day(2026, 3, 6), day(2026, 3, 6)}},
-				Partial: [2]PartialDay{{Day: day(2026, 3, 5), Mask: bucketMask(276, 288)}, {Day: day(2026, 3, 6), Mask: bucketMask(0, 12)}}}},
-		{"whole days, no whole month", day(2026, 3, 5), day(2026, 3, 9),
-			ActiveSpan{Days: [2]DayRange{{day(2026, 3, 5), day(2026, 3, 9)}}}},
+			ActiveSpan{PartialDays: [2]PartialDay{{Day: day(2026, 3, 5), Mask: bucketMask(276, 288)}, {Day: day(2026, 3, 6), Mask: bucketMask(0, 12)}}}},
+		{"whole days inside a month", day(2026, 3, 5), day(2026, 3, 9),
+			ActiveSpan{EdgeMonths: [2]PartialMonth{{Month: day(2026, 3, 1), Days: 0b1111 << 4}}}},
+		{"whole days across a month's end", day(2026, 3, 30) + h, day(2026, 4, 3),
+			ActiveSpan{Months: DayRange{day(2026, 4, 1), day(2026, 4, 1)},
+				EdgeMonths:  [2]PartialMonth{{Month: day(2026, 3, 1), Days: 1 << 30}, {Month: day(2026, 4, 1), Days: 0b11}},
+				PartialDays: [2]PartialDay{{Day: day(2026, 3, 30), Mask: bucketMask(12, 288)}}}},
 		{"a whole month and days either side", day(2026, 2, 20) + h, day(2026, 4, 2) + 2*h,
 			ActiveSpan{Months: DayRange{day(2026, 3, 1), day(2026, 4, 1)},
-				Days:    [2]DayRange{{day(2026, 2, 21), day(2026, 3, 1)}, {day(2026, 4, 1), day(2026, 4, 2)}},
-				Partial: [2]PartialDay{{Day: day(2026, 2, 20), Mask: bucketMask(12, 288)}, {Day: day(2026, 4, 2), Mask: bucketMask(0, 24)}}}},
+				EdgeMonths:  [2]PartialMonth{{Month: day(2026, 2, 1), Days: 0xff << 20}, {Month: day(2026, 4, 1), Days: 1}},
+				PartialDays: [2]PartialDay{{Day: day(2026, 2, 20), Mask: bucketMask(12, 288)}, {Day: day(2026, 4, 2), Mask: bucketMask(0, 24)}}}},
 		{"a year on month boundaries", day(2025, 1, 1), day(2026, 1, 1),
-			ActiveSpan{Months: DayRange{day(2025, 1, 1), day(2026, 1, 1)},
-				Days: [2]DayRange{{day(2025, 1, 1), day(2025, 1, 1)}, {day(2026, 1, 1), day(2026, 1, 1)}}}},
+			ActiveSpan{Months: DayRange{day(2025, 1, 1), day(2026, 1, 1)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, activeSpan(tc.from, tc.to)); diff != "" {
 				t.Errorf("activeSpan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPeakSpan(t *testing.T) {
+	const h = 3600
+	for _, tc := range []struct {
+		name     string
+		from, to int64
+		want     PeakSpan
+	}{
+		{"inside a day", day(2026, 3, 5) + h, day(2026, 3, 5) + 2*h,
+			PeakSpan{Days: DayRange{day(2026, 3, 6), day(2026, 3, 6)}, Buckets: [2]DayRange{{day(2026, 3, 5) + h, day(2026, 3, 5) + 2*h}, {day(2026, 3, 5) + 2*h, day(2026, 3, 5) + 2*h}}}},
+		{"across midnight", day(2026, 3, 5) + 23*h, day(2026, 3, 6) + h,
+			PeakSpan{Days: DayRange{day(2026, 3, 6), day(2026, 3, 6)}, Buckets: [2]DayRange{{day(2026, 3, 5) + 23*h, day(2026, 3, 6) + h}, {day(2026, 3, 6) + h, day(2026, 3, 6) + h}}}},
+		{"whole days", day(2026, 3, 5), day(2026, 3, 7),
+			PeakSpan{Days: DayRange{day(2026, 3, 5), day(2026, 3, 7)}, Buckets: [2]DayRange{{day(2026, 3, 5), day(2026, 3, 5)}, {day(2026, 3, 7), day(2026, 3, 7)}}}},
+		{"days and buckets", day(2026, 3, 5) + h, day(2026, 3, 8) + 2*h,
+			PeakSpan{Days: DayRange{day(2026, 3, 6), day(2026, 3, 8)}, Buckets: [2]DayRange{{day(2026, 3, 5) + h, day(2026, 3, 6)}, {day(2026, 3, 8), day(2026, 3, 8) + 2*h}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, peakSpan(tc.from, tc.to)); diff != "" {
+				t.Errorf("peakSpan (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -86,9 +112,11 @@ func TestParseStatsWindow(t *testing.T) {
 		{"empty window", "1700000100", "1700000100000", MaxStatsWindow, StatsWindow{},
 			map[string][]string{"toDate": {"The toDate must be after the fromDate."}}},
 		{"too long", "0", "31622401", MaxStatsWindow, StatsWindow{},
-			map[string][]string{"toDate": {"The window from fromDate to toDate may be at most 366 days long."}}},
+			map[string][]string{"toDate": {"The window from fromDate to toDate, in whole 5-minute buckets, may be at most 366 days long."}}},
 		{"a week of points at most", "1700000100", "1700604901", MaxStatsPoints * StatsBucket, StatsWindow{},
-			map[string][]string{"toDate": {"The window from fromDate to toDate may be at most 7 days long."}}},
+			map[string][]string{"toDate": {"The window from fromDate to toDate, in whole 5-minute buckets, may be at most 7 days long."}}},
+		{"a week, widened past a week", "1700000160", "1700604960", MaxStatsPoints * StatsBucket, StatsWindow{},
+			map[string][]string{"toDate": {"The window from fromDate to toDate, in whole 5-minute buckets, may be at most 7 days long."}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseStatsWindow(tc.from, tc.to, tc.max)
@@ -163,10 +191,8 @@ func (m *memStats) SaveUsage(_ context.Context, b UsageBatch) error {
 func (m *memStats) UsageCounts(context.Context, string, int64, int64) ([]UsageCount, error) {
 	return nil, nil
 }
-func (m *memStats) PeakConcurrent(context.Context, string, int64, int64) (int64, error) {
-	return 0, nil
-}
-func (m *memStats) ActiveUsers(context.Context, string, ActiveSpan) (int64, error) { return 0, nil }
+func (m *memStats) PeakConcurrent(context.Context, string, PeakSpan) (int64, error) { return 0, nil }
+func (m *memStats) ActiveUsers(context.Context, string, ActiveSpan) (int64, error)  { return 0, nil }
 
 func (m *memStats) bucket(app string, b int64) UsageCount {
 	m.mu.Lock()

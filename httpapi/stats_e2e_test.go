@@ -298,6 +298,16 @@ func TestStatsConcurrentUsers(t *testing.T) {
 			if got := concurrent(B+300, B+1200); got != 1 {
 				t.Errorf("the buckets after it: %d, want 1", got)
 			}
+			// Over days: the whole day's peak, and the buckets at the window's ends.
+			if got := concurrent(B-2*86400, B+86400); got != 2 {
+				t.Errorf("three days around it: %d, want 2", got)
+			}
+			if got := concurrent(B-12*3600, B-12*3600+86400); got != 2 {
+				t.Errorf("its whole day: %d, want 2", got)
+			}
+			if got := concurrent(B+300, B+2*86400); got != 1 {
+				t.Errorf("from the bucket after it over two days: %d, want 1", got)
+			}
 			closeA()
 			if got := concurrent(B-300, B); got != 0 {
 				t.Errorf("the bucket before any: %d, want 0", got)

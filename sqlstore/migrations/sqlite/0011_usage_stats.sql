@@ -14,6 +14,15 @@ CREATE TABLE usage_buckets (
     PRIMARY KEY (app_id, bucket)
 ) WITHOUT ROWID;
 
+-- An app's peak of concurrent users per UTC day (the largest of its buckets'), so that a
+-- long window reads a row a day and the buckets of its two partial days.
+CREATE TABLE usage_days (
+    app_id           TEXT    NOT NULL REFERENCES apps (id) ON DELETE CASCADE,
+    day              INTEGER NOT NULL, -- unix second the day starts
+    concurrent_users INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (app_id, day)
+) WITHOUT ROWID;
+
 -- The users active on a UTC day: the day's 288 buckets as bits, bucket k being bit k%64 of
 -- bk/64 (b0 … b4), so a window's first and last days count only the buckets it covers.
 CREATE TABLE usage_active_days (
@@ -28,12 +37,14 @@ CREATE TABLE usage_active_days (
     PRIMARY KEY (app_id, day, uid)
 ) WITHOUT ROWID;
 
--- The users active in a UTC month, so a year's window reads twelve months of these rather
--- than 365 days.
+-- The users active in a UTC month, with the days they were active on as bits (day d of the
+-- month is bit d-1), so that a year's window reads thirteen months of these and the two
+-- partial days at its ends, not 365 days.
 CREATE TABLE usage_active_months (
     app_id TEXT    NOT NULL REFERENCES apps (id) ON DELETE CASCADE,
     month  INTEGER NOT NULL, -- unix second the month starts
     uid    TEXT    NOT NULL,
+    days   INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (app_id, month, uid)
 ) WITHOUT ROWID;
 
