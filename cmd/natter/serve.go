@@ -120,9 +120,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	// Every request has been answered: save the usage figures this node still holds.
+	// Every request has been answered: save the usage figures this node still holds. A
+	// failure loses them (said so in the log) but not the exit status: the requests were
+	// all answered.
 	if err := svc.Close(sctx); err != nil {
-		return fmt.Errorf("shutdown: save usage metrics: %w", err)
+		log.Error("shutdown: the usage metrics this node counted since its last save are lost", "err", err)
 	}
 	log.Info("stopped")
 	return nil
