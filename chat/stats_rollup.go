@@ -33,7 +33,7 @@ type rollup struct {
 
 	flushMu  sync.Mutex // one batch at a time, in Seq order
 	seq      int64
-	inflight *UsageBatch // made, not yet known saved
+	inflight []UsageBatch // made, not yet known saved, in Seq order
 
 	stop    chan struct{}
 	stopped chan struct{}
@@ -229,28 +229,50 @@ func (r *rollup) take(final bool, app string) (b UsageBatch, live liveUsers) {
 // liveUsers is an app's peak of connected users on this node in the bucket under way.
 type liveUsers struct{ bucket, peak int64 }
 
-// flush saves the batch under way, if a save of it failed, then what was counted since;
-// it reports app's live peak as of the last batch made.
+// maxBatchRows bounds the rows of one batch, so that saving what a busy node counted in a
+// bucket's first seconds (a row per user active) never holds SQLite's single writer, or
+// PostgreSQL's row locks, for long: a larger take is saved as several batches in a row.
+const maxBatchRows = 256
+
+// flush saves the batches made and not yet saved, if a save of them failed, then what was
+// counted since; it reports app's live peak as of the last take.
 func (r *rollup) flush(ctx context.Context, store StatsStore, final bool, app string) (live liveUsers, err error) {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	for range 2 {
-		if r.inflight == nil {
+		if len(r.inflight) == 0 {
 			var b UsageBatch
 			b, live = r.take(final, app)
 			if b.empty() {
 				return live, nil
 			}
-			r.seq++
-			b.Node, b.Seq = r.node, r.seq
-			r.inflight = &b
+			r.inflight = r.split(b)
 		}
-		if err := store.SaveUsage(ctx, *r.inflight); err != nil {
-			return live, err
+		for len(r.inflight) > 0 {
+			if err := store.SaveUsage(ctx, r.inflight[0]); err != nil {
+				return live, err
+			}
+			r.inflight = r.inflight[1:]
 		}
-		r.inflight = nil
 	}
 	return live, nil
+}
+
+// split cuts a take into batches of at most maxBatchRows rows, numbered in order; the rows
+// stay in their order, so every batch locks its rows in the one order too.
+func (r *rollup) split(b UsageBatch) []UsageBatch {
+	var out []UsageBatch
+	for len(b.Counts)+len(b.Active) > 0 {
+		part := UsageBatch{At: b.At}
+		n := min(len(b.Counts), maxBatchRows)
+		part.Counts, b.Counts = b.Counts[:n], b.Counts[n:]
+		m := min(len(b.Active), maxBatchRows-n)
+		part.Active, b.Active = b.Active[:m], b.Active[m:]
+		r.seq++
+		part.Node, part.Seq = r.node, r.seq
+		out = append(out, part)
+	}
+	return out
 }
 
 // run saves every interval until close.

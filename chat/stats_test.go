@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -238,6 +239,49 @@ func TestRollupSavesOnce(t *testing.T) {
 			t.Errorf("%s not active in the bucket: %v", uid, bits)
 		}
 	}
+}
+
+// TestRollupSplitsBatches: a take of many rows is saved as several short batches, in
+// order, and a failure in the middle resumes where it stopped.
+func TestRollupSplitsBatches(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	r := newRollup(func() time.Time { return at })
+	st := &countingStats{memStats: newMemStats(), failAt: 2}
+	now := at.Unix()
+	const users = 2*maxBatchRows + 10
+	for i := range users {
+		r.message("a", "u"+strconv.Itoa(i), now)
+	}
+	if _, err := r.flush(ctx, st, false, ""); err == nil {
+		t.Fatal("flush: want the second batch's error")
+	}
+	if _, err := r.flush(ctx, st, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	if st.saves != 4 || st.seq[r.node] != 3 { // 1, 2 (failed), 2, 3
+		t.Errorf("%d saves up to seq %d; want 4 up to 3", st.saves, st.seq[r.node])
+	}
+	if got := st.bucket("a", now).Messages; got != users {
+		t.Errorf("messages %d, want %d", got, users)
+	}
+	if got := len(st.active); got != users {
+		t.Errorf("%d users active, want %d", got, users)
+	}
+}
+
+// countingStats counts saves and fails the failAt-th.
+type countingStats struct {
+	*memStats
+	saves, failAt int
+}
+
+func (c *countingStats) SaveUsage(ctx context.Context, b UsageBatch) error {
+	c.saves++
+	if c.saves == c.failAt {
+		return errors.New("database down")
+	}
+	return c.memStats.SaveUsage(ctx, b)
 }
 
 // TestRollupConcurrentPeaks: a bucket's peak is saved when the bucket ends, the buckets
