@@ -19,7 +19,8 @@ const usageNodeKeep = 30 * 86400
 // up whatever their order; rows come sorted, so two nodes' batches lock them in one order.
 // Figures of an app that does not exist (deleted since they were counted) are dropped.
 func (db *DB) SaveUsage(ctx context.Context, b chat.UsageBatch) error {
-	return db.transact(ctx, func(tx *wtx) error {
+	// It writes nothing the engines cache, so SQLite's message cache stays warm.
+	err := db.eng.transactUncached(ctx, func(tx *wtx) error {
 		res, err := tx.exec(`INSERT INTO usage_nodes (node, seq, saved_at) VALUES ($1, $2, $3)
 			ON CONFLICT (node) DO UPDATE SET seq = excluded.seq, saved_at = excluded.saved_at
 			WHERE usage_nodes.seq < excluded.seq`, b.Node, b.Seq, b.At)
@@ -93,6 +94,7 @@ func (db *DB) SaveUsage(ctx context.Context, b chat.UsageBatch) error {
 		}
 		return nil
 	})
+	return mapErr(err)
 }
 
 // UsageCounts reads an app's buckets in [from, to) (chat.StatsStore).
