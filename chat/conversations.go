@@ -397,7 +397,7 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		return err
 	}
 	now := s.now()
-	return s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
+	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
 		upTo, seq := r.LastMessageID, r.LastSeq
 		if messageID != 0 {
 			cid, sq, err := tx.MessageSeq(p.App.ID, messageID)
@@ -446,6 +446,12 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		}
 		return nil
 	})
+	if err == nil && what != MarkUnread {
+		// Every receipt accepted counts (GET /stats/messages), also one that moved no marker:
+		// the client sent it.
+		s.rollup.receipt(p.App.ID, viewer.UID, what == MarkRead, now)
+	}
+	return err
 }
 
 // ResetConversation hides a conversation's history up to now from the acting user (it

@@ -259,6 +259,7 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}
+	s.rollup.message(p.App.ID, sender.UID, now)
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
 	return m, nil

@@ -35,6 +35,10 @@ type Config struct {
 	WebhookKey []byte
 	// WebhookAllowPrivate lets webhook URLs name loopback, private and link-local addresses.
 	WebhookAllowPrivate bool
+	// StatsFlushInterval is how often this node saves the usage it counted (GET /stats);
+	// 0 means DefaultStatsFlushInterval, and a negative one saves only on FlushUsage, on a
+	// stats request and on Close.
+	StatsFlushInterval time.Duration
 }
 
 // Service holds every business rule: tenancy, access, validation and the reaction rules.
@@ -44,6 +48,7 @@ type Service struct {
 	cfg    Config
 	keys   *keyCache
 	limits *limiter // nil: no limits
+	rollup *rollup  // usage metrics counted on this node (stats_rollup.go)
 
 	purgeMu sync.Mutex
 	purged  map[string]time.Time // when each app's expired idempotency keys were last dropped
@@ -68,9 +73,16 @@ func New(store Store, cfg Config) *Service {
 	if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0
 	}
-	s := &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now)}
+	if cfg.StatsFlushInterval == 0 {
+		cfg.StatsFlushInterval = DefaultStatsFlushInterval
+	}
+	s := &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now), rollup: newRollup(cfg.Now)}
 	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
 		s.limits = newLimiter(cfg, store)
+	}
+	if cfg.StatsFlushInterval > 0 {
+		s.rollup.stop, s.rollup.stopped = make(chan struct{}), make(chan struct{})
+		go s.rollup.run(store, cfg.StatsFlushInterval)
 	}
 	return s
 }

@@ -51,6 +51,7 @@ type Store interface {
 	PolicyStore
 	WebhookStore
 	DeliveryStore
+	StatsStore
 	Ping(ctx context.Context) error
 	Close() error
 }

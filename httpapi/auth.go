@@ -77,8 +77,12 @@ type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) 
 
 // authed authenticates the request, checks its credential against the route, resolves the
 // principal (app, key or token, acting user) once, and runs h with it; an error from h is
-// written in the error envelope.
+// written in the error envelope. A client operation that succeeds on a user's behalf makes
+// that user active (usage metrics, chat.Service.Acted).
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
+	if a == clientAllowed {
+		h = s.acted(h)
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p chat.Principal
 		c, err := s.credentials(r)
@@ -98,6 +102,17 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 		if err != nil {
 			writeError(w, r, err)
 		}
+	}
+}
+
+// acted runs h, and tells the service when it succeeded on a user's behalf.
+func (s *Server) acted(h authHandler) authHandler {
+	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+		err := h(w, r, p)
+		if err == nil {
+			s.svc.Acted(p)
+		}
+		return err
 	}
 }
 

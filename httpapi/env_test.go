@@ -113,6 +113,7 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 		cfg.MaxReactions = 0
 	}
 	svc := chat.New(db, cfg)
+	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
 		hub := httpapi.NewHub(svc, bus, *hubOpt, nil)
@@ -380,7 +381,9 @@ func (e *env) secondNodeWith(cfg chat.Config, opt httpapi.Options) string {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return testClock }
 	}
-	srv := httptest.NewServer(httpapi.New(chat.New(db, cfg), opt))
+	svc := chat.New(db, cfg)
+	e.t.Cleanup(func() { svc.Close(context.Background()) })
+	srv := httptest.NewServer(httpapi.New(svc, opt))
 	e.t.Cleanup(srv.Close)
 	return srv.URL
 }

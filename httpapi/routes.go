@@ -132,6 +132,8 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
 		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
 		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
+		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
+		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 	}
 }
 
@@ -154,6 +156,6 @@ var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/calls", "/calls/", "/notifications/", "/moderation/", "/stats", "/stats/",
+	"/calls", "/calls/", "/notifications/", "/moderation/",
 	"/data_import/", "/ai-agents/",
 }

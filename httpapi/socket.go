@@ -98,6 +98,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.shutdown(statusGoingAway, "server shutting down")
 		return
 	}
+	defer h.svc.SocketConnected(c.app, c.uid)() // concurrent users of GET /stats
 	defer func() {
 		if h.remove(c) {
 			h.offline(c)

@@ -192,6 +192,10 @@ func TestSocketEvents(t *testing.T) {
 			carol := e.connect("carol", "")
 			alice := e.connect("alice", "")
 			bob.presence("alice", "online") // carol's comes first
+			// The three open sockets are GET /stats's concurrent users.
+			if st, err := e.c.UsageMetrics(e.ctx(), testClock.Add(-time.Hour), testClock.Add(time.Hour)); err != nil || st.Metrics.ConcurrentUsers != 3 {
+				t.Errorf("GET /stats with three sockets open: %+v %v, want 3 concurrent users", st, err)
+			}
 
 			// A one-to-one message reaches the receiver, with the sending session's device id.
 			m, err := alice.c.SendMessage(e.ctx(), client.SendMessageRequest{Receiver: "bob", ReceiverType: "user", Category: "message", Type: "text", Data: map[string]any{"text": "hi bob"}})

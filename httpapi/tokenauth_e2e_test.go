@@ -429,7 +429,7 @@ func TestAuthTokenCacheBoundsStaleness(t *testing.T) {
 }
 
 // adminRoute reports whether a route is for server-side apps only: API keys, users in bulk
-// and their deletion, auth tokens, friends, blocks and bots.
+// and their deletion, auth tokens, friends, blocks, bots and usage metrics.
 func adminRoute(rt string) bool {
 	switch rt {
 	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}":
@@ -438,5 +438,6 @@ func adminRoute(rt string) bool {
 	_, p, _ := strings.Cut(rt, " ")
 	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
 		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
+		strings.HasPrefix(p, "/stats") ||
 		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/")
 }

@@ -46,6 +46,9 @@ type DB struct {
 type engine interface {
 	// transact runs fn in a write transaction (DB.transact).
 	transact(ctx context.Context, fn func(tx *wtx) error) error
+	// transactUncached is transact for fn that writes none of what the engine caches
+	// (messages, reactions, users): the usage roll-up. Caches stay as they are.
+	transactUncached(ctx context.Context, fn func(tx *wtx) error) error
 	// createMessage stores a new message and sets its id: the send path.
 	createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error
 	// changeReaction is the reaction path (ChangeReaction).

@@ -86,7 +86,9 @@ func groupBenchStore(b *testing.B, backend string) (db *sqlstore.DB, svc *chat.S
 	if err := db.CreateApp(context.Background(), chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
 		b.Fatal(err)
 	}
-	return db, chat.New(db, chat.Config{}), analyze
+	svc = chat.New(db, chat.Config{})
+	b.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
+	return db, svc, analyze
 }
 
 // seedGroupB creates users u00000… (those missing) and a group of the first n of them,

@@ -97,7 +97,9 @@ func historyStore(b *testing.B, backend string) *historyFixture {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	return &historyFixture{db: db, svc: chat.New(db, chat.Config{})}
+	svc := chat.New(db, chat.Config{})
+	b.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
+	return &historyFixture{db: db, svc: svc}
 }
 
 func filepathTemp(b *testing.B) (string, error) {

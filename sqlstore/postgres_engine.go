@@ -76,6 +76,11 @@ func (e *postgresEngine) transact(ctx context.Context, fn func(tx *wtx) error) (
 	return err
 }
 
+// transactUncached is transact: PostgreSQL's engine caches nothing a transaction changes.
+func (e *postgresEngine) transactUncached(ctx context.Context, fn func(tx *wtx) error) error {
+	return e.transact(ctx, fn)
+}
+
 func (e *postgresEngine) transactOnce(wctx context.Context, fn func(tx *wtx) error) (err error) {
 	tx, err := e.db.w.BeginTx(wctx, nil)
 	if err != nil {

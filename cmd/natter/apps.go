@@ -81,7 +81,7 @@ cache TTL.
 		return err
 	}
 	defer db.Close()
-	app, keys, err := chat.New(db, chat.Config{}).CreateApp(ctx, chat.AppCreate{ID: *id, Region: chat.Region(*region), Name: *name})
+	app, keys, err := chat.New(db, chat.Config{StatsFlushInterval: -1}).CreateApp(ctx, chat.AppCreate{ID: *id, Region: chat.Region(*region), Name: *name})
 	if err != nil {
 		return fmt.Errorf("apps create: %s", describe(err, map[string]string{"appId": "--id", "region": "--region", "name": "--name"}))
 	}

@@ -47,6 +47,7 @@ type config struct {
 	WebhookWorkers      int
 	WebhookTimeout      time.Duration
 	WebhookRetryFor     time.Duration
+	StatsFlush          time.Duration
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -138,6 +139,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.RateLimits.Standard, "rate-limit-standard", envInt("NATTER_RATE_LIMIT_STANDARD", chat.DefaultRateLimits.Standard), "each app's other operations per minute; 0: no limit (NATTER_RATE_LIMIT_STANDARD)")
 	fs.IntVar(&c.RateLimits.Import, "rate-limit-import", envInt("NATTER_RATE_LIMIT_IMPORT", chat.DefaultRateLimits.Import), "each app's data-import requests per minute; 0: no limit (NATTER_RATE_LIMIT_IMPORT)")
 	fs.StringVar(&c.AppLimits, "rate-limit-apps", env("NATTER_RATE_LIMIT_APPS", ""), "limits for named apps, e.g. 'shop:core=100,standard=500;big:standard=0' (classes not named keep the global limit) (NATTER_RATE_LIMIT_APPS)")
+	fs.DurationVar(&c.StatsFlush, "stats-flush-interval", envDur("NATTER_STATS_FLUSH_INTERVAL", chat.DefaultStatsFlushInterval), "how often this node saves the usage figures it counted (GET /stats); a kill -9 loses at most this much of them (NATTER_STATS_FLUSH_INTERVAL)")
 	fs.StringVar(&c.CORSOrigins, "cors-origins", env("NATTER_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from, e.g. https://app.example.com, or * for any; off when empty (NATTER_CORS_ORIGINS)")
 	fs.StringVar(&c.TLSCert, "tls-cert", env("NATTER_TLS_CERT", ""), "serve HTTPS (and WSS) with this PEM certificate chain; needs --tls-key (NATTER_TLS_CERT)")
 	fs.StringVar(&c.TLSKey, "tls-key", env("NATTER_TLS_KEY", ""), "the PEM private key of --tls-cert (NATTER_TLS_KEY)")
@@ -180,6 +182,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
 	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0:
 		return c, fmt.Errorf("--webhook-workers, --webhook-timeout and --webhook-retry-for must be more than 0")
+	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
+		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
 	}
 	if c.PublicHost != "" {
 		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {

@@ -48,7 +48,7 @@ has at most 25 keys.
 		return err
 	}
 	defer db.Close()
-	svc := chat.New(db, chat.Config{})
+	svc := chat.New(db, chat.Config{StatsFlushInterval: -1})
 	labels := map[string]string{"name": "--name", "scope": "--scope", "apiKey": ""}
 	p, err := svc.OperatorPrincipal(ctx, *appID)
 	if err != nil {

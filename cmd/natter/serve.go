@@ -71,7 +71,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
-		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate})
+		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
+		StatsFlushInterval: c.StatsFlush})
 
 	tlsConf, err := tlsConfig(c, devCertFile)
 	if err != nil {
@@ -160,6 +161,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	// Every request has been answered: save the usage figures this node still holds. A
+	// failure loses them (said so in the log) but not the exit status: the requests were
+	// all answered.
+	if err := svc.Close(sctx); err != nil {
+		log.Error("shutdown: the usage metrics this node counted since its last save are lost", "err", err)
 	}
 	log.Info("stopped")
 	return nil
