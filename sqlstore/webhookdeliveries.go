@@ -147,3 +147,10 @@ func (db *DB) PurgeOutbox(ctx context.Context, before int64) error {
 		return err
 	})
 }
+
+// PendingDeliveries counts the deliveries not yet done, of every app: the outbox's depth.
+func (db *DB) PendingDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.read(ctx).row(`SELECT COUNT(*) FROM webhook_deliveries WHERE state = 0`).Scan(&n)
+	return n, mapErr(err)
+}

@@ -47,6 +47,9 @@ type Config struct {
 	// Data renders an event's data from what it is about (httpapi.WebhookData).
 	Data   func(*chat.Message, *chat.Reaction) []byte
 	Logger *slog.Logger
+	// Observe, when set, learns each attempt's outcome ("delivered", "failed", "dead") and
+	// how long it took (the Prometheus figures of cmd/natter).
+	Observe func(outcome string, took time.Duration)
 }
 
 // Deliverer runs this node's workers.
@@ -163,6 +166,16 @@ func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) {
 	}
 	if err := d.store.FinishAttempt(ctx, d.cfg.Node, del); err != nil {
 		d.log.Warn("webhook: record attempt", "delivery", del.ID, "err", err)
+	}
+	if d.cfg.Observe != nil {
+		outcome := "failed"
+		switch del.State {
+		case chat.DeliveryDelivered:
+			outcome = "delivered"
+		case chat.DeliveryDead:
+			outcome = "dead"
+		}
+		d.cfg.Observe(outcome, latency)
 	}
 }
 

@@ -610,6 +610,9 @@ func TestMetricsOnDebugAddress(t *testing.T) {
 		`go_sql_open_connections{db_name="sqlite_writer"}`,
 		`go_sql_open_connections{db_name="sqlite_reader"}`,
 		`go_goroutines`,
+		`natter_sockets_open 0`,
+		`natter_webhook_deliveries_pending 0`,
+		`natter_webhook_attempts_total{outcome="delivered"} 0`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics does not say %s", want)

@@ -109,9 +109,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// Metrics are kept only where they can be read: on the debug address (serveDebug).
 	var reg *prometheus.Registry
 	var metrics *httpapi.Metrics
+	var observe func(string, time.Duration)
 	if c.DebugAddr != "" {
-		if reg, metrics, err = newMetrics(db); err != nil {
+		if reg, metrics, observe, err = newMetrics(db, hub); err != nil {
 			ln.Close()
+			hub.Close()
 			return err
 		}
 	}
@@ -139,7 +141,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() {
 		defer close(webhooksDone)
 		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor,
-			AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log}).Run(wctx)
+			AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
@@ -221,16 +223,50 @@ or in the hosted service's host form, %[8]s:
 }
 
 // newMetrics is the registry /metrics serves: the HTTP layer's figures (httpapi.Metrics), the
-// database pools' (go_sql_* per pool: connections open, in use, idle, waits), and the Go
-// runtime's and the process's.
-func newMetrics(db *sqlstore.DB) (*prometheus.Registry, *httpapi.Metrics, error) {
+// database pools' (go_sql_* per pool: connections open, in use, idle, waits), the Go
+// runtime's and the process's, open sockets and webhook deliveries; observe is what the
+// webhook workers report their attempts to.
+func newMetrics(db *sqlstore.DB, hub *httpapi.Hub) (*prometheus.Registry, *httpapi.Metrics, func(string, time.Duration), error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, pool := range db.Pools() {
 		reg.MustRegister(collectors.NewDBStatsCollector(pool, db.Dialect()+"_"+name))
 	}
 	m, err := httpapi.NewMetrics(reg)
-	return reg, m, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// Real time and webhooks: the sockets this node holds, the outbox's depth (of the whole
+	// deployment, read at each scrape) and this node's delivery attempts.
+	sockets := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "natter_sockets_open",
+		Help: "Real-time sockets open on this node."}, func() float64 { return float64(hub.Open()) })
+	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "natter_webhook_deliveries_pending",
+		Help: "Webhook deliveries not yet delivered or dead-lettered, in the whole deployment."}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		n, err := db.PendingDeliveries(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(n)
+	})
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "natter_webhook_attempts_total",
+		Help: "Webhook delivery attempts made by this node, by outcome (delivered, failed, dead)."}, []string{"outcome"})
+	took := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "natter_webhook_attempt_duration_seconds",
+		Help: "How long webhook delivery attempts took.", Buckets: prometheus.ExponentialBuckets(0.005, 2, 12)})
+	for _, c := range []prometheus.Collector{sockets, pending, attempts, took} {
+		if err := reg.Register(c); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	for _, o := range []string{"delivered", "failed", "dead"} {
+		attempts.WithLabelValues(o) // present from the start, at 0
+	}
+	observe := func(outcome string, d time.Duration) {
+		attempts.WithLabelValues(outcome).Inc()
+		took.Observe(d.Seconds())
+	}
+	return reg, m, observe, nil
 }
 
 // serveDebug serves net/http/pprof and Prometheus's /metrics on their own listener, never on
