@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // Delivery states.
@@ -132,4 +135,108 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (*Message, *Reac
 		return &a, nil, nil
 	}
 	return nil, nil, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)
+}
+
+// Delivery states, as the log shows them.
+var deliveryStates = map[string]int{"pending": DeliveryPending, "delivered": DeliveryDelivered, "dead": DeliveryDead}
+
+// DeliveryStateName names a delivery state in the log.
+func DeliveryStateName(state int) string {
+	for name, s := range deliveryStates {
+		if s == state {
+			return name
+		}
+	}
+	return "unknown"
+}
+
+// MaxDeliveryPage bounds a page of the delivery log.
+const MaxDeliveryPage = 100
+
+// DeliveryPage asks for a page of a webhook's delivery log: newest first, before the
+// delivery id Before (a cursor) when set, of one state when State is set.
+type DeliveryPage struct {
+	State  string
+	Before string
+	Limit  int
+}
+
+// WebhookDeliveries pages a webhook's delivery log: what was sent, how often, with what
+// outcome and how long the last attempt took.
+func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, id string, q DeliveryPage) ([]Delivery, error) {
+	fe := fieldErrors{}
+	var dq DeliveryQuery
+	if q.State != "" {
+		st, ok := deliveryStates[q.State]
+		if !ok {
+			fe.add("state", "The state must be pending, delivered or dead.")
+		}
+		dq.State = &st
+	}
+	if q.Before != "" {
+		b, err := strconv.ParseInt(q.Before, 10, 64)
+		if err != nil || b <= 0 {
+			fe.add("before", "The before cursor must be a delivery id.")
+		}
+		dq.BeforeID = b
+	}
+	dq.Limit = q.Limit
+	if q.Limit == 0 {
+		dq.Limit = 25
+	} else if q.Limit < 1 || q.Limit > MaxDeliveryPage {
+		fe.add("limit", "The limit must be between 1 and 100.")
+	}
+	if err := fe.err(); err != nil {
+		return nil, err
+	}
+	w, err := s.Webhook(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := s.store.Deliveries(ctx, p.App.ID, w.ID, dq)
+	if err != nil {
+		return nil, internal("list deliveries", err)
+	}
+	return ds, nil
+}
+
+// MaxReplayRange bounds a replayed time range.
+const MaxReplayRange = 7 * 24 * time.Hour
+
+// ReplayWebhook delivers again, to one webhook, one event (by its id, "evt_…" or the
+// number) or the events of a time range (ms, at most 7 days), whatever became of them
+// before; it returns how many deliveries it scheduled.
+func (s *Service) ReplayWebhook(ctx context.Context, p Principal, id, eventID string, from, to int64) (int, error) {
+	fe := fieldErrors{}
+	var r Replay
+	switch {
+	case eventID != "" && (from != 0 || to != 0):
+		fe.add("eventId", "Send an eventId or a time range (from, to), not both.")
+	case eventID != "":
+		n, err := strconv.ParseInt(strings.TrimPrefix(eventID, "evt_"), 10, 64)
+		if err != nil || n <= 0 {
+			fe.add("eventId", "The eventId must be an event id such as evt_42.")
+		}
+		r.EventID = n
+	case from <= 0 || to <= 0:
+		fe.add("from", "Send an eventId, or from and to (UNIX milliseconds).")
+	case to < from:
+		fe.add("to", "The to time must not be before the from time.")
+	case time.Duration(to-from)*time.Millisecond > MaxReplayRange:
+		fe.add("to", "A replayed range may span at most 7 days.")
+	default:
+		r.From, r.To = from, to
+	}
+	if err := fe.err(); err != nil {
+		return 0, err
+	}
+	w, err := s.Webhook(ctx, p, id)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.store.ReplayDeliveries(ctx, p.App.ID, w.ID, r, time.Now().UnixMilli())
+	if err != nil {
+		return 0, internal("replay deliveries", err)
+	}
+	return n, nil
 }

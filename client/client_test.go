@@ -270,6 +270,14 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.RotateWebhookSecret(ctx, "wh1", &keep)
 			return err
 		}, "POST /webhooks/{id}/secrets", "/v3/webhooks/wh1/secrets", "", map[string]string{"id": "wh1"}, `{"previousExpiresIn":60}`},
+		{"ListDeliveries", func(c *client.Client) error {
+			_, err := c.ListDeliveries(ctx, "wh1", client.DeliveriesParams{State: "dead", Before: "9", Limit: 5})
+			return err
+		}, "GET /webhooks/{id}/deliveries", "/v3/webhooks/wh1/deliveries", "before=9&limit=5&state=dead", map[string]string{"id": "wh1"}, ""},
+		{"Replay", func(c *client.Client) error {
+			_, err := c.Replay(ctx, "wh1", client.ReplayRequest{EventID: "evt_3"})
+			return err
+		}, "POST /webhooks/{id}/replay", "/v3/webhooks/wh1/replay", "", map[string]string{"id": "wh1"}, `{"eventId":"evt_3"}`},
 
 		{"SendMessage", func(c *client.Client) error {
 			_, err := c.SendMessage(ctx, client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message", Type: "text",

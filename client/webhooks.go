@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 )
 
 // Webhook is a webhook as natter answers it; SigningSecret is set only by CreateWebhook and
@@ -87,4 +89,66 @@ func (c *Client) webhookCall(ctx context.Context, method, path string, body any)
 		return nil, err
 	}
 	return &w, nil
+}
+
+// Delivery is one entry of a webhook's delivery log.
+type Delivery struct {
+	ID             string `json:"id"`
+	EventID        string `json:"eventId"`
+	Trigger        string `json:"trigger"`
+	ConversationID string `json:"conversationId,omitempty"`
+	State          string `json:"state"` // pending, delivered or dead
+	Attempts       int    `json:"attempts"`
+	LastStatus     int    `json:"lastStatus,omitempty"`
+	LastError      string `json:"lastError,omitempty"`
+	LatencyMS      int64  `json:"latencyMs"`
+	CreatedAt      int64  `json:"createdAt"`
+	NextAt         int64  `json:"nextAt,omitempty"`
+	DoneAt         int64  `json:"doneAt,omitempty"`
+}
+
+// DeliveriesParams filters and pages a delivery log: State (pending, delivered, dead),
+// Before (the last id of the page before), Limit (1 to 100; default 25).
+type DeliveriesParams struct {
+	State  string
+	Before string
+	Limit  int
+}
+
+// ListDeliveries reads a webhook's delivery log, newest first.
+func (c *Client) ListDeliveries(ctx context.Context, id string, p DeliveriesParams) ([]Delivery, error) {
+	q := url.Values{}
+	if p.State != "" {
+		q.Set("state", p.State)
+	}
+	if p.Before != "" {
+		q.Set("before", p.Before)
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	var ds []Delivery
+	if _, err := c.call(ctx, http.MethodGet, webhookPath(id)+"/deliveries", q, nil, &ds); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// ReplayRequest names what to deliver again: EventID ("evt_42"), or From and To (UNIX
+// milliseconds, at most 7 days apart).
+type ReplayRequest struct {
+	EventID string `json:"eventId,omitempty"`
+	From    int64  `json:"from,omitempty"`
+	To      int64  `json:"to,omitempty"`
+}
+
+// Replay schedules deliveries again and returns how many.
+func (c *Client) Replay(ctx context.Context, id string, r ReplayRequest) (int, error) {
+	var out struct {
+		Scheduled int `json:"scheduled"`
+	}
+	if _, err := c.call(ctx, http.MethodPost, webhookPath(id)+"/replay", nil, r, &out); err != nil {
+		return 0, err
+	}
+	return out.Scheduled, nil
 }

@@ -79,6 +79,8 @@ func (s *Server) routes() []route {
 		{http.MethodPut, "/webhooks/{id}", fullAccessOnly, s.updateWebhook},
 		{http.MethodDelete, "/webhooks/{id}", fullAccessOnly, s.deleteWebhook},
 		{http.MethodPost, "/webhooks/{id}/secrets", fullAccessOnly, s.rotateWebhookSecret},
+		{http.MethodGet, "/webhooks/{id}/deliveries", fullAccessOnly, s.listDeliveries},
+		{http.MethodPost, "/webhooks/{id}/replay", fullAccessOnly, s.replayWebhook},
 
 		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
 		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},

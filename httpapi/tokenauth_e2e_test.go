@@ -160,12 +160,14 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 			"GET /settings":       200,
 			"POST /user_sessions": 200,
 			// Webhooks are the app's, never a client's.
-			"POST /webhooks":              403,
-			"GET /webhooks":               403,
-			"GET /webhooks/{id}":          403,
-			"PUT /webhooks/{id}":          403,
-			"DELETE /webhooks/{id}":       403,
-			"POST /webhooks/{id}/secrets": 403,
+			"POST /webhooks":                403,
+			"GET /webhooks":                 403,
+			"GET /webhooks/{id}":            403,
+			"PUT /webhooks/{id}":            403,
+			"DELETE /webhooks/{id}":         403,
+			"POST /webhooks/{id}/secrets":   403,
+			"GET /webhooks/{id}/deliveries": 403,
+			"POST /webhooks/{id}/replay":    403,
 		}
 		e.mustGroup("g", "alice")
 		path := strings.NewReplacer("{id}", m.ID, "{reaction}", "x", "{uid}", "alice", "{guid}", "g", "{apiKey}", e.full, "{authToken}", bobTok,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -235,6 +236,92 @@ func TestWebhookRetriesInOrder(t *testing.T) {
 			}
 			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE attempts > 1`); n == 0 {
 				t.Fatal("no delivery was retried")
+			}
+		})
+	}
+}
+
+// TestWebhookLogAndReplay: the delivery log pages what was sent, and a replay sends an
+// event again with its id, by id or by time range; bad requests are refused.
+func TestWebhookLogAndReplay(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			wh, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL + "/hook"), Triggers: &[]string{"message_sent"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t0 := time.Now().UnixMilli()
+			e.mustText("ann", "bob", "one")
+			e.mustText("ann", "bob", "two")
+			got := rc.wait(t, 2)
+			first := got[0].header.Get("X-Natter-Event-Id")
+
+			log, err := e.c.ListDeliveries(e.ctx(), wh.ID, client.DeliveriesParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(log) != 2 || log[1].EventID != first || log[0].State != "delivered" || log[0].Attempts != 1 || log[0].Trigger != "message_sent" || log[0].LastStatus != 200 {
+				t.Fatalf("log %+v, want two delivered entries, newest first, the older %s", log, first)
+			}
+			page, err := e.c.ListDeliveries(e.ctx(), wh.ID, client.DeliveriesParams{Limit: 1})
+			if err != nil || len(page) != 1 || page[0].ID != log[0].ID {
+				t.Fatalf("first page of one: %+v %v", page, err)
+			}
+			if r := e.do(request{method: "GET", path: "/v3/webhooks/" + wh.ID + "/deliveries?limit=1"}); !strings.Contains(string(r.body), `"next":{"before":"`+log[0].ID+`"}`) {
+				t.Errorf("a full page's meta: %s, want next.before %s", r.body, log[0].ID)
+			}
+			older, err := e.c.ListDeliveries(e.ctx(), wh.ID, client.DeliveriesParams{Before: log[0].ID})
+			if err != nil || len(older) != 1 || older[0].ID != log[1].ID {
+				t.Fatalf("the page before %s: %+v %v", log[0].ID, older, err)
+			}
+			if dead, err := e.c.ListDeliveries(e.ctx(), wh.ID, client.DeliveriesParams{State: "dead"}); err != nil || len(dead) != 0 {
+				t.Errorf("dead deliveries: %+v %v, want none", dead, err)
+			}
+
+			// Replay one event: it arrives again with the same event id.
+			if n, err := e.c.Replay(e.ctx(), wh.ID, client.ReplayRequest{EventID: first}); err != nil || n != 1 {
+				t.Fatalf("replay %s: %d %v", first, n, err)
+			}
+			got = rc.wait(t, 3)
+			if id := got[2].header.Get("X-Natter-Event-Id"); id != first {
+				t.Errorf("replayed delivery's event id %s, want %s", id, first)
+			}
+			// Replay the range: both again.
+			if n, err := e.c.Replay(e.ctx(), wh.ID, client.ReplayRequest{From: t0 - 1000, To: time.Now().UnixMilli()}); err != nil || n != 2 {
+				t.Fatalf("replay the range: %d %v, want 2", n, err)
+			}
+			rc.wait(t, 5)
+
+			week := int64(7 * 24 * time.Hour / time.Millisecond)
+			for _, c := range []struct {
+				name   string
+				r      request
+				status int
+			}{
+				{"unknown state", request{method: "GET", path: "/v3/webhooks/" + wh.ID + "/deliveries?state=lost"}, 400},
+				{"limit 0", request{method: "GET", path: "/v3/webhooks/" + wh.ID + "/deliveries?limit=0"}, 400},
+				{"limit 101", request{method: "GET", path: "/v3/webhooks/" + wh.ID + "/deliveries?limit=101"}, 400},
+				{"bad cursor", request{method: "GET", path: "/v3/webhooks/" + wh.ID + "/deliveries?before=x"}, 400},
+				{"unknown webhook's log", request{method: "GET", path: "/v3/webhooks/nope/deliveries"}, 404},
+				{"replay nothing", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: `{}`}, 400},
+				{"replay both", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: `{"eventId":"evt_1","from":1,"to":2}`}, 400},
+				{"malformed event id", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: `{"eventId":"evt_x"}`}, 400},
+				{"range backwards", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: fmt.Sprintf(`{"from":%d,"to":%d}`, t0, t0-1)}, 400},
+				{"range over a week", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: fmt.Sprintf(`{"from":%d,"to":%d}`, t0, t0+week+1)}, 400},
+				{"unknown webhook's replay", request{method: "POST", path: "/v3/webhooks/nope/replay", body: `{"eventId":"evt_1"}`}, 404},
+				{"not JSON", request{method: "POST", path: "/v3/webhooks/" + wh.ID + "/replay", body: `evt_1`}, 400},
+			} {
+				if r := e.do(c.r); r.status != c.status {
+					t.Errorf("%s: %d %s, want %d", c.name, r.status, r.body, c.status)
+				}
+			}
+			if n, err := e.c.Replay(e.ctx(), wh.ID, client.ReplayRequest{EventID: "evt_999999"}); err != nil || n != 0 {
+				t.Errorf("replay of an event this webhook never had: %d %v, want 0", n, err)
 			}
 		})
 	}

@@ -166,3 +166,66 @@ func WebhookData(m *chat.Message, r *chat.Reaction) []byte {
 	b := append([]byte(`{"message":`), appendMessage(nil, *m)...)
 	return append(b, '}')
 }
+
+// deliveryJSON is one entry of a webhook's delivery log.
+type deliveryJSON struct {
+	ID             string `json:"id"`
+	EventID        string `json:"eventId"`
+	Trigger        string `json:"trigger"`
+	ConversationID string `json:"conversationId,omitempty"`
+	State          string `json:"state"`
+	Attempts       int    `json:"attempts"`
+	LastStatus     int    `json:"lastStatus,omitempty"`
+	LastError      string `json:"lastError,omitempty"`
+	LatencyMS      int64  `json:"latencyMs"`
+	CreatedAt      int64  `json:"createdAt"`
+	NextAt         int64  `json:"nextAt,omitempty"`
+	DoneAt         int64  `json:"doneAt,omitempty"`
+}
+
+// listDeliveries answers GET /webhooks/{id}/deliveries: the log, newest first, with
+// meta.next's before cursor while more may follow.
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	q := newQuery(r)
+	page := chat.DeliveryPage{State: q.str("state"), Before: q.str("before"), Limit: q.integer("limit", 25, 1, chat.MaxDeliveryPage)}
+	if err := q.err(); err != nil {
+		return err
+	}
+	ds, err := s.svc.WebhookDeliveries(r.Context(), p, r.PathValue("id"), page)
+	if err != nil {
+		return err
+	}
+	out := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		out[i] = deliveryJSON{ID: strconv.FormatInt(d.ID, 10), EventID: "evt_" + strconv.FormatInt(d.EventID, 10), Trigger: d.Trigger,
+			ConversationID: d.ConversationID, State: chat.DeliveryStateName(d.State), Attempts: d.Attempts, LastStatus: d.LastStatus,
+			LastError: d.LastError, LatencyMS: d.LatencyMS, CreatedAt: d.CreatedAt, DoneAt: d.DoneAt}
+		if d.State == chat.DeliveryPending {
+			out[i].NextAt = d.NextAt
+		}
+	}
+	meta := map[string]any{"count": len(out)}
+	if len(ds) > 0 && len(ds) == page.Limit {
+		meta["next"] = map[string]string{"before": out[len(out)-1].ID}
+	}
+	writeData(w, r, out, meta)
+	return nil
+}
+
+// replayWebhook answers POST /webhooks/{id}/replay.
+func (s *Server) replayWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		EventID string `json:"eventId"`
+		From    int64  `json:"from"`
+		To      int64  `json:"to"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	n, err := s.svc.ReplayWebhook(r.Context(), p, r.PathValue("id"), req.EventID, req.From, req.To)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, map[string]any{"success": true, "scheduled": n}, nil)
+	return nil
+}
