@@ -121,10 +121,16 @@ func benchAddReactionWith(b *testing.B, byToken, webhook bool) {
 
 // BenchmarkSendMessage measures sending a one-to-one text message end to end in one process
 // (HTTP, auth, the write and the answer) on a real SQLite file, 16 senders per CPU at once as
-// BenchmarkAddReaction does:
+// BenchmarkAddReaction does; BenchmarkSendMessageWebhook the same with a webhook subscribed to
+// message_sent, so that each send also writes its outbox event (no worker delivers during
+// the run: the figure is the outbox's cost on the send path):
 //
 //	go test ./httpapi -run '^$' -bench SendMessage -count 6
-func BenchmarkSendMessage(b *testing.B) {
+func BenchmarkSendMessage(b *testing.B) { benchSend(b, false) }
+
+func BenchmarkSendMessageWebhook(b *testing.B) { benchSend(b, true) }
+
+func benchSend(b *testing.B, webhook bool) {
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
 	if err != nil {
@@ -140,6 +146,9 @@ func BenchmarkSendMessage(b *testing.B) {
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
 	defer srv.Close()
 	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
+	if webhook {
+		benchWebhook(b, svc, p, chat.TriggerMessageSent)
+	}
 	const users = 1000
 	for i := 0; i < users; i++ {
 		if _, err := svc.CreateUser(ctx, p, chat.UserCreate{UID: fmt.Sprint("u", i), Name: "User"}); err != nil {
