@@ -160,11 +160,7 @@ func (s *Service) signingSecret(ctx context.Context) ([]byte, error) {
 	if s.secret != nil {
 		return s.secret, nil
 	}
-	rs, ok := s.store.(RealtimeStore)
-	if !ok {
-		return nil, errors.New("the store keeps no signing secret")
-	}
-	secret, err := rs.SigningSecret(ctx)
+	secret, err := s.store.SigningSecret(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -258,18 +254,11 @@ func (s *Service) Logout(ctx context.Context, p Principal, token string) error {
 // GroupMemberUIDs lists a group's members for socket delivery; no access check: the event
 // was decided by the operation that published it.
 func (s *Service) GroupMemberUIDs(ctx context.Context, appID, guid string) ([]string, error) {
-	rs, ok := s.store.(RealtimeStore)
-	if !ok {
-		return nil, errors.New("the store keeps no groups for sockets")
-	}
-	return rs.MemberUIDs(ctx, appID, guid)
+	return s.store.MemberUIDs(ctx, appID, guid)
 }
 
 // Presence is the presence side of the store, for the socket hub.
-func (s *Service) Presence() (RealtimeStore, bool) {
-	rs, ok := s.store.(RealtimeStore)
-	return rs, ok
-}
+func (s *Service) Presence() RealtimeStore { return s.store }
 
 // Now is the service's clock in seconds.
 func (s *Service) Now() int64 { return s.now() }

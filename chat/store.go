@@ -45,6 +45,7 @@ type Store interface {
 	AuthTokenStore
 	QuotaStore
 	IdempotencyStore
+	RealtimeStore
 	RoleStore
 	FeatureStore
 	PermissionStore

@@ -134,10 +134,7 @@ const (
 // online marks a socket's user available on its first socket on this node, and tells
 // subscribers if the user was not available anywhere before.
 func (h *Hub) online(ctx context.Context, c *socket) {
-	rs, ok := h.svc.Presence()
-	if !ok {
-		return
-	}
+	rs := h.svc.Presence()
 	now := h.svc.Now()
 	uids, err := rs.SetOnline(ctx, c.app, h.node, []string{c.uid}, now, now+int64(h.opt.PresenceTTL.Seconds()))
 	if err != nil {
@@ -150,10 +147,7 @@ func (h *Hub) online(ctx context.Context, c *socket) {
 // offline drops this node's hold on the user of its last socket here, and tells
 // subscribers if no node holds the user any more.
 func (h *Hub) offline(c *socket) {
-	rs, ok := h.svc.Presence()
-	if !ok {
-		return
-	}
+	rs := h.svc.Presence()
 	ctx, cancel := context.WithTimeout(context.Background(), h.opt.WriteTimeout)
 	defer cancel()
 	uids, err := rs.SetOffline(ctx, c.app, h.node, []string{c.uid}, h.svc.Now())

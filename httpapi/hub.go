@@ -251,10 +251,7 @@ func (h *Hub) localUsers() map[string][]string {
 // nodes that stopped renewing theirs.
 func (h *Hub) presenceLoop() {
 	defer h.wg.Done()
-	rs, ok := h.svc.Presence()
-	if !ok {
-		return
-	}
+	rs := h.svc.Presence()
 	t := time.NewTicker(h.opt.PresenceTTL / 3)
 	defer t.Stop()
 	for {
