@@ -3,7 +3,17 @@ package chat
 import (
 	"context"
 	"slices"
+	"time"
 )
+
+// userEntity is uid's entity from users read, or its uid alone when it was not (an unblock
+// of a user deleted since).
+func userEntity(users map[string]User, uid string) Entity {
+	if u, ok := users[uid]; ok {
+		return u.Entity()
+	}
+	return Entity{UID: uid}
+}
 
 // A block is one user's: alice blocking bob stops one-to-one messages both ways
 // (ERR_BLOCKED_RECEIVER for alice, ERR_BLOCKED_SENDER for bob), shows in user lists made on
@@ -12,10 +22,11 @@ import (
 
 // BlockTx is what blocking needs inside its transaction (with FriendTx's LockUsers).
 type BlockTx interface {
-	// InsertBlocks records uid blocking each of targets (an existing block stays as it was).
-	InsertBlocks(appID, uid string, targets []string, at int64) error
-	// DeleteBlocks lifts uid's blocks of targets.
-	DeleteBlocks(appID, uid string, targets []string) error
+	// InsertBlocks records uid blocking each of targets (an existing block stays as it was)
+	// and returns the targets newly blocked.
+	InsertBlocks(appID, uid string, targets []string, at int64) ([]string, error)
+	// DeleteBlocks lifts uid's blocks of targets and returns those that were blocked.
+	DeleteBlocks(appID, uid string, targets []string) ([]string, error)
 }
 
 // BlockStore reads blocks.
@@ -59,6 +70,11 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 		return nil, err
 	}
 	now := s.now()
+	trigger := TriggerUserUnblocked
+	if block {
+		trigger = TriggerUserBlocked
+	}
+	event := s.subscribed(ctx, p.App.ID, trigger)
 	var results BlockResults
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		results = BlockResults{}
@@ -82,10 +98,24 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 		if len(done) == 0 {
 			return nil
 		}
+		change := tx.DeleteBlocks
 		if block {
-			return tx.InsertBlocks(p.App.ID, uid, done, now)
+			change = func(appID, uid string, targets []string) ([]string, error) {
+				return tx.InsertBlocks(appID, uid, targets, now)
+			}
 		}
-		return tx.DeleteBlocks(p.App.ID, uid, done)
+		changed, err := change(p.App.ID, uid, done)
+		if err != nil || !event || len(changed) == 0 {
+			return err // a block that was there already (or a lift of none) is no event
+		}
+		by := active[uid].Entity()
+		ref := EventRef{By: &by}
+		for _, t := range changed {
+			ref.Members = append(ref.Members, EventMember{Entity: userEntity(active, t)})
+		}
+		// A user's block and presence events are ordered by "user:<uid>", as a
+		// conversation's by its id.
+		return tx.InsertOutbox(OutboxEvent{AppID: p.App.ID, Trigger: trigger, ConversationID: "user:" + uid, Ref: ref, At: time.Now().UnixMilli()})
 	})
 	if ErrorCode(err) != "" {
 		return nil, err

@@ -3,7 +3,10 @@ package chat
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Conversation kinds.
@@ -397,6 +400,7 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		return err
 	}
 	now := s.now()
+	subs := s.subscriptions(ctx, p.App.ID)
 	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
 		upTo, seq := r.LastMessageID, r.LastSeq
 		if messageID != 0 {
@@ -424,6 +428,7 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 			}
 			m.ReadID, m.ReadSeq = upTo, seq
 			m.DeliveredID = max(m.DeliveredID, upTo)
+			return s.receiptEvents(tx, subs, p.App.ID, viewer, kind, id, upTo, now, TriggerReadReceipt, TriggerReadByAll)
 		case MarkDelivered:
 			if upTo <= m.DeliveredID {
 				return nil
@@ -434,6 +439,7 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 				}
 			}
 			m.DeliveredID = upTo
+			return s.receiptEvents(tx, subs, p.App.ID, viewer, kind, id, upTo, now, TriggerDeliveryReceipt, TriggerDeliveredToAll)
 		case MarkUnread:
 			if upTo < m.ResetID { // the history before a reset stays read: it is hidden
 				_, sq, err := tx.MessageSeq(p.App.ID, m.ResetID)
@@ -452,6 +458,37 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		s.rollup.receipt(p.App.ID, viewer.UID, what == MarkRead, now)
 	}
 	return err
+}
+
+// receiptActions are the receipt triggers' body actions.
+var receiptActions = map[string]string{
+	TriggerReadReceipt: "read", TriggerDeliveryReceipt: "delivered", TriggerReadByAll: "readByAll", TriggerDeliveredToAll: "deliveredToAll",
+}
+
+// receiptEvents writes the webhook events of a marker moved up to the message upTo: the
+// receipt, and in a one-to-one conversation, whose one receiver is the reader, the
+// receipt "to all" as well. A group's "to all" would need every member's marker read per
+// receipt, so natter does not send it.
+func (s *Service) receiptEvents(tx Tx, subs []string, appID string, reader User, kind, conversationID string, upTo, now int64, one, all string) error {
+	triggers := []string{one}
+	if kind == ConversationUser {
+		triggers = append(triggers, all)
+	}
+	for _, t := range triggers {
+		if !slices.Contains(subs, t) {
+			continue
+		}
+		rc := &EventReceipt{Action: receiptActions[t], Reader: reader.Entity(), ReceiverType: ReceiverUser, Receiver: reader.UID, At: now}
+		if kind == ConversationGroup {
+			rc.ReceiverType, rc.Receiver = ReceiverGroup, strings.TrimPrefix(conversationID, "group_")
+		}
+		ev := OutboxEvent{AppID: appID, Trigger: t, ConversationID: conversationID, MessageID: upTo, At: time.Now().UnixMilli(),
+			Ref: EventRef{MessageID: upTo, Receipt: rc}}
+		if err := tx.InsertOutbox(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ResetConversation hides a conversation's history up to now from the acting user (it

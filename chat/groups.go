@@ -233,6 +233,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 	g.Owner = owner
 	now := s.now()
 	g.CreatedAt = now
+	subs := s.subscriptions(ctx, p.App.ID)
 	var results MemberResults
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -282,6 +283,10 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 		}
 		recorded = ch.recorded
 		g.UpdatedAt = 0 // a new group has not been updated, whatever its first members did
+		ch.created(founders, states)
+		if err := ch.writeEvents(subs); err != nil {
+			return err
+		}
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
@@ -478,6 +483,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 		return Group{}, err
 	}
 	now := s.now()
+	subs := s.subscriptions(ctx, p.App.ID)
 	var out Group
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -535,12 +541,16 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 			g.Tags = tags
 		}
 		g.UpdatedAt, g.UpdatedBy = now, actor.UID
+		ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
+		ch.events = []memberEvent{{trigger: TriggerGroupUpdated}}
 		if owner != "" && owner != g.Owner {
-			ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
 			if err := ch.transfer(owner); err != nil {
 				return err
 			}
 			recorded = ch.recorded
+		}
+		if err := ch.writeEvents(subs); err != nil {
+			return err
 		}
 		if err := tx.SaveGroup(g, in.Tags != nil); err != nil {
 			return err
@@ -576,6 +586,7 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 	if _, err := s.permit(ctx, p, Action{Op: OpDeleteGroup, Role: actor.Role}); err != nil {
 		return err
 	}
+	subs := s.subscriptions(ctx, p.App.ID)
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
@@ -586,7 +597,11 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 				return err
 			}
 		}
-		return tx.DeleteGroup(p.App.ID, id)
+		if err := tx.DeleteGroup(p.App.ID, id); err != nil {
+			return err
+		}
+		ch := &memberChange{tx: tx, g: &g, actor: actor, events: []memberEvent{{trigger: TriggerGroupDeleted}}}
+		return ch.writeEvents(subs)
 	})
 	if err == nil {
 		s.forgetPolicy(p.App.ID, id) // its scope permissions went with it

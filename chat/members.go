@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
 )
 
 // Member scopes, from most to least powerful.
@@ -235,6 +236,8 @@ type memberChange struct {
 	actorRead  bool
 	// recorded are the action messages written, for the notifier once committed.
 	recorded []Message
+	// events are the webhook events of the change, for writeEvents.
+	events []memberEvent
 }
 
 // rule fills in the acting side of r.
@@ -339,7 +342,7 @@ func (c *memberChange) add(uid, scope string) (*Message, error) {
 	if err := c.join(uid, scope); err != nil {
 		return nil, err
 	}
-	return c.record("added", t.User.Entity(), nil)
+	return c.record("added", EventMember{Entity: t.User.Entity(), Scope: scope})
 }
 
 // join makes uid a member: its row, the group's count, and its read marker, so that the
@@ -364,24 +367,95 @@ func (c *memberChange) vacancy(t MemberState) error {
 	return nil
 }
 
-// record writes the groupMember action message for action on the user on.
-func (c *memberChange) record(action string, on Entity, extras json.RawMessage) (*Message, error) {
+// record writes the groupMember action message for action on the member on, and notes its
+// webhook event.
+func (c *memberChange) record(action string, on EventMember) (*Message, error) {
 	data := `{"action":"` + action + `"`
-	if extras != nil {
+	if on.OldScope != "" {
+		extras, _ := json.Marshal(map[string]any{"scope": map[string]string{"new": on.Scope, "old": on.OldScope}})
 		data += `,"extras":` + string(extras)
 	}
 	data += "}"
 	g := *c.g
 	g.Viewer = nil
+	target := on.Entity
 	m := &Message{AppID: c.g.AppID, ConversationID: GroupConversationID(c.g.GUID), Sender: c.actor.UID,
 		ReceiverType: ReceiverGroup, Receiver: c.g.GUID, Category: CategoryAction, Type: "groupMember",
 		Data: json.RawMessage(data), SentAt: c.now, UpdatedAt: c.now, Action: action,
-		SenderEntity: c.actor, TargetUID: on.UID, TargetUser: &on, ReceiverGroup: &g}
+		SenderEntity: c.actor, TargetUID: on.UID, TargetUser: &target, ReceiverGroup: &g}
 	if err := c.tx.InsertMessage(m); err != nil {
 		return nil, err
 	}
 	c.recorded = append(c.recorded, *m)
+	c.event(memberTriggers[action], on)
 	return m, nil
+}
+
+// memberTriggers are the webhook triggers of the groupMember actions.
+var memberTriggers = map[string]string{
+	"added": TriggerMemberAdded, "joined": TriggerMemberJoined, "left": TriggerMemberLeft, "kicked": TriggerMemberKicked,
+	"banned": TriggerMemberBanned, "unbanned": TriggerMemberUnbanned, "scopeChanged": TriggerMemberScopeChanged,
+}
+
+// memberEvent is a webhook event of a member change, not written yet: the events of one
+// request go out together, one per trigger, with the group as the request left it.
+type memberEvent struct {
+	trigger string
+	member  *EventMember // nil for an event about the group alone
+}
+
+func (c *memberChange) event(trigger string, m EventMember) {
+	c.events = append(c.events, memberEvent{trigger, &m})
+}
+
+// created turns the change's events into a new group's: group_created names every first
+// member, the founders (admins) and those added, who get no group_member_added of their
+// own; bans made at creation stay group_member_banned.
+func (c *memberChange) created(founders []string, states map[string]MemberState) {
+	evs := []memberEvent{{trigger: TriggerGroupCreated}}
+	for _, uid := range founders {
+		m := EventMember{Entity: states[uid].User.Entity(), Scope: ScopeAdmin}
+		evs = append(evs, memberEvent{TriggerGroupCreated, &m})
+	}
+	for _, e := range c.events {
+		if e.trigger == TriggerMemberAdded {
+			e.trigger = TriggerGroupCreated
+		}
+		evs = append(evs, e)
+	}
+	c.events = evs
+}
+
+// writeEvents writes the change's webhook events to the outbox: per trigger in the order it
+// first happened, its members together, each with the group as it is now and who acted.
+// subs are the app's subscribed triggers.
+func (c *memberChange) writeEvents(subs []string) error {
+	var order []string
+	members := map[string][]EventMember{}
+	for _, e := range c.events {
+		if !slices.Contains(subs, e.trigger) {
+			continue
+		}
+		if _, seen := members[e.trigger]; !seen {
+			order = append(order, e.trigger)
+			members[e.trigger] = []EventMember{}
+		}
+		if e.member != nil {
+			members[e.trigger] = append(members[e.trigger], *e.member)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	g, by, at := eventGroup(*c.g), c.actor, time.Now().UnixMilli()
+	for _, t := range order {
+		ev := OutboxEvent{AppID: c.g.AppID, Trigger: t, ConversationID: GroupConversationID(c.g.GUID), At: at,
+			Ref: EventRef{Group: g, Members: members[t], By: &by}}
+		if err := c.tx.InsertOutbox(ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // kick removes a member.
@@ -400,7 +474,7 @@ func (c *memberChange) kick(uid string) (*Message, error) {
 	if err := c.remove(uid); err != nil {
 		return nil, err
 	}
-	return c.record("kicked", t.User.Entity(), nil)
+	return c.record("kicked", EventMember{Entity: t.User.Entity()})
 }
 
 func (c *memberChange) remove(uid string) error {
@@ -433,7 +507,7 @@ func (c *memberChange) ban(uid string) error {
 	if err := c.tx.InsertBan(c.g.AppID, c.g.GUID, uid, c.actor.UID, c.now); err != nil {
 		return err
 	}
-	_, err = c.record("banned", t.User.Entity(), nil)
+	_, err = c.record("banned", EventMember{Entity: t.User.Entity()})
 	return err
 }
 
@@ -457,7 +531,7 @@ func (c *memberChange) unban(uid string) error {
 	if err := c.tx.DeleteBan(c.g.AppID, c.g.GUID, uid); err != nil {
 		return err
 	}
-	_, err = c.record("unbanned", t.User.Entity(), nil)
+	_, err = c.record("unbanned", EventMember{Entity: t.User.Entity()})
 	return err
 }
 
@@ -478,8 +552,7 @@ func (c *memberChange) scope(uid, scope string) (Membership, error) {
 		return Membership{}, err
 	}
 	c.g.UpdatedAt = c.now
-	extras, _ := json.Marshal(map[string]any{"scope": map[string]string{"new": scope, "old": t.Membership.Scope}})
-	if _, err := c.record("scopeChanged", t.User.Entity(), extras); err != nil {
+	if _, err := c.record("scopeChanged", EventMember{Entity: t.User.Entity(), Scope: scope, OldScope: t.Membership.Scope}); err != nil {
 		return Membership{}, err
 	}
 	return Membership{Scope: scope, JoinedAt: t.Membership.JoinedAt}, nil
@@ -505,20 +578,20 @@ func (c *memberChange) transfer(uid string) error {
 		if err := c.join(uid, ScopeAdmin); err != nil {
 			return err
 		}
-		if _, err := c.record("added", t.User.Entity(), nil); err != nil {
+		if _, err := c.record("added", EventMember{Entity: t.User.Entity(), Scope: ScopeAdmin}); err != nil {
 			return err
 		}
 	case t.Membership.Scope != ScopeAdmin:
 		if err := c.tx.SetMemberScope(c.g.AppID, c.g.GUID, uid, ScopeAdmin); err != nil {
 			return err
 		}
-		extras, _ := json.Marshal(map[string]any{"scope": map[string]string{"new": ScopeAdmin, "old": t.Membership.Scope}})
-		if _, err := c.record("scopeChanged", t.User.Entity(), extras); err != nil {
+		if _, err := c.record("scopeChanged", EventMember{Entity: t.User.Entity(), Scope: ScopeAdmin, OldScope: t.Membership.Scope}); err != nil {
 			return err
 		}
 	}
 	c.g.Owner = uid
 	c.g.UpdatedAt = c.now
+	c.event(TriggerOwnerTransferred, EventMember{Entity: t.User.Entity(), Scope: ScopeAdmin})
 	return nil
 }
 
@@ -534,6 +607,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 		return Group{}, err
 	}
 	now := s.now()
+	subs := s.subscriptions(ctx, p.App.ID)
 	var out Group
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -550,6 +624,9 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 			return err
 		}
 		out, recorded = g, c.recorded
+		if err := c.writeEvents(subs); err != nil {
+			return err
+		}
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
@@ -745,7 +822,7 @@ func (s *Service) Join(ctx context.Context, p Principal, guid, password string) 
 		if err := c.join(uid, ScopeParticipant); err != nil {
 			return err
 		}
-		_, err = c.record("joined", c.actor, nil)
+		_, err = c.record("joined", EventMember{Entity: c.actor, Scope: ScopeParticipant})
 		return err
 	})
 	if err != nil {
@@ -775,7 +852,7 @@ func (s *Service) Leave(ctx context.Context, p Principal, guid string) error {
 		if err := c.remove(uid); err != nil {
 			return err
 		}
-		_, err = c.record("left", c.actor, nil)
+		_, err = c.record("left", EventMember{Entity: c.actor})
 		return err
 	})
 	return err

@@ -256,6 +256,12 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	if ev := s.outboxEvent(ctx, TriggerMessageSent, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
 		events = append(events, *ev)
 	}
+	if len(m.Mentions) > 0 {
+		// One event per message, its mentionedUsers saying who: as message_sent's data.
+		if ev := s.outboxEvent(ctx, TriggerUserMentioned, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
+			events = append(events, *ev)
+		}
+	}
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}

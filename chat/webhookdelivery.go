@@ -93,35 +93,50 @@ func (s *Service) AppForDelivery(ctx context.Context, appID string) (App, error)
 // Outbox is the storage the workers use.
 func (s *Service) Outbox() DeliveryStore { return s.store }
 
-// EventSubject reads what an event is about to render its data: the message (for an edit
-// or deletion the action message with its target), or the reaction with its user. A
-// message gone since (deleted for good) is ErrNotFound; its data is then the ids alone.
-func (s *Service) EventSubject(ctx context.Context, d Delivery) (*Message, *Reaction, error) {
+// Subject is what an event's data is rendered from: Message for a message's events
+// (for an edit or deletion the action message with its target), Reaction for a reaction's,
+// Ref alone for a group's or a block's, Ref and the receipt's message (its sender) for a
+// receipt, User for a connection status change.
+type Subject struct {
+	Trigger  string
+	At       int64 // when the event was written, unix ms
+	Message  *Message
+	Reaction *Reaction
+	User     *User
+	Ref      EventRef
+}
+
+// EventSubject reads what an event is about to render its data. A message gone since
+// (deleted for good) is ErrNotFound; its data is then the ids alone.
+func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error) {
+	sub := Subject{Trigger: d.Trigger, At: d.CreatedAt, Ref: d.Ref}
 	switch d.Trigger {
 	case TriggerReactionAdded, TriggerReactionRemoved:
 		r := &Reaction{ID: d.Ref.ReactionID, MessageID: d.Ref.MessageID, Reaction: d.Ref.Reaction, UID: d.Ref.UID, ReactedAt: d.Ref.ReactedAt}
 		u, err := s.store.User(ctx, d.AppID, d.Ref.UID)
 		if err != nil && !errors.Is(err, ErrNotFound) {
-			return nil, nil, err
+			return sub, err
 		}
 		r.ReactedBy = u
 		if r.ReactedBy.UID == "" {
 			r.ReactedBy.UID = d.Ref.UID
 		}
-		return nil, r, nil
-	case TriggerMessageSent:
+		sub.Reaction = r
+		return sub, nil
+	case TriggerMessageSent, TriggerUserMentioned:
 		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
 		if err != nil {
-			return nil, nil, err
+			return sub, err
 		}
 		// As sent: neither a later edit, deletion nor reaction.
 		m.Data, m.Tags, m.UpdatedAt, m.Reactions = d.Ref.Data, d.Ref.Tags, m.SentAt, nil
 		m.EditedAt, m.EditedBy, m.DeletedAt, m.DeletedBy = 0, "", 0, ""
-		return &m, nil, nil
+		sub.Message = &m
+		return sub, nil
 	case TriggerMessageEdited, TriggerMessageDeleted:
 		a, err := s.store.Message(ctx, d.AppID, d.Ref.ActionID, "")
 		if err != nil {
-			return nil, nil, err
+			return sub, err
 		}
 		if t, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, ""); err == nil {
 			t.Data, t.Tags, t.Reactions = d.Ref.Data, d.Ref.Tags, nil // as the change left it
@@ -130,11 +145,37 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (*Message, *Reac
 			}
 			a.Target = &t
 		} else if !errors.Is(err, ErrNotFound) {
-			return nil, nil, err
+			return sub, err
 		}
-		return &a, nil, nil
+		sub.Message = &a
+		return sub, nil
+	case TriggerDeliveryReceipt, TriggerReadReceipt, TriggerDeliveredToAll, TriggerReadByAll:
+		// The message tells the receipt's messageSender; one deleted for good since leaves
+		// the receipt without it.
+		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return sub, err
+		}
+		if err == nil {
+			sub.Message = &m
+		}
+		return sub, nil
+	case TriggerConnectionStatus:
+		u, err := s.store.User(ctx, d.AppID, d.Ref.UID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return sub, err
+		}
+		if u.UID == "" {
+			u.UID = d.Ref.UID
+		}
+		u.Status = d.Ref.Presence // as the change left it
+		sub.User = &u
+		return sub, nil
 	}
-	return nil, nil, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)
+	if d.Ref.Group != nil || d.Ref.Members != nil {
+		return sub, nil // group and block events carry their subjects
+	}
+	return sub, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)
 }
 
 // Delivery states, as the log shows them.

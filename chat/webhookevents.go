@@ -34,6 +34,32 @@ type EventRef struct {
 	// message after the event and before its first delivery does not show in the event.
 	Data json.RawMessage `json:"data,omitempty"`
 	Tags []string        `json:"tags,omitempty"`
+	// Group and user events keep their subjects as the change left them: a group deleted
+	// since, or a member renamed, shows as it was. Group has no password hash.
+	Group   *Group        `json:"group,omitempty"`
+	Members []EventMember `json:"members,omitempty"` // the members, or the users blocked
+	By      *Entity       `json:"by,omitempty"`      // who acted: a user, or the app's system user
+	Receipt *EventReceipt `json:"receipt,omitempty"`
+	// Presence is a connection status change: "available" or "offline".
+	Presence string `json:"presence,omitempty"`
+}
+
+// EventMember is a user an event is about, with its scope in the group when it has one;
+// OldScope is set on a scope change.
+type EventMember struct {
+	Entity
+	Scope    string `json:",omitempty"`
+	OldScope string `json:",omitempty"`
+}
+
+// EventReceipt is a receipt event: Reader moved its read or delivered marker up to the
+// event's message (Action "read", "delivered", "readByAll" or "deliveredToAll").
+type EventReceipt struct {
+	Action       string
+	Reader       Entity
+	ReceiverType string
+	Receiver     string // the reader for a one-to-one conversation, else the group
+	At           int64  // unix seconds
 }
 
 // WebhookTx writes outbox events inside a change's transaction.
@@ -49,20 +75,32 @@ type WebhookTx interface {
 // another node is seen within the TTL. When the subscriptions cannot be read the event is
 // written anyway: the outbox's own fan-out decides who gets it.
 func (s *Service) subscribed(ctx context.Context, appID, trigger string) bool {
+	return slices.Contains(s.subscriptions(ctx, appID), trigger)
+}
+
+// subscriptions is the set of triggers some enabled webhook of the app subscribes to, as
+// subscribed reads it; every trigger when it cannot be read.
+func (s *Service) subscriptions(ctx context.Context, appID string) []string {
 	c := s.keys.webhooks
 	if ts, ok := c.get(appID); ok {
-		return slices.Contains(ts, trigger)
+		return ts
 	}
 	gen := c.generation()
 	ts, err := s.store.SubscribedTriggers(ctx, appID)
 	if err != nil {
-		return true
+		return Triggers
 	}
 	if ts == nil {
 		ts = []string{}
 	}
 	c.put(appID, ts, gen)
-	return slices.Contains(ts, trigger)
+	return ts
+}
+
+// eventGroup is g as an event keeps it: without its password hash or a viewer.
+func eventGroup(g Group) *Group {
+	g.PasswordHash, g.Viewer = "", nil
+	return &g
 }
 
 // webhookChanged drops the app's cached subscriptions on this node.

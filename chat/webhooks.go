@@ -35,25 +35,55 @@ const (
 // receiving when natter learns to emit them.
 var Triggers = []string{
 	TriggerMessageSent, TriggerMessageEdited, TriggerMessageDeleted,
-	"message_delivery_receipt", "message_read_receipt", "message_delivered_to_all", "message_read_by_all",
-	TriggerReactionAdded, TriggerReactionRemoved, "user_mentioned",
-	"user_blocked", "user_unblocked", "user_connection_status_changed",
-	"group_created", "group_updated", "group_deleted", "group_member_added", "group_member_removed",
-	"group_member_banned", "group_member_unbanned", "group_member_joined", "group_member_left",
-	"group_member_kicked", "group_member_scope_changed", "group_owner_transferred",
+	TriggerDeliveryReceipt, TriggerReadReceipt, TriggerDeliveredToAll, TriggerReadByAll,
+	TriggerReactionAdded, TriggerReactionRemoved, TriggerUserMentioned,
+	TriggerUserBlocked, TriggerUserUnblocked, TriggerConnectionStatus,
+	TriggerGroupCreated, TriggerGroupUpdated, TriggerGroupDeleted, TriggerMemberAdded, TriggerMemberRemoved,
+	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
+	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
 }
 
-// The triggers natter emits today.
+// The triggers.
 const (
-	TriggerMessageSent     = "message_sent"
-	TriggerMessageEdited   = "message_edited"
-	TriggerMessageDeleted  = "message_deleted"
-	TriggerReactionAdded   = "message_reaction_added"
-	TriggerReactionRemoved = "message_reaction_removed"
+	TriggerMessageSent        = "message_sent"
+	TriggerMessageEdited      = "message_edited"
+	TriggerMessageDeleted     = "message_deleted"
+	TriggerDeliveryReceipt    = "message_delivery_receipt"
+	TriggerReadReceipt        = "message_read_receipt"
+	TriggerDeliveredToAll     = "message_delivered_to_all"
+	TriggerReadByAll          = "message_read_by_all"
+	TriggerReactionAdded      = "message_reaction_added"
+	TriggerReactionRemoved    = "message_reaction_removed"
+	TriggerUserMentioned      = "user_mentioned"
+	TriggerUserBlocked        = "user_blocked"
+	TriggerUserUnblocked      = "user_unblocked"
+	TriggerConnectionStatus   = "user_connection_status_changed"
+	TriggerGroupCreated       = "group_created"
+	TriggerGroupUpdated       = "group_updated"
+	TriggerGroupDeleted       = "group_deleted"
+	TriggerMemberAdded        = "group_member_added"
+	TriggerMemberRemoved      = "group_member_removed"
+	TriggerMemberBanned       = "group_member_banned"
+	TriggerMemberUnbanned     = "group_member_unbanned"
+	TriggerMemberJoined       = "group_member_joined"
+	TriggerMemberLeft         = "group_member_left"
+	TriggerMemberKicked       = "group_member_kicked"
+	TriggerMemberScopeChanged = "group_member_scope_changed"
+	TriggerOwnerTransferred   = "group_owner_transferred"
 )
 
-// EmittedTriggers are the triggers natter writes events for.
-var EmittedTriggers = []string{TriggerMessageSent, TriggerMessageEdited, TriggerMessageDeleted, TriggerReactionAdded, TriggerReactionRemoved}
+// EmittedTriggers are the triggers natter writes events for. group_member_removed is not
+// among them: natter removes a member by kicking (group_member_kicked), banning
+// (group_member_banned) or its leaving (group_member_left), and sends that one.
+var EmittedTriggers = []string{
+	TriggerMessageSent, TriggerMessageEdited, TriggerMessageDeleted,
+	TriggerDeliveryReceipt, TriggerReadReceipt, TriggerDeliveredToAll, TriggerReadByAll,
+	TriggerReactionAdded, TriggerReactionRemoved, TriggerUserMentioned,
+	TriggerUserBlocked, TriggerUserUnblocked, TriggerConnectionStatus,
+	TriggerGroupCreated, TriggerGroupUpdated, TriggerGroupDeleted, TriggerMemberAdded,
+	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
+	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
+}
 
 // Webhook is one endpoint of an app. BasicAuth is "username:password" sealed with the
 // webhook key; it never leaves the service.

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -148,23 +147,6 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p c
 	}
 	writeData(w, r, webhookOut(wh.Webhook, wh.SigningSecret), nil)
 	return nil
-}
-
-// WebhookData renders a webhook event's data in the hosted service's shapes (API-reference
-// §7): {"message": <message>} for message events (an edit's or deletion's action message
-// carries its target in data.entities.on), {"reaction": <reaction record>} for reactions.
-// cmd/natter hands it to the webhook workers.
-func WebhookData(m *chat.Message, r *chat.Reaction) []byte {
-	if r != nil {
-		rec := reactionJSON{ID: strconv.FormatInt(r.ID, 10), MessageID: strconv.FormatInt(r.MessageID, 10), Reaction: r.Reaction,
-			UID: r.UID, ReactedAt: r.ReactedAt, ReactedBy: userOut(r.ReactedBy)}
-		b, _ := json.Marshal(struct {
-			Reaction reactionJSON `json:"reaction"`
-		}{rec})
-		return b
-	}
-	b := append([]byte(`{"message":`), appendMessage(nil, *m)...)
-	return append(b, '}')
 }
 
 // deliveryJSON is one entry of a webhook's delivery log.

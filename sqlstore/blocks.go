@@ -2,29 +2,41 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/natter-chat/natter/chat"
 )
 
 // InsertBlocks records blocks (chat.BlockTx); an existing one keeps its time.
-func (tx txStore) InsertBlocks(appID, uid string, targets []string, at int64) error {
-	for _, t := range targets {
-		if _, err := tx.exec(`INSERT INTO blocks (app_id, uid, blocked_uid, blocked_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (app_id, uid, blocked_uid) DO NOTHING`, appID, uid, t, at); err != nil {
-			return err
-		}
-	}
-	return nil
+func (tx txStore) InsertBlocks(appID, uid string, targets []string, at int64) ([]string, error) {
+	return tx.eachChanged(targets, func(t string) (sql.Result, error) {
+		return tx.exec(`INSERT INTO blocks (app_id, uid, blocked_uid, blocked_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (app_id, uid, blocked_uid) DO NOTHING`, appID, uid, t, at)
+	})
 }
 
 // DeleteBlocks lifts blocks (chat.BlockTx).
-func (tx txStore) DeleteBlocks(appID, uid string, targets []string) error {
+func (tx txStore) DeleteBlocks(appID, uid string, targets []string) ([]string, error) {
+	return tx.eachChanged(targets, func(t string) (sql.Result, error) {
+		return tx.exec(`DELETE FROM blocks WHERE app_id = $1 AND uid = $2 AND blocked_uid = $3`, appID, uid, t)
+	})
+}
+
+// eachChanged runs a one-row statement per target and returns the targets it changed.
+func (tx txStore) eachChanged(targets []string, stmt func(string) (sql.Result, error)) ([]string, error) {
+	var changed []string
 	for _, t := range targets {
-		if _, err := tx.exec(`DELETE FROM blocks WHERE app_id = $1 AND uid = $2 AND blocked_uid = $3`, appID, uid, t); err != nil {
-			return err
+		res, err := stmt(t)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n > 0 {
+			changed = append(changed, t)
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // Blocks reports the blocks between two users (chat.BlockStore), in one statement.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"crypto/rand"
+	"time"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -58,6 +59,9 @@ func (db *DB) SetOnline(ctx context.Context, appID, node string, uids []string, 
 			}
 			if n, _ := res.RowsAffected(); n > 0 {
 				changed = append(changed, uid)
+				if err := presenceEvent(tx, appID, uid, "available"); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -81,6 +85,9 @@ func (db *DB) SetOffline(ctx context.Context, appID, node string, uids []string,
 			}
 			if off {
 				changed = append(changed, uid)
+				if err := presenceEvent(tx, appID, uid, "offline"); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -126,11 +133,22 @@ func (db *DB) ExpirePresence(ctx context.Context, now int64) (map[string][]strin
 			}
 			if off {
 				changed[h.app] = append(changed[h.app], h.uid)
+				if err := presenceEvent(tx, h.app, h.uid, "offline"); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
 	return changed, mapErr(err)
+}
+
+// presenceEvent writes the user_connection_status_changed event of a presence change, in
+// its transaction, when a webhook of the app subscribes to it. A user's presence and block
+// events are ordered by "user:<uid>", as a conversation's are by its id.
+func presenceEvent(tx *wtx, appID, uid, status string) error {
+	return insertOutboxIfSubscribed(tx, chat.OutboxEvent{AppID: appID, Trigger: chat.TriggerConnectionStatus,
+		ConversationID: "user:" + uid, Ref: chat.EventRef{UID: uid, Presence: status}, At: time.Now().UnixMilli()})
 }
 
 var _ chat.RealtimeStore = (*DB)(nil)

@@ -45,7 +45,7 @@ type Config struct {
 	Retention    time.Duration // how long done events and their log are kept
 	AllowPrivate bool          // deliver to loopback, private and link-local addresses
 	// Data renders an event's data from what it is about (httpapi.WebhookData).
-	Data   func(*chat.Message, *chat.Reaction) []byte
+	Data   func(chat.Subject) []byte
 	Logger *slog.Logger
 	// Observe, when set, learns each attempt's outcome ("delivered", "failed", "dead") and
 	// how long it took (the Prometheus figures of cmd/natter).
@@ -260,7 +260,7 @@ func (d *Deliverer) data(ctx context.Context, del chat.Delivery) ([]byte, error)
 	if del.Payload != nil {
 		return del.Payload, nil
 	}
-	m, r, err := d.svc.EventSubject(ctx, del)
+	sub, err := d.svc.EventSubject(ctx, del)
 	var data []byte
 	switch {
 	case errors.Is(err, chat.ErrNotFound):
@@ -269,7 +269,7 @@ func (d *Deliverer) data(ctx context.Context, del chat.Delivery) ([]byte, error)
 	case err != nil:
 		return nil, fmt.Errorf("render event %d: %w", del.EventID, err)
 	default:
-		data = d.cfg.Data(m, r)
+		data = d.cfg.Data(sub)
 	}
 	return d.store.SetEventPayload(ctx, del.EventID, data)
 }

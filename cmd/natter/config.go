@@ -47,6 +47,7 @@ type config struct {
 	WebhookWorkers      int
 	WebhookTimeout      time.Duration
 	WebhookRetryFor     time.Duration
+	WebhookRetention    time.Duration
 	StatsFlush          time.Duration
 }
 
@@ -149,6 +150,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", envInt("NATTER_WEBHOOK_WORKERS", webhook.DefaultWorkers), "webhook deliveries in flight on this node (NATTER_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
+	fs.DurationVar(&c.WebhookRetention, "webhook-retention", envDur("NATTER_WEBHOOK_RETENTION", webhook.DefaultRetention), "how long delivered and dead-lettered webhook events stay in the delivery log, for replay (NATTER_WEBHOOK_RETENTION)")
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
 	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
 		k, err := base64.StdEncoding.DecodeString(v)
@@ -180,8 +182,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
-	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0:
-		return c, fmt.Errorf("--webhook-workers, --webhook-timeout and --webhook-retry-for must be more than 0")
+	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0 || c.WebhookRetention <= 0:
+		return c, fmt.Errorf("--webhook-workers, --webhook-timeout, --webhook-retry-for and --webhook-retention must be more than 0")
 	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
 		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
 	}

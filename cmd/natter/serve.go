@@ -140,7 +140,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	webhooksDone := make(chan struct{})
 	go func() {
 		defer close(webhooksDone)
-		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor,
+		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor, Retention: c.WebhookRetention,
 			AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
