@@ -326,3 +326,66 @@ func TestWebhookLogAndReplay(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookDisabledPauses: a disabled webhook's pending deliveries wait, and go out in
+// order once it is enabled again.
+func TestWebhookDisabledPauses(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			down := true
+			rc.fail = func(int) bool { return down } // read under rc.mu
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			wh, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL), Triggers: &[]string{"message_sent"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := e.mustText("ann", "bob", "a"), e.mustText("ann", "bob", "b")
+			tries := func() int {
+				rc.mu.Lock()
+				defer rc.mu.Unlock()
+				return rc.n
+			}
+			for deadline := time.Now().Add(10 * time.Second); tries() == 0; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no attempt while enabled")
+				}
+			}
+			if _, err := e.c.UpdateWebhook(e.ctx(), wh.ID, client.WebhookRequest{Enabled: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// Attempts claimed before the update may still be made; then none is (none is
+			// counted, so none nears dead-lettering), across more than the whole back-off
+			// schedule of this env (at most 200 ms apart).
+			attempts := func() int { return e.count(`SELECT COALESCE(SUM(attempts), 0) FROM webhook_deliveries`) }
+			time.Sleep(300 * time.Millisecond)
+			paused, pausedTries := attempts(), tries()
+			time.Sleep(600 * time.Millisecond)
+			if n := attempts(); n != paused || tries() != pausedTries {
+				t.Fatalf("%d attempts while disabled", n-paused)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE state = 0`); n != 2 {
+				t.Fatalf("%d pending deliveries while disabled, want 2", n)
+			}
+			rc.mu.Lock()
+			down = false
+			rc.mu.Unlock()
+			if _, err := e.c.UpdateWebhook(e.ctx(), wh.ID, client.WebhookRequest{Enabled: ptr(true)}); err != nil {
+				t.Fatal(err)
+			}
+			got := rc.wait(t, 2)
+			var ids []string
+			for _, d := range got {
+				var m struct{ Message struct{ ID string } }
+				json.Unmarshal(d.env.Data, &m)
+				ids = append(ids, m.Message.ID)
+			}
+			if len(ids) != 2 || ids[0] != a.ID || ids[1] != b.ID {
+				t.Fatalf("after enabling: %v, want [%s %s]", ids, a.ID, b.ID)
+			}
+		})
+	}
+}

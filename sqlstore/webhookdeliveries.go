@@ -12,12 +12,14 @@ import (
 // leasing them (lease_until, leased_by); the delivery before one, of the same webhook and
 // conversation, must be done first, so each webhook gets a conversation's events in order.
 
-// claimQuery leases due deliveries; $1 now, $2 lease end, $3 node, $4 limit, $5 per-webhook
+// claimQuery leases due deliveries of enabled webhooks (disabling one pauses its
+// deliveries; enabling it again resumes them, in order); $1 now, $2 lease end, $3 node, $4 limit, $5 per-webhook
 // cap. PostgreSQL adds FOR UPDATE SKIP LOCKED (claimLock) so that nodes claiming at once
 // each take other rows; SQLite's single writer runs one claim at a time.
 const claimQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
 	WHERE id IN (SELECT d.id FROM webhook_deliveries d
 		WHERE d.state = 0 AND d.next_at <= $1 AND d.lease_until < $1
+		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = d.app_id AND w.id = d.webhook_id AND w.enabled = 1)
 		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.conversation_id = d.conversation_id
 			AND e.app_id = d.app_id AND e.state = 0 AND e.event_id < d.event_id)
 		AND (SELECT count(*) FROM webhook_deliveries f WHERE f.app_id = d.app_id AND f.webhook_id = d.webhook_id
