@@ -269,6 +269,13 @@ func (s *Service) IsMember(ctx context.Context, appID, guid, uid string) (bool, 
 	return m.Joined() && !m.Banned, err
 }
 
+// MayReach reports whether uid may send typing indicators and transient messages to the
+// user to: neither has blocked the other, as for messages.
+func (s *Service) MayReach(ctx context.Context, appID, uid, to string) (bool, error) {
+	ab, ba, err := s.store.Blocks(ctx, appID, uid, to)
+	return !ab && !ba, err
+}
+
 // FriendUIDs lists the acting user's friends, for a socket's presence subscription.
 func (s *Service) FriendUIDs(ctx context.Context, p Principal) ([]string, error) {
 	us, _, err := s.ListFriends(ctx, p.ActingAs(""), p.Actor, UserQuery{Page: Page{PerPage: MaxFriends, Number: 1}})

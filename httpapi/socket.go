@@ -49,6 +49,7 @@ type socket struct {
 	friends  map[string]bool // for FRIENDS, read at connect
 
 	memberOf map[string]time.Time // groups it may type in, until when (reader goroutine only)
+	reaches  map[string]time.Time // users it may type to (no block either way), until when
 	tokens   float64              // inbound frame budget (reader goroutine only)
 	last     time.Time
 }
@@ -86,7 +87,8 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.open.Add(1)
 	defer h.open.Add(-1)
 	c := &socket{h: h, ws: ws, out: make(chan []byte, h.opt.QueueLen), done: make(chan struct{}),
-		tokens: float64(h.opt.FrameBurst), last: time.Now(), memberOf: map[string]time.Time{}}
+		tokens: float64(h.opt.FrameBurst), last: time.Now(), memberOf: map[string]time.Time{},
+		reaches: map[string]time.Time{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := c.authenticate(ctx); err != nil {
@@ -329,6 +331,9 @@ func (c *socket) relay(ctx context.Context, f inFrame) {
 	e := chat.Event{App: c.app, Except: c.uid}
 	switch f.ReceiverType {
 	case chat.ReceiverUser:
+		if !c.reach(ctx, receiver) {
+			return
+		}
 		e.Users = []string{receiver}
 	case chat.ReceiverGroup:
 		if !c.member(ctx, receiver) {
@@ -346,6 +351,24 @@ func (c *socket) relay(ctx context.Context, f inFrame) {
 	}
 	e.Frame = c.h.frame(c.app, receiver, f.ReceiverType, c.deviceID, f.Type, c.uid, body)
 	c.h.Publish(ctx, e)
+}
+
+// reach reports whether the socket's user may type to uid: no block between them, as
+// messages need. A yes is remembered for 10 s, so a new block silences a typing user
+// within that.
+func (c *socket) reach(ctx context.Context, uid string) bool {
+	if until, ok := c.reaches[uid]; ok && time.Now().Before(until) {
+		return true
+	}
+	ok, err := c.h.svc.MayReach(ctx, c.app, c.uid, uid)
+	if err != nil || !ok {
+		return false
+	}
+	if len(c.reaches) > 1000 {
+		clear(c.reaches)
+	}
+	c.reaches[uid] = time.Now().Add(10 * time.Second)
+	return true
 }
 
 // member reports whether the socket's user is a member of guid, remembered for a minute.

@@ -146,6 +146,18 @@ func (w *wsClient) next(typ string) map[string]json.RawMessage {
 	}
 }
 
+// sync returns once the server has handled every frame sent before: it answers a ping
+// after them.
+func (w *wsClient) sync() {
+	w.t.Helper()
+	w.send(`{"action":"ping"}`)
+	for {
+		if f := w.next(""); str(f["action"]) == "pong" {
+			return
+		}
+	}
+}
+
 // presence waits for a presence frame about uid with the action.
 func (w *wsClient) presence(uid, action string) {
 	w.t.Helper()
@@ -256,6 +268,21 @@ func TestSocketEvents(t *testing.T) {
 			ty := bob.next("typing_indicator")
 			if str(ty["sender"]) != "alice" || !strings.Contains(string(ty["body"]), `"uid":"alice"`) || strings.Contains(string(ty["body"]), "mallory") {
 				t.Errorf("typing frame %v, want alice's, whatever the frame claimed", ty)
+			}
+
+			// Typing to a user who blocked the typist goes nowhere, as a message would; once
+			// unblocked it is relayed again (carol's first typing frame is the second one).
+			if _, err := e.c.BlockUsers(e.ctx(), "carol", []string{"alice"}); err != nil {
+				t.Fatal(err)
+			}
+			alice.send(`{"receiver":"carol","receiverType":"user","type":"typing_indicator","body":{"action":"started"}}`)
+			alice.sync()
+			if _, err := e.c.UnblockUsers(e.ctx(), "carol", []string{"alice"}); err != nil {
+				t.Fatal(err)
+			}
+			alice.send(`{"receiver":"carol","receiverType":"user","type":"typing_indicator","body":{"action":"ended"}}`)
+			if ty := carol.next("typing_indicator"); !strings.Contains(string(ty["body"]), `"action":"ended"`) {
+				t.Errorf("carol's first typing frame %s, want the one sent after she unblocked alice", ty["body"])
 			}
 
 			// A read receipt sent on the socket moves bob's read marker and reaches alice.
