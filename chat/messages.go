@@ -204,6 +204,11 @@ func (s *Service) send(ctx context.Context, p Principal, in MessageSend, parent 
 	if err != nil {
 		return Message{}, err
 	}
+	return s.sendAs(ctx, p, sender, in, parent)
+}
+
+// sendAs is send from sender, the principal's acting user already read.
+func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in MessageSend, parent *Message) (Message, error) {
 	m, err := validateSend(in)
 	if err != nil {
 		return Message{}, err
@@ -297,6 +302,20 @@ func (u User) Entity() Entity {
 }
 
 func validateSend(in MessageSend) (Message, error) {
+	switch {
+	case in.Receiver == "":
+		return Message{}, Errorf(CodeEmptyReceiver, "The receiver field is required.")
+	case in.ReceiverType != ReceiverUser && in.ReceiverType != ReceiverGroup:
+		return Message{}, Errorf(CodeInvalidReceiverType, "The receiverType must be user or group.")
+	}
+	m, err := validateContent(in)
+	m.Receiver, m.ReceiverType = in.Receiver, in.ReceiverType
+	return m, err
+}
+
+// validateContent checks what a send sends, whoever receives it: category, type, tags,
+// muid and data.
+func validateContent(in MessageSend) (Message, error) {
 	// The hosted service's spec defaults both.
 	if in.Category == "" {
 		in.Category = CategoryMessage
@@ -304,19 +323,14 @@ func validateSend(in MessageSend) (Message, error) {
 	if in.Type == "" {
 		in.Type = "text"
 	}
-	m := Message{ReceiverType: in.ReceiverType, Category: in.Category, Type: in.Type, MUID: in.MUID}
+	m := Message{Category: in.Category, Type: in.Type, MUID: in.MUID}
 	switch {
-	case in.Receiver == "":
-		return m, Errorf(CodeEmptyReceiver, "The receiver field is required.")
-	case in.ReceiverType != ReceiverUser && in.ReceiverType != ReceiverGroup:
-		return m, Errorf(CodeInvalidReceiverType, "The receiverType must be user or group.")
 	case in.Category != CategoryMessage && in.Category != CategoryCustom:
 		return m, Errorf(CodeInvalidCategory, "The category must be message or custom.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
 		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type) || strings.IndexByte(in.Type, 0) >= 0:
 		return m, Errorf(CodeInvalidType, "The type %s is not valid for category %s.", brief(in.Type), in.Category)
 	}
-	m.Receiver = in.Receiver
 	fe := fieldErrors{}
 	m.Tags = fe.tags("tags", in.Tags)
 	fe.text("muid", in.MUID, MaxMUIDLen, false)

@@ -11,3 +11,8 @@ import (
 func (c *Client) SendBotMessage(ctx context.Context, uid string, r SendMessageRequest) (*Message, error) {
 	return c.message(ctx, http.MethodPost, "/bots/"+seg(uid)+"/messages", r)
 }
+
+// SendBotMessageToMany sends from the bot uid as SendMessageToMany sends on a user's behalf.
+func (c *Client) SendBotMessageToMany(ctx context.Context, uid string, r SendMessageRequest, to Receivers) (*SendResults, error) {
+	return c.sendToMany(ctx, "/bots/"+seg(uid)+"/messages", r, to)
+}

@@ -67,6 +67,21 @@ func (c *Client) OnBehalfOf(uid string) *Client {
 	return &cp
 }
 
+// IdempotencyKey returns a copy of c whose writes carry the Idempotency-Key header key: the
+// server runs a write once per key, and a retry with the same key and the same request
+// gets the first answer (docs/idempotency.md). Use one key per intended write, such as a
+// send to several receivers that may be retried. An empty key returns a copy without it.
+func (c *Client) IdempotencyKey(key string) *Client {
+	cp := *c
+	cp.header = c.header.Clone()
+	if key == "" {
+		cp.header.Del("Idempotency-Key")
+	} else {
+		cp.header.Set("Idempotency-Key", key)
+	}
+	return &cp
+}
+
 // Error is an error response: the API's error envelope, with the HTTP status and headers.
 type Error struct {
 	Status     int                 `json:"-"`

@@ -284,6 +284,18 @@ func TestEndpoints(t *testing.T) {
 				Data: map[string]any{"text": "<hi>"}})
 			return err
 		}, "POST /messages", "/v3/messages", "", nil, `{"receiver":"u2","receiverType":"user","category":"message","type":"text","data":{"text":"<hi>"}}`},
+		{"SendMessageToMany", func(c *client.Client) error {
+			_, err := c.SendMessageToMany(ctx, client.SendMessageRequest{Data: map[string]any{"text": "hi"}},
+				client.Receivers{UIDs: []string{"u2", "u3"}, GUIDs: []string{"g1"}})
+			return err
+		}, "POST /messages", "/v3/messages", "", nil,
+			`{"receiver":"","receiverType":"","category":"","type":"","data":{"text":"hi"},"multipleReceivers":{"uids":["u2","u3"],"guids":["g1"]}}`},
+		{"SendBotMessageToMany", func(c *client.Client) error {
+			_, err := c.SendBotMessageToMany(ctx, "bot 1", client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Data: map[string]any{"text": "hi"}},
+				client.Receivers{GUIDs: []string{"g1"}})
+			return err
+		}, "POST /bots/{uid}/messages", "/v3/bots/bot%201/messages", "", map[string]string{"uid": "bot 1"},
+			`{"receiver":"u2","receiverType":"user","category":"","type":"","data":{"text":"hi"},"multipleReceivers":{"guids":["g1"]}}`},
 		{"GetMessage", func(c *client.Client) error {
 			_, err := c.GetMessage(ctx, "7")
 			return err

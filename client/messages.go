@@ -173,6 +173,70 @@ func (c *Client) SendMessage(ctx context.Context, r SendMessageRequest) (*Messag
 	return c.message(ctx, http.MethodPost, "/messages", r)
 }
 
+// Receivers are the users and groups a send reaches besides its Receiver (the body's
+// multipleReceivers): at most 25 in all, the Receiver included, once duplicates collapse.
+type Receivers struct {
+	UIDs  []string `json:"uids,omitempty"`
+	GUIDs []string `json:"guids,omitempty"`
+}
+
+// SendResults answer a send to several receivers: for each uid and each guid (lower-cased;
+// a malformed one as sent) what became of it. Both maps are always set.
+type SendResults struct {
+	Users  map[string]SendResult `json:"users"`
+	Groups map[string]SendResult `json:"groups"`
+}
+
+// SendResult is what became of one receiver of a send to several: the Message sent to it,
+// or the Error that refused it, as the error envelope would hold it (its Status is 0).
+type SendResult struct {
+	Message *Message
+	Error   *Error
+}
+
+// UnmarshalJSON decodes a refusal ({"error": …}) or a message.
+func (r *SendResult) UnmarshalJSON(b []byte) error {
+	var refused struct {
+		Error *Error `json:"error"`
+	}
+	if err := json.Unmarshal(b, &refused); err != nil {
+		return err
+	}
+	if refused.Error != nil {
+		*r = SendResult{Error: refused.Error}
+		return nil
+	}
+	var m Message
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*r = SendResult{Message: &m}
+	return nil
+}
+
+// multiSendBody is a send's body with multipleReceivers.
+type multiSendBody struct {
+	SendMessageRequest
+	MultipleReceivers Receivers `json:"multipleReceivers"`
+}
+
+// SendMessageToMany sends r's message to each receiver in to, and to r.Receiver too when
+// it is set, one message each, as SendMessage would to each alone. A receiver's refusal is
+// in its SendResult and does not stop the others; what concerns the whole request (the
+// sender, an empty or too long list, the message itself) is the error. Sent through
+// Client.IdempotencyKey, a retry gets the first answer instead of sending again.
+func (c *Client) SendMessageToMany(ctx context.Context, r SendMessageRequest, to Receivers) (*SendResults, error) {
+	return c.sendToMany(ctx, "/messages", r, to)
+}
+
+func (c *Client) sendToMany(ctx context.Context, path string, r SendMessageRequest, to Receivers) (*SendResults, error) {
+	var out SendResults
+	if _, err := c.call(ctx, http.MethodPost, path, nil, multiSendBody{r, to}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetMessage returns the message id.
 func (c *Client) GetMessage(ctx context.Context, id string) (*Message, error) {
 	return c.message(ctx, http.MethodGet, "/messages/"+seg(id), nil)

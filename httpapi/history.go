@@ -201,11 +201,10 @@ func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p cha
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.Multiple) > 0 && string(req.Multiple) != "null" {
+	if req.Multiple != nil {
 		return chat.InvalidField("multipleReceivers", "A thread reply goes to its thread's conversation only.")
 	}
-	m, err := s.svc.SendThreadMessage(r.Context(), p, r.PathValue("id"), chat.MessageSend{Receiver: req.Receiver,
-		ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID})
+	m, err := s.svc.SendThreadMessage(r.Context(), p, r.PathValue("id"), req.send())
 	if err != nil {
 		return err
 	}

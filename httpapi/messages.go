@@ -15,7 +15,19 @@ type sendMessageRequest struct {
 	Data         json.RawMessage `json:"data"`
 	Tags         []string        `json:"tags"`
 	MUID         string          `json:"muid"`
-	Multiple     json.RawMessage `json:"multipleReceivers"`
+	// Multiple is nil when the body has no multipleReceivers, or null.
+	Multiple *multipleReceiversJSON `json:"multipleReceivers"`
+}
+
+// multipleReceiversJSON is the body's multipleReceivers: users and groups to send to.
+type multipleReceiversJSON struct {
+	UIDs  []string `json:"uids"`
+	GUIDs []string `json:"guids"`
+}
+
+func (req sendMessageRequest) send() chat.MessageSend {
+	return chat.MessageSend{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category,
+		Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID}
 }
 
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -23,17 +35,78 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if len(req.Multiple) > 0 && string(req.Multiple) != "null" {
-		return chat.Errorf(chat.CodeNotImplemented, "multipleReceivers is not implemented in natter yet.")
+	if req.Multiple != nil {
+		return s.sendMessages(w, r, p, req)
 	}
-	m, err := s.svc.SendMessage(r.Context(), p, chat.MessageSend{Receiver: req.Receiver,
-		ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID})
+	m, err := s.svc.SendMessage(r.Context(), p, req.send())
 	if err != nil {
 		return err
 	}
 	writeMessage(w, r, m)
 	s.publishMessage(r, m)
 	return nil
+}
+
+// sendMessages is a send with multipleReceivers: one message per receiver, answered as
+// {"data":{"users":{uid: message | {"error":…}},"groups":{guid: …}}}, each list in the
+// order named. A receiver's failure is in its entry, so the answer is 200 once anything
+// may have been sent, and an Idempotency-Key replays it rather than send again.
+func (s *Server) sendMessages(w http.ResponseWriter, r *http.Request, p chat.Principal, req sendMessageRequest) error {
+	res, err := s.svc.SendMessages(r.Context(), p, req.send(), chat.Receivers{UIDs: req.Multiple.UIDs, GUIDs: req.Multiple.GUIDs})
+	if err != nil {
+		return err
+	}
+	b := bytesPool.Get().(*[]byte)
+	defer bytesPool.Put(b)
+	out := append((*b)[:0], `{"data":`...)
+	out = appendSendResults(out, r, res)
+	out = append(out, "}\n"...)
+	*b = out
+	writeBody(w, r, http.StatusOK, out)
+	for _, l := range [][]chat.ReceiverResult{res.Users, res.Groups} {
+		for _, rr := range l {
+			if rr.Err == nil {
+				s.publishMessage(r, rr.Message)
+			}
+		}
+	}
+	return nil
+}
+
+// appendSendResults appends a multi-send's results: {"users":{…},"groups":{…}}, both
+// always present, each receiver's message or its refusal in the error envelope's shape. A
+// failure that is not a refusal is logged here, as writeError would, and answered
+// ERR_EXCEPTION without its cause.
+func appendSendResults(b []byte, r *http.Request, res chat.MultiSendResults) []byte {
+	b = append(b, '{')
+	for li, l := range []struct {
+		name string
+		rs   []chat.ReceiverResult
+	}{{"users", res.Users}, {"groups", res.Groups}} {
+		if li > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, l.name)
+		b = append(b, ":{"...)
+		for i, rr := range l.rs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, rr.ID)
+			b = append(b, ':')
+			if rr.Err == nil {
+				b = appendMessage(b, rr.Message)
+				continue
+			}
+			if StatusOf(chat.ErrorCode(rr.Err)) >= 500 { // also anything not a *chat.Error
+				logger(r).Error("multi-send receiver failed", "list", l.name, "receiver", rr.ID, "err", rr.Err, "request_id", requestID(r))
+			}
+			e, _ := json.Marshal(errorBody{errorOut(rr.Err)})
+			b = append(b, e...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
 }
 
 // sendBotMessage is POST /bots/{uid}/messages: a message from the bot, which in natter is
