@@ -91,10 +91,13 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reaches: map[string]time.Time{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := c.authenticate(ctx); err != nil {
+	ack, err := c.authenticate(ctx)
+	if err != nil {
 		h.log.Debug("socket refused", "err", err)
 		return
 	}
+	// Registered before the ack, so an event published once the client has its ack reaches
+	// it: the events queue until the writer starts, after the ack.
 	first, ok := h.add(c)
 	if !ok {
 		c.shutdown(statusGoingAway, "server shutting down")
@@ -106,6 +109,12 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.offline(c)
 		}
 	}()
+	wctx, wcancel := context.WithTimeout(ctx, h.opt.WriteTimeout)
+	err = c.ws.Write(wctx, websocket.MessageText, ack)
+	wcancel()
+	if err != nil {
+		return
+	}
 	if first {
 		h.online(ctx, c)
 	}
@@ -129,23 +138,23 @@ type authFrame struct {
 	} `json:"body"`
 }
 
-// authenticate reads the auth frame and answers it; on failure the socket is closed with
-// the reason.
-func (c *socket) authenticate(ctx context.Context) error {
+// authenticate reads the auth frame and returns its ack, for the caller to send; on failure
+// it answers and closes the socket with the reason.
+func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 	// A read whose context ends closes the connection without a close frame: the timer
 	// closes it with one, which ends the read.
 	timer := time.AfterFunc(c.h.opt.AuthTimeout, func() { c.ws.Close(statusPolicy, "no auth frame in time") })
 	typ, data, err := c.ws.Read(ctx)
 	timer.Stop()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	actx, cancel := context.WithTimeout(ctx, c.h.opt.AuthTimeout)
 	defer cancel()
 	var f authFrame
 	if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type != "auth" {
 		c.ws.Close(statusPolicy, "the first frame must be the auth frame")
-		return errors.New("no auth frame")
+		return nil, errors.New("no auth frame")
 	}
 	p, err := c.h.svc.SocketPrincipal(actx, strings.ToLower(f.AppID), f.Body.Auth)
 	if err == nil && f.Sender != "" && !strings.EqualFold(f.Sender, p.Actor) {
@@ -170,7 +179,7 @@ func (c *socket) authenticate(ctx context.Context) error {
 		_ = c.ws.Write(wctx, websocket.MessageText, resp)
 		wcancel()
 		c.ws.Close(statusPolicy, truncateReason(msg))
-		return err
+		return nil, err
 	}
 	c.p, c.app, c.uid, c.role = p, p.App.ID, p.Actor, u.Role
 	c.deviceID = f.DeviceID
@@ -190,9 +199,7 @@ func (c *socket) authenticate(ctx context.Context) error {
 	}
 	ack, _ := json.Marshal(map[string]any{"appId": c.app, "type": "auth", "sender": c.uid, "deviceId": c.deviceID,
 		"body": map[string]string{"code": "200", "status": "OK"}})
-	wctx, wcancel := context.WithTimeout(ctx, c.h.opt.WriteTimeout)
-	defer wcancel()
-	return c.ws.Write(wctx, websocket.MessageText, ack)
+	return ack, nil
 }
 
 // truncateReason keeps a close reason within the 123 bytes a close frame allows.

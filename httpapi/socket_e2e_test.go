@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -493,5 +494,21 @@ func TestSocketCredentialExpiry(t *testing.T) {
 	w.Write(ctx, websocket.MessageText, []byte(authFrame("demo", "alice", fresh.JWT, "")))
 	if _, ack, err := w.Read(ctx); err != nil || !strings.Contains(string(ack), `"code":"200"`) {
 		t.Errorf("auth with the fresh credential: %s %v", ack, err)
+	}
+}
+
+// TestSocketEventRightAfterAck: an event published as soon as the client holds its auth ack
+// reaches it; the socket is registered before the ack goes out.
+func TestSocketEventRightAfterAck(t *testing.T) {
+	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{})
+	e.mustUser("alice", "Alice")
+	e.mustUser("bob", "Bob")
+	for i := range 20 {
+		bob := e.connect("bob", "")
+		m := e.mustText("alice", "bob", "right after the ack "+strconv.Itoa(i))
+		if f := bob.next("message"); !strings.Contains(string(f["body"]), `"id":"`+m.ID+`"`) {
+			t.Fatalf("round %d: frame %s, want message %s", i, f["body"], m.ID)
+		}
+		bob.ws.Close(websocket.StatusNormalClosure, "")
 	}
 }
