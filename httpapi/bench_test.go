@@ -17,6 +17,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/pgtest"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
@@ -33,13 +34,29 @@ func BenchmarkAddReactionByToken(b *testing.B) { benchAddReaction(b, true) }
 
 // BenchmarkAddReactionWebhook is BenchmarkAddReaction with a webhook subscribed to
 // message_reaction_added: each add also writes its outbox event and delivery.
-func BenchmarkAddReactionWebhook(b *testing.B) { benchAddReactionWith(b, false, true) }
+func BenchmarkAddReactionWebhook(b *testing.B) { benchAddReactionWith(b, benchSQLite(b), false, true) }
 
-func benchAddReaction(b *testing.B, byToken bool) { benchAddReactionWith(b, byToken, false) }
+// BenchmarkOutboxPostgres is the outbox's cost on PostgreSQL: add-reaction and send-message
+// without and with a subscribed webhook, on the test PostgreSQL server (internal/pgtest):
+//
+//	go test ./httpapi -run '^$' -bench OutboxPostgres -count 6
+func BenchmarkOutboxPostgres(b *testing.B) {
+	for _, webhook := range []bool{false, true} {
+		name := map[bool]string{false: "", true: "-webhook"}[webhook]
+		b.Run("add-reaction"+name, func(b *testing.B) { benchAddReactionWith(b, pgtest.URL(b), false, webhook) })
+		b.Run("send-message"+name, func(b *testing.B) { benchSendOn(b, pgtest.URL(b), webhook) })
+	}
+}
 
-func benchAddReactionWith(b *testing.B, byToken, webhook bool) {
+func benchSQLite(b *testing.B) string { return "sqlite:" + filepath.Join(b.TempDir(), "b.db") }
+
+func benchAddReaction(b *testing.B, byToken bool) {
+	benchAddReactionWith(b, benchSQLite(b), byToken, false)
+}
+
+func benchAddReactionWith(b *testing.B, dbURL string, byToken, webhook bool) {
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
+	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,9 +147,11 @@ func BenchmarkSendMessage(b *testing.B) { benchSend(b, false) }
 
 func BenchmarkSendMessageWebhook(b *testing.B) { benchSend(b, true) }
 
-func benchSend(b *testing.B, webhook bool) {
+func benchSend(b *testing.B, webhook bool) { benchSendOn(b, benchSQLite(b), webhook) }
+
+func benchSendOn(b *testing.B, dbURL string, webhook bool) {
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "b.db"), sqlstore.Options{})
+	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
