@@ -122,7 +122,9 @@ func (b *LocalBus) Close() error {
 // credentials are signed with, and presence.
 type RealtimeStore interface {
 	// MemberUIDs lists a group's members (not banned users).
-	MemberUIDs(ctx context.Context, appID, guid string) ([]string, error)
+	// Among, when not nil, limits the answer to those users: a node asks only about the
+	// users it holds sockets of when they are fewer than the group's members may be.
+	MemberUIDs(ctx context.Context, appID, guid string, among []string) ([]string, error)
 	// SigningSecret returns the deployment's secret for socket credentials, creating it on
 	// first use; every node of a deployment gets the same one.
 	SigningSecret(ctx context.Context) ([]byte, error)
@@ -253,8 +255,8 @@ func (s *Service) Logout(ctx context.Context, p Principal, token string) error {
 
 // GroupMemberUIDs lists a group's members for socket delivery; no access check: the event
 // was decided by the operation that published it.
-func (s *Service) GroupMemberUIDs(ctx context.Context, appID, guid string) ([]string, error) {
-	return s.store.MemberUIDs(ctx, appID, guid)
+func (s *Service) GroupMemberUIDs(ctx context.Context, appID, guid string, among []string) ([]string, error) {
+	return s.store.MemberUIDs(ctx, appID, guid, among)
 }
 
 // Presence is the presence side of the store, for the socket hub.

@@ -176,18 +176,30 @@ func (h *Hub) remove(c *socket) bool {
 // deliver hands an event to the sockets of this node it is for. It runs on the bus's one
 // delivery goroutine, so a socket gets events in the order the bus received them; it never
 // waits on a socket (enqueue drops one that cannot keep up).
+// askAbout is how many local users a node asks about by name when a group event comes:
+// with more, it reads the group's members instead. A node holding a few sockets of an app
+// then reads a few rows, not a 100 000-member group's.
+const askAbout = 500
+
 func (h *Hub) deliver(e chat.Event) {
 	h.mu.RLock()
-	local := len(h.apps[e.App]) > 0
+	n := len(h.apps[e.App])
+	var among []string
+	if e.Group != "" && n <= askAbout {
+		among = make([]string, 0, n)
+		for uid := range h.apps[e.App] {
+			among = append(among, uid)
+		}
+	}
 	h.mu.RUnlock()
-	if !local {
+	if n == 0 {
 		return
 	}
 	var members []string
 	if e.Group != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		var err error
-		members, err = h.svc.GroupMemberUIDs(ctx, e.App, e.Group)
+		members, err = h.svc.GroupMemberUIDs(ctx, e.App, e.Group, among)
 		cancel()
 		if err != nil {
 			h.log.Warn("real time: group members", "app", e.App, "guid", e.Group, "err", err)

@@ -93,7 +93,7 @@ func groupBenchStore(b *testing.B, backend string) (db *sqlstore.DB, svc *chat.S
 
 // seedGroupB creates users u00000… (those missing) and a group of the first n of them,
 // written directly in one transaction.
-func seedGroupB(b *testing.B, db *sqlstore.DB, guid string, n int) {
+func seedGroupB(b testing.TB, db *sqlstore.DB, guid string, n int) {
 	ctx := context.Background()
 	for i := range n {
 		uid := fmt.Sprintf("u%05d", i)

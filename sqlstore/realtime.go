@@ -9,13 +9,30 @@ import (
 )
 
 // MemberUIDs lists a group's members (chat.RealtimeStore).
-func (db *DB) MemberUIDs(ctx context.Context, appID, guid string) ([]string, error) {
-	return collect(db.read(ctx).rows(`SELECT uid FROM group_members WHERE app_id = $1 AND guid = $2`, appID, guid),
-		func(s scanner) (string, error) {
-			var uid string
-			err := s.Scan(&uid)
-			return uid, err
-		})
+func (db *DB) MemberUIDs(ctx context.Context, appID, guid string, among []string) ([]string, error) {
+	scan := func(s scanner) (string, error) {
+		var uid string
+		err := s.Scan(&uid)
+		return uid, err
+	}
+	if among == nil {
+		return collect(db.read(ctx).rows(`SELECT uid FROM group_members WHERE app_id = $1 AND guid = $2`, appID, guid), scan)
+	}
+	var out []string
+	for len(among) > 0 {
+		n := min(len(among), 500)
+		args := []any{appID, guid}
+		for _, uid := range among[:n] {
+			args = append(args, uid)
+		}
+		uids, err := collect(db.read(ctx).rows(`SELECT uid FROM group_members WHERE app_id = $1 AND guid = $2 AND uid IN (`+
+			placeholders(3, n)+`)`, args...), scan)
+		if err != nil {
+			return nil, err
+		}
+		out, among = append(out, uids...), among[n:]
+	}
+	return out, nil
 }
 
 // SigningSecret returns the deployment's socket secret, creating it on first use
