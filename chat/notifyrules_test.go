@@ -1,0 +1,62 @@
+package chat
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDecideNotification(t *testing.T) {
+	now := time.Date(2026, 11, 24, 22, 30, 0, 0, time.UTC) // 22:30 UTC
+	tokyo, err := time.LoadLocation("Asia/Tokyo")          // 07:30 the next day there
+	if err != nil {
+		t.Fatal(err)
+	}
+	// base is a push of a message to an offline user with a token, everything on.
+	base := NotifyFacts{Channel: ChannelPush, IsMessage: true, Preference: NotifyAll, ChannelOn: true, HasProvider: true,
+		Destination: true, Now: now, Delay: 5 * time.Minute}
+	with := func(change func(*NotifyFacts)) NotifyFacts {
+		f := base
+		change(&f)
+		return f
+	}
+	send := NotifyDecision{Send: true}
+	later := NotifyDecision{Send: true, Delay: 5 * time.Minute, Recheck: true}
+	no := func(reason string) NotifyDecision { return NotifyDecision{Reason: reason} }
+	for _, tc := range []struct {
+		name  string
+		facts NotifyFacts
+		want  NotifyDecision
+	}{
+		{"push of a message", base, send},
+		{"the actor is not notified", with(func(f *NotifyFacts) { f.Actor = true }), no(ReasonActor)},
+		{"the actor, even when mentioned", with(func(f *NotifyFacts) { f.Actor, f.Mentioned = true, true }), no(ReasonActor)},
+		{"channel off", with(func(f *NotifyFacts) { f.ChannelOn = false }), no(ReasonChannelOff)},
+		{"no provider", with(func(f *NotifyFacts) { f.HasProvider = false }), no(ReasonNoProvider)},
+		{"muted until later", with(func(f *NotifyFacts) { f.MutedUntil = now.Add(time.Minute) }), no(ReasonMuted)},
+		{"a mute that ended", with(func(f *NotifyFacts) { f.MutedUntil = now.Add(-time.Minute) }), send},
+		{"a mute ending now has ended", with(func(f *NotifyFacts) { f.MutedUntil = now }), send},
+		{"muted beats mentioned", with(func(f *NotifyFacts) { f.MutedUntil, f.Mentioned = now.Add(time.Hour), true }), no(ReasonMuted)},
+		{"preference never", with(func(f *NotifyFacts) { f.Preference = NotifyNever }), no(ReasonPreference)},
+		{"no preference reads as all", with(func(f *NotifyFacts) { f.Preference = 0 }), send},
+		{"mentions only, not mentioned", with(func(f *NotifyFacts) { f.Preference = NotifyMentionsOnly }), no(ReasonNotMentioned)},
+		{"mentions only, mentioned", with(func(f *NotifyFacts) { f.Preference, f.Mentioned = NotifyMentionsOnly, true }), send},
+		{"mentions only on a reaction reads as all", with(func(f *NotifyFacts) { f.Preference, f.IsMessage = NotifyMentionsOnly, false }), send},
+		{"online: no push", with(func(f *NotifyFacts) { f.Online = true }), no(ReasonOnline)},
+		{"online, push when online", with(func(f *NotifyFacts) { f.Online, f.PushWhenOnline = true, true }), send},
+		{"no push token", with(func(f *NotifyFacts) { f.Destination = false }), no(ReasonNoDestination)},
+		{"quiet hours wrapping midnight, UTC", with(func(f *NotifyFacts) { f.Quiet = QuietHours{From: 22 * 60, To: 7 * 60} }), no(ReasonQuietHours)},
+		{"the same quiet hours, over in Tokyo", with(func(f *NotifyFacts) { f.Quiet, f.Location = QuietHours{From: 22 * 60, To: 7 * 60}, tokyo }), send},
+		{"quiet hours in the day, in Tokyo", with(func(f *NotifyFacts) { f.Quiet, f.Location = QuietHours{From: 7 * 60, To: 8 * 60}, tokyo }), no(ReasonQuietHours)},
+		{"quiet hours end exclusive", with(func(f *NotifyFacts) { f.Quiet = QuietHours{From: 20 * 60, To: 22*60 + 30} }), send},
+		{"empty quiet hours", with(func(f *NotifyFacts) { f.Quiet = QuietHours{From: 60, To: 60} }), send},
+		{"email of a message: later, if unread", with(func(f *NotifyFacts) { f.Channel = ChannelEmail }), later},
+		{"sms of a message to an online user: later, if unread", with(func(f *NotifyFacts) { f.Channel, f.Online = ChannelSMS, true }), later},
+		{"sms without a phone number", with(func(f *NotifyFacts) { f.Channel, f.Destination = ChannelSMS, false }), no(ReasonNoDestination)},
+		{"email of a reaction", with(func(f *NotifyFacts) { f.Channel, f.IsMessage = ChannelEmail, false }), no(ReasonPushOnly)},
+		{"push of a member change", with(func(f *NotifyFacts) { f.IsMessage = false }), send},
+	} {
+		if got := DecideNotification(tc.facts); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
