@@ -28,7 +28,7 @@ var (
 type Options struct {
 	Timeout      time.Duration // each request, connection and TLS handshake
 	AllowPrivate bool          // dial loopback, private and link-local addresses too
-	Name         string        // what posts ("webhook"), at the start of the errors
+	Name         string        // what posts ("webhook"), at the start of the errors if set
 	AllowFlag    string        // the setting that allows private addresses, named in the refusal
 }
 
@@ -40,7 +40,7 @@ func Client(o Options) *http.Client {
 		}
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
-			return fmt.Errorf("%s: dial %s: %w", o.Name, address, err)
+			return fmt.Errorf("%sdial %s: %w", prefix(o.Name), address, err)
 		}
 		if publicaddr.Private(ap.Addr()) {
 			return &refusedError{name: o.Name, addr: ap.Addr(), flag: o.AllowFlag}
@@ -67,7 +67,7 @@ type refusedError struct {
 }
 
 func (e *refusedError) Error() string {
-	return fmt.Sprintf("%s: %s is a loopback, private or link-local address (%s allows it)", e.name, e.addr, e.flag)
+	return fmt.Sprintf("%s%s is a loopback, private or link-local address (%s allows it)", prefix(e.name), e.addr, e.flag)
 }
 
 func (e *refusedError) Is(target error) bool { return target == ErrPrivate }
@@ -75,7 +75,14 @@ func (e *refusedError) Is(target error) bool { return target == ErrPrivate }
 type redirectError struct{ name string }
 
 func (e *redirectError) Error() string {
-	return e.name + ": the endpoint answered a redirect, which is not followed"
+	return prefix(e.name) + "the endpoint answered a redirect, which is not followed"
 }
 
 func (e *redirectError) Is(target error) bool { return target == ErrRedirect }
+
+func prefix(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ": "
+}

@@ -40,3 +40,14 @@ func TestClient(t *testing.T) {
 		t.Fatalf("redirect: err = %v, want ErrRedirect", err)
 	}
 }
+
+// Without a Name the errors have no prefix, for callers that add their own.
+func TestClientUnnamed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	_, err := Client(Options{Timeout: time.Second, AllowFlag: "--x"}).Get(srv.URL)
+	var refused *refusedError
+	if !errors.As(err, &refused) || refused.Error() != "127.0.0.1 is a loopback, private or link-local address (--x allows it)" {
+		t.Fatalf("err = %v", err)
+	}
+}
