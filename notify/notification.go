@@ -47,3 +47,11 @@ type Notification struct {
 type Sender interface {
 	Send(ctx context.Context, n Notification) Result
 }
+
+var (
+	_ Sender = (*FCM)(nil)
+	_ Sender = (*APNs)(nil)
+	_ Sender = (*Twilio)(nil)
+	_ Sender = (*SendGrid)(nil)
+	_ Sender = (*Custom)(nil)
+)
