@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/natter-chat/natter/internal/publicaddr"
 )
 
 // Webhooks (natter's own management API; the hosted service configures them in its
@@ -470,46 +472,12 @@ func (s *Service) webhookURL(fe fieldErrors, raw string, required bool) string {
 }
 
 // PrivateHost reports whether a URL's host is an address (or localhost name) webhooks are
-// not delivered to unless allowed.
-func PrivateHost(host string) bool {
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
-	if err != nil {
-		return false
-	}
-	return PrivateAddr(ip)
-}
+// not delivered to unless allowed (internal/publicaddr, the rule the dialer applies too).
+func PrivateHost(host string) bool { return publicaddr.PrivateHost(host) }
 
 // PrivateAddr reports whether ip is loopback, private, link-local, unspecified, multicast or
 // otherwise not a public unicast address.
-func PrivateAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
-		return true
-	}
-	for _, p := range blockedPrefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// blockedPrefixes are further ranges that are not public: carrier-grade NAT, "this network",
-// benchmarking, and IPv4-in-IPv6 translation prefixes that could reach them.
-var blockedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-}
+func PrivateAddr(ip netip.Addr) bool { return publicaddr.Private(ip) }
 
 func webhookTriggers(fe fieldErrors, in []string, required bool) []string {
 	if len(in) == 0 {
