@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	_ "time/tzdata" // as cmd/natter: the time zones do not depend on the host
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
