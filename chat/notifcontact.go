@@ -110,15 +110,10 @@ func CheckContactChange(ch ContactChange) (ContactChange, error) {
 	return ch, fe.err()
 }
 
-// contactUser is the user whose contact details a call is about: the acting user
-// (onBehalfOf, required, or the auth token's user).
-func (s *Service) contactUser(ctx context.Context, p Principal) (User, error) {
-	return s.actingUser(ctx, p)
-}
-
-// ContactDetails reads the acting user's contact details.
+// ContactDetails reads the acting user's contact details: onBehalfOf's (required), or the
+// auth token's user's.
 func (s *Service) ContactDetails(ctx context.Context, p Principal) (ContactDetails, error) {
-	u, err := s.contactUser(ctx, p)
+	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return ContactDetails{}, err
 	}
@@ -132,7 +127,7 @@ func (s *Service) ContactDetails(ctx context.Context, p Principal) (ContactDetai
 // UpdateContactDetails changes the acting user's contact details (CheckContactChange) and
 // answers them.
 func (s *Service) UpdateContactDetails(ctx context.Context, p Principal, ch ContactChange) (ContactDetails, error) {
-	u, err := s.contactUser(ctx, p)
+	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return ContactDetails{}, err
 	}
@@ -155,7 +150,7 @@ func (s *Service) UpdateContactDetails(ctx context.Context, p Principal, ch Cont
 
 // DeleteContactDetails removes the acting user's contact details; none is no error.
 func (s *Service) DeleteContactDetails(ctx context.Context, p Principal) error {
-	u, err := s.contactUser(ctx, p)
+	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return err
 	}
