@@ -22,6 +22,7 @@ type Tx interface {
 	FeatureTx
 	PermissionTx
 	WebhookTx
+	NotificationTx
 }
 
 // Store is everything natter keeps.
@@ -53,6 +54,7 @@ type Store interface {
 	WebhookStore
 	DeliveryStore
 	StatsStore
+	NotificationStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -26,10 +26,10 @@ var messageHistoryRoutes = map[string]bool{
 }
 
 // historyRoutes are the routes TestHistoryEndpoints, TestConversationEndpoints,
-// TestBlockEndpoints, TestRoleEndpoints and TestStats cover, which TestEndpoints and TestGroupEndpoints leave to them.
+// TestBlockEndpoints, TestRoleEndpoints, TestStats and TestNotificationEndpoints cover, which TestEndpoints and TestGroupEndpoints leave to them.
 var historyRoutes = func() map[string]bool {
 	all := map[string]bool{}
-	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes, roleRoutes, statsRoutes} {
+	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes, roleRoutes, statsRoutes, notificationRoutes} {
 		for rt := range set {
 			all[rt] = true
 		}

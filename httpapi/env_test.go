@@ -277,6 +277,9 @@ func (e *env) snapshot() string {
 		"SELECT app_id, role, permission, value, updated_at FROM role_permissions ORDER BY app_id, role, permission",
 		"SELECT app_id, role, feature, created_at FROM role_features ORDER BY app_id, role, feature",
 		"SELECT app_id, guid, scope, permission, value, updated_at FROM scope_permissions ORDER BY app_id, guid, scope, permission",
+		"SELECT app_id, settings, updated_at FROM notification_settings ORDER BY app_id",
+		"SELECT app_id, uid, COALESCE(preferences, ''), timezone, email, phno, updated_at FROM notification_users ORDER BY app_id, uid",
+		"SELECT app_id, uid, conversation_type, conversation_id, until_ms FROM notification_mutes ORDER BY app_id, uid, conversation_type, conversation_id",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

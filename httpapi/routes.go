@@ -82,6 +82,30 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/webhooks/{id}/deliveries", fullAccessOnly, s.listDeliveries},
 		{http.MethodPost, "/webhooks/{id}/replay", fullAccessOnly, s.replayWebhook},
 
+		// Notifications, the settings plane (docs/notifications.md): the app's settings with an
+		// API key; a user's own with its auth token too, which the client SDK sends to the
+		// preferences and mutes under /notifications/push/v1/.
+		{http.MethodGet, "/notifications/v1/settings", fullAccessOnly, s.getNotificationSettings},
+		{http.MethodPatch, "/notifications/v1/settings", fullAccessOnly, s.updateNotificationSettings},
+		{http.MethodDelete, "/notifications/v1/settings", fullAccessOnly, s.resetNotificationSettings},
+		{http.MethodGet, "/notifications/v1/preferences", clientAllowed, s.getNotificationPrefs},
+		{http.MethodPatch, "/notifications/v1/preferences", clientAllowed, s.updateNotificationPrefs},
+		{http.MethodDelete, "/notifications/v1/preferences", clientAllowed, s.resetNotificationPrefs},
+		{http.MethodGet, "/notifications/push/v1/preferences", clientAllowed, s.getNotificationPrefs},
+		{http.MethodPatch, "/notifications/push/v1/preferences", clientAllowed, s.updateNotificationPrefs},
+		{http.MethodDelete, "/notifications/push/v1/preferences", clientAllowed, s.resetNotificationPrefs},
+		{http.MethodGet, "/notifications/v1/preferences/mute", clientAllowed, s.listMutedConversations},
+		{http.MethodPut, "/notifications/v1/preferences/mute", clientAllowed, s.muteConversations},
+		{http.MethodDelete, "/notifications/v1/preferences/mute", clientAllowed, s.unmuteConversations},
+		{http.MethodGet, "/notifications/push/v1/preferences/mute", clientAllowed, s.listMutedConversations},
+		{http.MethodPut, "/notifications/push/v1/preferences/mute", clientAllowed, s.muteConversations},
+		{http.MethodDelete, "/notifications/push/v1/preferences/mute", clientAllowed, s.unmuteConversations},
+		{http.MethodGet, "/notifications/v1/preferences/timezone", clientAllowed, s.getNotificationTimezone},
+		{http.MethodPatch, "/notifications/v1/preferences/timezone", clientAllowed, s.setNotificationTimezone},
+		{http.MethodGet, "/notifications/v1/contact-details", clientAllowed, s.getContactDetails},
+		{http.MethodPatch, "/notifications/v1/contact-details", clientAllowed, s.updateContactDetails},
+		{http.MethodDelete, "/notifications/v1/contact-details", clientAllowed, s.deleteContactDetails},
+
 		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
 		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},
 		{http.MethodDelete, "/conversations/{conversationId}", clientAllowed, s.deleteConversationByID},
@@ -158,6 +182,10 @@ var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/calls", "/calls/", "/notifications/", "/moderation/",
+	"/calls", "/calls/", "/moderation/",
+	// The notification endpoints natter does not serve yet: push providers and tokens, SMS
+	// and email providers, the delivery log.
+	"/notifications/push/v1/providers/", "/notifications/push/v1/tokens", "/notifications/push/v1/tokens/",
+	"/notifications/sms/", "/notifications/email/", "/notifications/v1/logs",
 	"/data_import/", "/ai-agents/",
 }

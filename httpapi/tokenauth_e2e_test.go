@@ -168,21 +168,48 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 			"POST /webhooks/{id}/secrets":   403,
 			"GET /webhooks/{id}/deliveries": 403,
 			"POST /webhooks/{id}/replay":    403,
+			// A user's own notification settings, as the client SDK calls them; the app's
+			// settings are the app's (adminRoute).
+			"GET /notifications/v1/preferences":              200,
+			"PATCH /notifications/v1/preferences":            200,
+			"DELETE /notifications/v1/preferences":           200,
+			"GET /notifications/push/v1/preferences":         200,
+			"PATCH /notifications/push/v1/preferences":       200,
+			"DELETE /notifications/push/v1/preferences":      200,
+			"GET /notifications/v1/preferences/mute":         200,
+			"PUT /notifications/v1/preferences/mute":         200,
+			"DELETE /notifications/v1/preferences/mute":      200,
+			"GET /notifications/push/v1/preferences/mute":    200,
+			"PUT /notifications/push/v1/preferences/mute":    200,
+			"DELETE /notifications/push/v1/preferences/mute": 200,
+			"GET /notifications/v1/preferences/timezone":     200,
+			"PATCH /notifications/v1/preferences/timezone":   200,
+			"GET /notifications/v1/contact-details":          200,
+			"PATCH /notifications/v1/contact-details":        200,
+			"DELETE /notifications/v1/contact-details":       200,
 		}
 		e.mustGroup("g", "alice")
 		path := strings.NewReplacer("{id}", m.ID, "{reaction}", "x", "{uid}", "alice", "{guid}", "g", "{apiKey}", e.full, "{authToken}", bobTok,
 			"{role}", "default", "{scope}", "participant", "{permission}", "sendMessage")
 		bodies := map[string]string{
-			"POST /messages":                   `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"hey"}}`,
-			"PUT /me":                          `{"platform":"WEB"}`,
-			"PUT /users/{uid}":                 `{"name":"Alice A."}`,
-			"POST /users":                      `{"uid":"carol","name":"Carol"}`,
-			"POST /apikeys":                    `{"name":"k","scope":"fullAccess"}`,
-			"POST /groups":                     `{"guid":"g2","name":"G2","type":"public"}`,
-			"PUT /groups/{guid}":               `{"name":"G"}`,
-			"PATCH /groups/{guid}/owner":       `{"owner":"alice"}`,
-			"POST /groups/{guid}/members":      `{"participants":["bob"]}`,
-			"PUT /groups/{guid}/members/{uid}": `{"scope":"moderator"}`,
+			"POST /messages":                                 `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"hey"}}`,
+			"PUT /me":                                        `{"platform":"WEB"}`,
+			"PUT /users/{uid}":                               `{"name":"Alice A."}`,
+			"POST /users":                                    `{"uid":"carol","name":"Carol"}`,
+			"POST /apikeys":                                  `{"name":"k","scope":"fullAccess"}`,
+			"POST /groups":                                   `{"guid":"g2","name":"G2","type":"public"}`,
+			"PUT /groups/{guid}":                             `{"name":"G"}`,
+			"PATCH /groups/{guid}/owner":                     `{"owner":"alice"}`,
+			"POST /groups/{guid}/members":                    `{"participants":["bob"]}`,
+			"PUT /groups/{guid}/members/{uid}":               `{"scope":"moderator"}`,
+			"PATCH /notifications/v1/preferences":            `{"groupPreferences":{"groupMessages":3}}`,
+			"PATCH /notifications/push/v1/preferences":       `{"oneOnOnePreferences":{"oneOnOneMessages":1}}`,
+			"PUT /notifications/v1/preferences/mute":         `{"conversations":[{"id":"bob","type":"oneOnOne","until":9999999999999}]}`,
+			"DELETE /notifications/v1/preferences/mute":      `{"conversations":[{"id":"bob","type":"oneOnOne"}]}`,
+			"PUT /notifications/push/v1/preferences/mute":    `{"conversations":[{"id":"g","type":"group","until":9999999999999}]}`,
+			"DELETE /notifications/push/v1/preferences/mute": `{"conversations":[{"id":"g","type":"group"}]}`,
+			"PATCH /notifications/v1/preferences/timezone":   `{"timezone":"Asia/Tokyo"}`,
+			"PATCH /notifications/v1/contact-details":        `{"email":"alice@example.com"}`,
 		}
 		routes := httpapi.Routes()
 		// The deletions last, so that the other routes find the message and the group.
@@ -227,7 +254,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 				}
 			})
 		}
-		for _, p := range []string{"/v3/moderation/rules", "/v3.0/calls"} {
+		for _, p := range []string{"/v3/moderation/rules", "/v3.0/calls", "/v3/notifications/push/v1/tokens", "/v3/notifications/v1/logs"} {
 			if r := e.do(request{method: "GET", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
 				t.Errorf("GET %s with a token: %d %s", p, r.status, r.body)
 			}
@@ -440,6 +467,6 @@ func adminRoute(rt string) bool {
 	_, p, _ := strings.Cut(rt, " ")
 	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
 		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
-		strings.HasPrefix(p, "/stats") ||
+		strings.HasPrefix(p, "/stats") || p == "/notifications/v1/settings" ||
 		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/")
 }

@@ -242,8 +242,13 @@ func (tx txStore) DeleteGroup(appID, guid string) error {
 			return err
 		}
 	}
-	if _, err := tx.exec(`DELETE FROM system_pinned_conversations WHERE app_id = $1 AND kind = 'group' AND target = $2`, appID, guid); err != nil {
-		return err
+	for _, q := range []string{
+		`DELETE FROM system_pinned_conversations WHERE app_id = $1 AND kind = 'group' AND target = $2`,
+		`DELETE FROM notification_mutes WHERE app_id = $1 AND conversation_type = 'group' AND conversation_id = $2`,
+	} {
+		if _, err := tx.exec(q, appID, guid); err != nil {
+			return err
+		}
 	}
 	// Members, bans and tags go by their foreign keys' cascade.
 	res, err := tx.exec(`DELETE FROM groups WHERE app_id = $1 AND guid = $2`, appID, guid)

@@ -191,18 +191,25 @@ func (db *DB) UpdateUser(ctx context.Context, appID, uid string, u chat.UserChan
 }
 
 // SoftDeleteUser marks a user deleted; the uid stays taken, and so do its messages. Nothing
-// brings a deleted user back, so its friendships and auth tokens go now.
+// brings a deleted user back, so its friendships, auth tokens and notification settings
+// (contact details among them) go now, with the mutes of its conversations.
 func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) error {
 	return db.transact(ctx, func(tx *wtx) error {
 		res, err := tx.exec(`UPDATE users SET deleted_at = $1 WHERE app_id = $2 AND uid = $3 AND deleted_at = 0`, at, appID, uid)
 		if err := affected(res, err); err != nil {
 			return err
 		}
-		if _, err := tx.exec(`DELETE FROM friends WHERE app_id = $1 AND (uid = $2 OR friend_uid = $2)`, appID, uid); err != nil {
-			return err
+		for _, q := range []string{
+			`DELETE FROM friends WHERE app_id = $1 AND (uid = $2 OR friend_uid = $2)`,
+			`DELETE FROM auth_tokens WHERE app_id = $1 AND uid = $2`,
+			`DELETE FROM notification_users WHERE app_id = $1 AND uid = $2`,
+			`DELETE FROM notification_mutes WHERE app_id = $1 AND (uid = $2 OR (conversation_type = 'oneOnOne' AND conversation_id = $2))`,
+		} {
+			if _, err := tx.exec(q, appID, uid); err != nil {
+				return err
+			}
 		}
-		_, err = tx.exec(`DELETE FROM auth_tokens WHERE app_id = $1 AND uid = $2`, appID, uid)
-		return err
+		return nil
 	})
 }
 
@@ -252,6 +259,8 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 			`DELETE FROM conversation_markers WHERE app_id = $1 AND (uid = $2 OR conversation_id IN
 				(SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)))`,
 			`DELETE FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)`,
+			// Its own notification rows go by their foreign keys; others' mutes of it here.
+			`DELETE FROM notification_mutes WHERE app_id = $1 AND conversation_type = 'oneOnOne' AND conversation_id = $2`,
 		}
 		for _, s := range steps {
 			if _, err := tx.exec(s, appID, uid); err != nil {

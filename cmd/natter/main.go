@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The IANA time zone database, embedded (about 450 KB): users' notification time zones
+	// are checked and read against it, so they never depend on the host's /usr/share/zoneinfo.
+	_ "time/tzdata"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; without it, natter version
