@@ -22,6 +22,8 @@ type Tx interface {
 	FeatureTx
 	PermissionTx
 	WebhookTx
+	ProviderTx
+	PushTokenTx
 }
 
 // Store is everything natter keeps.
@@ -53,6 +55,8 @@ type Store interface {
 	WebhookStore
 	DeliveryStore
 	StatsStore
+	ProviderStore
+	PushTokenStore
 	Ping(ctx context.Context) error
 	Close() error
 }
