@@ -94,7 +94,7 @@ type CustomProvider struct {
 	Channel Channel
 	Enabled bool
 	CustomSettings
-	PasswordHint string // SecretHint of the password, "" without Basic auth
+	PasswordHint string // "********" with a password (none of it shows), "" without Basic auth
 	CreatedAt    int64
 	UpdatedAt    int64
 }

@@ -173,6 +173,9 @@ func sealSecret(key []byte, p *Provider, secret string) error {
 		return err
 	}
 	p.Secret, p.SecretHint = b, SecretHint(secret)
+	if strings.HasPrefix(string(p.Kind), "custom_") {
+		p.SecretHint = maskedSecret // a password shows nothing of itself
+	}
 	return nil
 }
 
