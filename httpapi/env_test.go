@@ -277,6 +277,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, role, permission, value, updated_at FROM role_permissions ORDER BY app_id, role, permission",
 		"SELECT app_id, role, feature, created_at FROM role_features ORDER BY app_id, role, feature",
 		"SELECT app_id, guid, scope, permission, value, updated_at FROM scope_permissions ORDER BY app_id, guid, scope, permission",
+		"SELECT app_id, kind, id, is_default, enabled, settings, secret_hint, created_at, updated_at FROM notification_providers ORDER BY app_id, kind, id",
+		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {
