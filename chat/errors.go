@@ -102,6 +102,10 @@ const (
 	CodeWebhookNotFound           Code = "ERR_WEBHOOK_NOT_FOUND"
 	CodeWebhookAlreadyExists      Code = "ERR_WEBHOOK_ALREADY_EXISTS" // natter's own: a webhook id taken
 	CodeTriggerNotFound           Code = "ERR_TRIGGER_NOT_FOUND"
+	CodeProviderNotFound          Code = "ERR_PROVIDER_NOT_FOUND"
+	CodeProviderAlreadyExists     Code = "ERR_PROVIDER_ALREADY_EXISTS"
+	CodeTokenNotFound             Code = "ERR_TOKEN_NOT_FOUND"      // a push token
+	CodeTokenAlreadyExists        Code = "ERR_TOKEN_ALREADY_EXISTS" // not emitted: registering a push token again is idempotent (pushtokens.go)
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -182,6 +186,10 @@ var kinds = map[Code]Kind{
 	CodeWebhookNotFound:           KindNotFound,
 	CodeWebhookAlreadyExists:      KindInvalid, // as ERR_UID_ALREADY_EXISTS
 	CodeTriggerNotFound:           KindInvalid,
+	CodeProviderNotFound:          KindNotFound,
+	CodeProviderAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeTokenNotFound:             KindNotFound,
+	CodeTokenAlreadyExists:        KindInvalid,
 }
 
 // Kind of the code; an unknown code is internal.

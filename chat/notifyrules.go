@@ -7,13 +7,6 @@ import "time"
 // The rule reads no storage, so it is decided the same way on every node and tested as a
 // table (notifyrules_test.go).
 
-// Notification channels.
-const (
-	ChannelPush  = "push"
-	ChannelSMS   = "sms"
-	ChannelEmail = "email"
-)
-
 // Notification preference values, as the hosted settings spell them (API-reference §4.10).
 const (
 	NotifyNever        = 1 // don't notify
@@ -40,7 +33,7 @@ const (
 // NotifyFacts are what the rule needs to know about one recipient of one event on one
 // channel.
 type NotifyFacts struct {
-	Channel string
+	Channel Channel
 	// The event: its actor, whether it mentions the recipient, and the recipient's
 	// preference for its kind (NotifyNever, NotifyAll or NotifyMentionsOnly; 0 reads as
 	// NotifyAll). Mentions only applies to messages: for another kind it reads as NotifyAll.

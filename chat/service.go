@@ -33,7 +33,8 @@ type Config struct {
 	// WebhookKey seals webhook secrets and credentials; empty: a key natter generates and
 	// keeps in the database (docs/security.md).
 	WebhookKey []byte
-	// WebhookAllowPrivate lets webhook URLs name loopback, private and link-local addresses.
+	// WebhookAllowPrivate lets webhook URLs, and custom notification providers' URLs, name
+	// loopback, private and link-local addresses.
 	WebhookAllowPrivate bool
 	// StatsFlushInterval is how often this node saves the usage it counted (GET /stats);
 	// 0 means DefaultStatsFlushInterval, and a negative one saves only on FlushUsage, on a

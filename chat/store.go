@@ -23,6 +23,8 @@ type Tx interface {
 	PermissionTx
 	WebhookTx
 	NotificationTx
+	ProviderTx
+	PushTokenTx
 }
 
 // Store is everything natter keeps.
@@ -55,6 +57,8 @@ type Store interface {
 	DeliveryStore
 	StatsStore
 	NotificationStore
+	ProviderStore
+	PushTokenStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -8,10 +8,11 @@ import (
 	"errors"
 )
 
-// Webhook secrets and Basic-auth credentials must be readable again to sign and to
-// authenticate, so they are sealed rather than hashed: AES-256-GCM with a key derived from
-// the webhook key (NATTER_WEBHOOK_KEY, or one natter generates and keeps in server_secrets),
-// bound to their app, webhook and purpose so a sealed value cannot be moved to another row.
+// Webhook secrets and Basic-auth credentials, and notification providers' credentials
+// (notifproviders.go), must be readable again to sign and to authenticate, so they are sealed
+// rather than hashed: AES-256-GCM with a key derived from the webhook key (NATTER_WEBHOOK_KEY,
+// or one natter generates and keeps in server_secrets), bound to their app, row and purpose
+// so a sealed value cannot be moved to another row.
 // docs/security.md says what this does and does not protect against.
 
 func deriveKey(raw []byte) []byte {

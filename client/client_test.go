@@ -51,7 +51,7 @@ func newFake(t *testing.T) *fake {
 			mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				vals := map[string]string{}
-				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission"} {
+				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission", "providerId", "pushToken"} {
 					if v := r.PathValue(k); v != "" {
 						vals[k] = v
 					}
@@ -278,6 +278,150 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.Replay(ctx, "wh1", client.ReplayRequest{EventID: "evt_3"})
 			return err
 		}, "POST /webhooks/{id}/replay", "/v3/webhooks/wh1/replay", "", map[string]string{"id": "wh1"}, `{"eventId":"evt_3"}`},
+
+		// Notification providers and push tokens.
+		{"ListFCMProviders", func(c *client.Client) error {
+			_, err := c.ListFCMProviders(ctx)
+			return err
+		}, "GET /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil, ""},
+		{"CreateFCMProvider", func(c *client.Client) error {
+			_, err := c.CreateFCMProvider(ctx, client.FCMProviderRequest{ProviderID: "f1", ServiceAccountCreds: &client.ServiceAccount{ProjectID: "p", ClientEmail: "e", PrivateKey: "k"}})
+			return err
+		}, "POST /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil,
+			`{"providerId":"f1","serviceAccountCreds":{"project_id":"p","client_email":"e","private_key":"k"}}`},
+		{"UpdateFCMProvider", func(c *client.Client) error {
+			_, err := c.UpdateFCMProvider(ctx, client.FCMProviderRequest{ProviderID: "f1", ServiceAccountFilename: ptr("a.json")})
+			return err
+		}, "PUT /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil, `{"providerId":"f1","serviceAccountFilename":"a.json"}`},
+		{"DeleteFCMProvider", func(c *client.Client) error {
+			_, err := c.DeleteFCMProvider(ctx, "f 1")
+			return err
+		}, "DELETE /notifications/push/v1/providers/fcm/{providerId}", "/v3/notifications/push/v1/providers/fcm/f%201", "", map[string]string{"providerId": "f 1"}, ""},
+		{"SetDefaultFCMProvider", func(c *client.Client) error {
+			_, err := c.SetDefaultFCMProvider(ctx, "f1")
+			return err
+		}, "PUT /notifications/push/v1/providers/fcm/default/{providerId}", "/v3/notifications/push/v1/providers/fcm/default/f1", "", map[string]string{"providerId": "f1"}, ""},
+		{"ListAPNsProviders", func(c *client.Client) error {
+			_, err := c.ListAPNsProviders(ctx)
+			return err
+		}, "GET /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, ""},
+		{"CreateAPNsProvider", func(c *client.Client) error {
+			_, err := c.CreateAPNsProvider(ctx, client.APNsProviderRequest{ProviderID: "a1", KeyID: ptr("K"), ProductionMode: ptr(true)})
+			return err
+		}, "POST /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, `{"providerId":"a1","keyId":"K","productionMode":true}`},
+		{"UpdateAPNsProvider", func(c *client.Client) error {
+			_, err := c.UpdateAPNsProvider(ctx, client.APNsProviderRequest{ProviderID: "a1", BundleID: ptr("com.x")})
+			return err
+		}, "PUT /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, `{"providerId":"a1","bundleId":"com.x"}`},
+		{"DeleteAPNsProvider", func(c *client.Client) error {
+			_, err := c.DeleteAPNsProvider(ctx, "a1")
+			return err
+		}, "DELETE /notifications/push/v1/providers/apns/{providerId}", "/v3/notifications/push/v1/providers/apns/a1", "", map[string]string{"providerId": "a1"}, ""},
+		{"SetDefaultAPNsProvider", func(c *client.Client) error {
+			_, err := c.SetDefaultAPNsProvider(ctx, "a1")
+			return err
+		}, "PUT /notifications/push/v1/providers/apns/default/{providerId}", "/v3/notifications/push/v1/providers/apns/default/a1", "", map[string]string{"providerId": "a1"}, ""},
+		{"GetTwilioProvider", func(c *client.Client) error {
+			_, err := c.GetTwilioProvider(ctx)
+			return err
+		}, "GET /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, ""},
+		{"CreateTwilioProvider", func(c *client.Client) error {
+			_, err := c.CreateTwilioProvider(ctx, client.TwilioRequest{TwilioAccountSID: ptr("AC1"), TwilioAuthToken: ptr("t"), TwilioSenderPhoneNumber: ptr("+1")})
+			return err
+		}, "POST /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil,
+			`{"twilioAccountSID":"AC1","twilioAuthToken":"t","twilioSenderPhoneNumber":"+1"}`},
+		{"UpdateTwilioProvider", func(c *client.Client) error {
+			_, err := c.UpdateTwilioProvider(ctx, client.TwilioRequest{IsEnabled: ptr(false)})
+			return err
+		}, "PUT /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, `{"isEnabled":false}`},
+		{"DeleteTwilioProvider", func(c *client.Client) error {
+			_, err := c.DeleteTwilioProvider(ctx)
+			return err
+		}, "DELETE /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, ""},
+		{"GetSendGridProvider", func(c *client.Client) error {
+			_, err := c.GetSendGridProvider(ctx)
+			return err
+		}, "GET /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, ""},
+		{"CreateSendGridProvider", func(c *client.Client) error {
+			_, err := c.CreateSendGridProvider(ctx, client.SendGridRequest{SendGridAPIKey: ptr("SG.x"), SenderEmail: ptr("a@b.c")})
+			return err
+		}, "POST /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, `{"sendGridApiKey":"SG.x","senderEmail":"a@b.c"}`},
+		{"UpdateSendGridProvider", func(c *client.Client) error {
+			_, err := c.UpdateSendGridProvider(ctx, client.SendGridRequest{AllowEmailReplies: ptr(true)})
+			return err
+		}, "PUT /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, `{"allowEmailReplies":true}`},
+		{"DeleteSendGridProvider", func(c *client.Client) error {
+			_, err := c.DeleteSendGridProvider(ctx)
+			return err
+		}, "DELETE /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, ""},
+		{"GetCustomProvider push", func(c *client.Client) error {
+			_, err := c.GetCustomProvider(ctx, client.ChannelPush)
+			return err
+		}, "GET /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, ""},
+		{"CreateCustomProvider push", func(c *client.Client) error {
+			_, err := c.CreateCustomProvider(ctx, client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true), WebhookURL: ptr("https://h.example/p"), UseBasicAuth: ptr(false)})
+			return err
+		}, "POST /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, `{"isEnabled":true,"webhookURL":"https://h.example/p","useBasicAuth":false}`},
+		{"UpdateCustomProvider push", func(c *client.Client) error {
+			_, err := c.UpdateCustomProvider(ctx, client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(false)})
+			return err
+		}, "PUT /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, `{"isEnabled":false}`},
+		{"DeleteCustomProvider push", func(c *client.Client) error {
+			_, err := c.DeleteCustomProvider(ctx, client.ChannelPush)
+			return err
+		}, "DELETE /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, ""},
+		{"GetCustomProvider sms", func(c *client.Client) error {
+			_, err := c.GetCustomProvider(ctx, client.ChannelSMS)
+			return err
+		}, "GET /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, ""},
+		{"CreateCustomProvider sms", func(c *client.Client) error {
+			_, err := c.CreateCustomProvider(ctx, client.ChannelSMS, client.CustomProviderRequest{UseStoredPhNo: ptr(true)})
+			return err
+		}, "POST /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, `{"useStoredPhNo":true}`},
+		{"UpdateCustomProvider sms", func(c *client.Client) error {
+			_, err := c.UpdateCustomProvider(ctx, client.ChannelSMS, client.CustomProviderRequest{BasicAuthPassword: ptr("p")})
+			return err
+		}, "PUT /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, `{"basicAuthPassword":"p"}`},
+		{"DeleteCustomProvider sms", func(c *client.Client) error {
+			_, err := c.DeleteCustomProvider(ctx, client.ChannelSMS)
+			return err
+		}, "DELETE /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, ""},
+		{"GetCustomProvider email", func(c *client.Client) error {
+			_, err := c.GetCustomProvider(ctx, client.ChannelEmail)
+			return err
+		}, "GET /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, ""},
+		{"CreateCustomProvider email", func(c *client.Client) error {
+			_, err := c.CreateCustomProvider(ctx, client.ChannelEmail, client.CustomProviderRequest{UseStoredEmailID: ptr(false)})
+			return err
+		}, "POST /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, `{"useStoredEmailID":false}`},
+		{"UpdateCustomProvider email", func(c *client.Client) error {
+			_, err := c.UpdateCustomProvider(ctx, client.ChannelEmail, client.CustomProviderRequest{WebhookURL: ptr("https://h.example/e")})
+			return err
+		}, "PUT /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, `{"webhookURL":"https://h.example/e"}`},
+		{"DeleteCustomProvider email", func(c *client.Client) error {
+			_, err := c.DeleteCustomProvider(ctx, client.ChannelEmail)
+			return err
+		}, "DELETE /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, ""},
+		{"RegisterPushToken", func(c *client.Client) error {
+			_, err := c.RegisterPushToken(ctx, client.PushTokenRequest{Platform: "fcm_web", FCMToken: "t1", Timezone: "Asia/Kolkata"})
+			return err
+		}, "POST /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "", nil, `{"platform":"fcm_web","fcmToken":"t1","timezone":"Asia/Kolkata"}`},
+		{"ListPushTokens", func(c *client.Client) error {
+			_, err := c.ListPushTokens(ctx, "u1_tok", true)
+			return err
+		}, "GET /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "all=true&authToken=u1_tok", nil, ""},
+		{"UnregisterPushTokens", func(c *client.Client) error {
+			_, err := c.UnregisterPushTokens(ctx, "u1_tok", false)
+			return err
+		}, "DELETE /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "", nil, `{"authToken":"u1_tok"}`},
+		{"UnregisterPushTokens all, no body", func(c *client.Client) error {
+			_, err := c.UnregisterPushTokens(ctx, "", true)
+			return err
+		}, "DELETE /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "all=true", nil, ""},
+		{"DeletePushToken", func(c *client.Client) error {
+			_, err := c.DeletePushToken(ctx, "a:b/c", "u1_tok")
+			return err
+		}, "DELETE /notifications/push/v1/tokens/{pushToken}", "/v3/notifications/push/v1/tokens/a:b%2Fc", "", map[string]string{"pushToken": "a:b/c"}, `{"authToken":"u1_tok"}`},
 
 		{"SendMessage", func(c *client.Client) error {
 			_, err := c.SendMessage(ctx, client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message", Type: "text",

@@ -280,6 +280,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, settings, updated_at FROM notification_settings ORDER BY app_id",
 		"SELECT app_id, uid, COALESCE(preferences, ''), timezone, email, phno, updated_at FROM notification_users ORDER BY app_id, uid",
 		"SELECT app_id, uid, conversation_type, conversation_id, until_ms FROM notification_mutes ORDER BY app_id, uid, conversation_type, conversation_id",
+		"SELECT app_id, kind, id, is_default, enabled, settings, secret_hint, created_at, updated_at FROM notification_providers ORDER BY app_id, kind, id",
+		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

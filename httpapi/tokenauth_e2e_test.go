@@ -187,10 +187,48 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 			"GET /notifications/v1/contact-details":          200,
 			"PATCH /notifications/v1/contact-details":        200,
 			"DELETE /notifications/v1/contact-details":       200,
+			// Notification providers are the app's; push tokens the client's, for its
+			// own auth token (the provider is made below). DELETE of one token runs
+			// before DELETE of them all, which finds none and still succeeds.
+			"GET /notifications/push/v1/providers/fcm":                       403,
+			"POST /notifications/push/v1/providers/fcm":                      403,
+			"PUT /notifications/push/v1/providers/fcm":                       403,
+			"DELETE /notifications/push/v1/providers/fcm/{providerId}":       403,
+			"PUT /notifications/push/v1/providers/fcm/default/{providerId}":  403,
+			"GET /notifications/push/v1/providers/apns":                      403,
+			"POST /notifications/push/v1/providers/apns":                     403,
+			"PUT /notifications/push/v1/providers/apns":                      403,
+			"DELETE /notifications/push/v1/providers/apns/{providerId}":      403,
+			"PUT /notifications/push/v1/providers/apns/default/{providerId}": 403,
+			"GET /notifications/push/v1/providers/custom":                    403,
+			"POST /notifications/push/v1/providers/custom":                   403,
+			"PUT /notifications/push/v1/providers/custom":                    403,
+			"DELETE /notifications/push/v1/providers/custom":                 403,
+			"GET /notifications/sms/v1/providers/twilio":                     403,
+			"POST /notifications/sms/v1/providers/twilio":                    403,
+			"PUT /notifications/sms/v1/providers/twilio":                     403,
+			"DELETE /notifications/sms/v1/providers/twilio":                  403,
+			"GET /notifications/sms/v1/providers/custom":                     403,
+			"POST /notifications/sms/v1/providers/custom":                    403,
+			"PUT /notifications/sms/v1/providers/custom":                     403,
+			"DELETE /notifications/sms/v1/providers/custom":                  403,
+			"GET /notifications/email/v1/providers/sendgrid":                 403,
+			"POST /notifications/email/v1/providers/sendgrid":                403,
+			"PUT /notifications/email/v1/providers/sendgrid":                 403,
+			"DELETE /notifications/email/v1/providers/sendgrid":              403,
+			"GET /notifications/email/v1/providers/custom":                   403,
+			"POST /notifications/email/v1/providers/custom":                  403,
+			"PUT /notifications/email/v1/providers/custom":                   403,
+			"DELETE /notifications/email/v1/providers/custom":                403,
+			"POST /notifications/push/v1/tokens":                             200,
+			"GET /notifications/push/v1/tokens":                              200,
+			"DELETE /notifications/push/v1/tokens/{pushToken}":               200,
+			"DELETE /notifications/push/v1/tokens":                           200,
 		}
 		e.mustGroup("g", "alice")
+		e.mustFCMProvider("fcm-1")
 		path := strings.NewReplacer("{id}", m.ID, "{reaction}", "x", "{uid}", "alice", "{guid}", "g", "{apiKey}", e.full, "{authToken}", bobTok,
-			"{role}", "default", "{scope}", "participant", "{permission}", "sendMessage")
+			"{role}", "default", "{scope}", "participant", "{permission}", "sendMessage", "{providerId}", "fcm-1", "{pushToken}", "ptok-1")
 		bodies := map[string]string{
 			"POST /messages":                                 `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"hey"}}`,
 			"PUT /me":                                        `{"platform":"WEB"}`,
@@ -211,6 +249,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 			"PATCH /notifications/v1/preferences/timezone":   `{"timezone":"Asia/Tokyo"}`,
 			"PATCH /notifications/v1/contact-details":        `{"email":"alice@example.com"}`,
 		}
+		bodies["POST /notifications/push/v1/tokens"] = `{"platform":"fcm_web","providerId":"default","fcmToken":"ptok-1","timezone":"UTC"}`
 		routes := httpapi.Routes()
 		// The deletions last, so that the other routes find the message and the group.
 		for _, last := range []string{"DELETE /messages/{id}", "DELETE /groups/{guid}"} {

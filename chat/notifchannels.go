@@ -1,0 +1,451 @@
+package chat
+
+import (
+	"context"
+	"strings"
+)
+
+// The providers an app has one of: Twilio for SMS, SendGrid for email, and a custom webhook
+// per channel (push, SMS, email). POST stores one (ERR_PROVIDER_ALREADY_EXISTS when the app
+// has it), PUT changes the fields it sends (ERR_PROVIDER_NOT_FOUND when it has none), DELETE
+// removes it.
+
+// Channel is what a custom provider notifies through.
+type Channel string
+
+// The channels.
+const (
+	ChannelPush  Channel = "push"
+	ChannelSMS   Channel = "sms"
+	ChannelEmail Channel = "email"
+)
+
+// kind is the channel's custom provider kind.
+func (c Channel) kind() ProviderKind { return ProviderKind("custom_" + string(c)) }
+
+// TwilioSettings are the Twilio provider's settings, without its auth token.
+type TwilioSettings struct {
+	AccountSID        string `json:"twilioAccountSID"`
+	SenderPhoneNumber string `json:"twilioSenderPhoneNumber"`
+}
+
+// TwilioProvider is the Twilio provider as answers show it.
+type TwilioProvider struct {
+	Enabled bool
+	TwilioSettings
+	AuthTokenHint string // SecretHint of the auth token
+	CreatedAt     int64
+	UpdatedAt     int64
+}
+
+// TwilioInput stores (AccountSID, AuthToken and SenderPhoneNumber required) or changes the
+// Twilio provider.
+type TwilioInput struct {
+	AccountSID        *string
+	AuthToken         *string
+	SenderPhoneNumber *string
+	Enabled           *bool
+}
+
+// SendGridSettings are the SendGrid provider's settings, without its API key.
+type SendGridSettings struct {
+	TemplateID            string `json:"sendGridTemplateID"`
+	UnsubscribeGroupID    string `json:"sendGridUnsubscribeGroupID"`
+	SenderName            string `json:"senderName"`
+	SenderEmail           string `json:"senderEmail"`
+	AllowEmailReplies     bool   `json:"allowEmailReplies"`
+	SenderEmailForReplies string `json:"senderEmailForReplies,omitempty"`
+}
+
+// SendGridProvider is the SendGrid provider as answers show it.
+type SendGridProvider struct {
+	Enabled bool
+	SendGridSettings
+	APIKeyHint string // SecretHint of the API key
+	CreatedAt  int64
+	UpdatedAt  int64
+}
+
+// SendGridInput stores (APIKey, TemplateID, UnsubscribeGroupID, SenderName and SenderEmail
+// required) or changes the SendGrid provider. SenderEmailForReplies "" removes it.
+type SendGridInput struct {
+	APIKey                *string
+	TemplateID            *string
+	UnsubscribeGroupID    *string
+	SenderName            *string
+	SenderEmail           *string
+	AllowEmailReplies     *bool
+	SenderEmailForReplies *string
+	Enabled               *bool
+}
+
+// CustomSettings are a custom provider's settings, without its Basic-auth password.
+// UseStored is useStoredPhNo (SMS) or useStoredEmailID (email): call the webhook only for
+// users whose phone number or email address natter keeps; unused for push.
+type CustomSettings struct {
+	WebhookURL   string `json:"webhookURL"`
+	UseBasicAuth bool   `json:"useBasicAuth"`
+	Username     string `json:"basicAuthUsername,omitempty"`
+	UseStored    bool   `json:"useStored,omitempty"`
+}
+
+// CustomProvider is a channel's custom provider as answers show it.
+type CustomProvider struct {
+	Channel Channel
+	Enabled bool
+	CustomSettings
+	PasswordHint string // "********" with a password (none of it shows), "" without Basic auth
+	CreatedAt    int64
+	UpdatedAt    int64
+}
+
+// CustomProviderInput stores (Enabled, WebhookURL and UseBasicAuth required; Username and
+// Password too with Basic auth) or changes a custom provider.
+type CustomProviderInput struct {
+	Enabled      *bool
+	WebhookURL   *string
+	UseBasicAuth *bool
+	Username     *string
+	Password     *string
+	UseStored    *bool
+}
+
+// --- Twilio -------------------------------------------------------------------------------
+
+func twilioOut(p Provider) (TwilioProvider, error) {
+	out := TwilioProvider{Enabled: p.Enabled, AuthTokenHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	return out, settingsOf(p, &out.TwilioSettings)
+}
+
+func (f fieldErrors) applyTwilio(st *TwilioSettings, enabled *bool, in TwilioInput, create bool) string {
+	switch {
+	case in.AccountSID == nil && create:
+		f.add("twilioAccountSID", "The twilioAccountSID field is required.")
+	case in.AccountSID == nil:
+	case !twilioSIDPattern.MatchString(*in.AccountSID):
+		f.add("twilioAccountSID", "The twilioAccountSID must be AC followed by 32 hexadecimal digits.")
+	default:
+		st.AccountSID = *in.AccountSID
+	}
+	switch {
+	case in.SenderPhoneNumber == nil && create:
+		f.add("twilioSenderPhoneNumber", "The twilioSenderPhoneNumber field is required.")
+	case in.SenderPhoneNumber == nil:
+	case !e164Pattern.MatchString(*in.SenderPhoneNumber):
+		f.add("twilioSenderPhoneNumber", "The twilioSenderPhoneNumber must be a phone number in E.164 form, such as +13611364718.")
+	default:
+		st.SenderPhoneNumber = *in.SenderPhoneNumber
+	}
+	var secret string
+	if in.AuthToken != nil || create {
+		secret = deref(in.AuthToken)
+		f.secretText("twilioAuthToken", secret, true)
+	}
+	if in.Enabled != nil {
+		*enabled = *in.Enabled
+	}
+	if !create && len(f) == 0 && in.AccountSID == nil && in.AuthToken == nil && in.SenderPhoneNumber == nil && in.Enabled == nil {
+		f.add("twilioAccountSID", "Send twilioAccountSID, twilioAuthToken, twilioSenderPhoneNumber or isEnabled to change.")
+	}
+	return secret
+}
+
+// TwilioProvider reads the app's Twilio provider.
+func (s *Service) TwilioProvider(ctx context.Context, p Principal) (TwilioProvider, error) {
+	pr, err := s.provider(ctx, p.App.ID, ProviderTwilio, "")
+	if err != nil {
+		return TwilioProvider{}, err
+	}
+	return twilioOut(pr)
+}
+
+// CreateTwilioProvider stores the app's Twilio provider, enabled unless in says otherwise.
+func (s *Service) CreateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
+	fe := fieldErrors{}
+	var st TwilioSettings
+	enabled := true
+	secret := fe.applyTwilio(&st, &enabled, in, true)
+	if err := fe.err(); err != nil {
+		return TwilioProvider{}, err
+	}
+	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderTwilio, Enabled: enabled}, st, secret)
+	if err != nil {
+		return TwilioProvider{}, err
+	}
+	return twilioOut(pr)
+}
+
+// UpdateTwilioProvider changes the fields in sets.
+func (s *Service) UpdateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
+	fe := fieldErrors{}
+	fe.applyTwilio(&TwilioSettings{}, new(bool), in, false)
+	if err := fe.err(); err != nil {
+		return TwilioProvider{}, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, ProviderTwilio, "", func(pr *Provider, key []byte) error {
+		var st TwilioSettings
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		secret := fieldErrors{}.applyTwilio(&st, &pr.Enabled, in, false)
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return TwilioProvider{}, err
+	}
+	return twilioOut(pr)
+}
+
+// --- SendGrid -----------------------------------------------------------------------------
+
+func sendGridOut(p Provider) (SendGridProvider, error) {
+	out := SendGridProvider{Enabled: p.Enabled, APIKeyHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	return out, settingsOf(p, &out.SendGridSettings)
+}
+
+func (f fieldErrors) applySendGrid(st *SendGridSettings, enabled *bool, in SendGridInput, create bool) string {
+	text := func(field string, v *string, max int, dst *string) {
+		switch {
+		case v == nil && create:
+			f.add(field, "The "+field+" field is required.")
+		case v == nil:
+		default:
+			f.text(field, *v, max, true)
+			*dst = *v
+		}
+	}
+	text("sendGridTemplateID", in.TemplateID, MaxTemplateIDLen, &st.TemplateID)
+	text("senderName", in.SenderName, MaxSenderNameLen, &st.SenderName)
+	switch {
+	case in.UnsubscribeGroupID == nil && create:
+		f.add("sendGridUnsubscribeGroupID", "The sendGridUnsubscribeGroupID field is required.")
+	case in.UnsubscribeGroupID == nil:
+	case !digitsPattern.MatchString(*in.UnsubscribeGroupID):
+		f.add("sendGridUnsubscribeGroupID", "The sendGridUnsubscribeGroupID must be the group's number.")
+	default:
+		st.UnsubscribeGroupID = *in.UnsubscribeGroupID
+	}
+	switch {
+	case in.SenderEmail == nil && create:
+		f.add("senderEmail", "The senderEmail field is required.")
+	case in.SenderEmail != nil:
+		f.email("senderEmail", *in.SenderEmail, true)
+		st.SenderEmail = *in.SenderEmail
+	}
+	if in.SenderEmailForReplies != nil {
+		f.email("senderEmailForReplies", *in.SenderEmailForReplies, false)
+		st.SenderEmailForReplies = *in.SenderEmailForReplies
+	}
+	if in.AllowEmailReplies != nil {
+		st.AllowEmailReplies = *in.AllowEmailReplies
+	}
+	var secret string
+	if in.APIKey != nil || create {
+		secret = deref(in.APIKey)
+		f.secretText("sendGridApiKey", secret, true)
+	}
+	if in.Enabled != nil {
+		*enabled = *in.Enabled
+	}
+	if !create && len(f) == 0 && in.APIKey == nil && in.TemplateID == nil && in.UnsubscribeGroupID == nil && in.SenderName == nil &&
+		in.SenderEmail == nil && in.AllowEmailReplies == nil && in.SenderEmailForReplies == nil && in.Enabled == nil {
+		f.add("sendGridApiKey", "Send sendGridApiKey, sendGridTemplateID, sendGridUnsubscribeGroupID, senderName, senderEmail, allowEmailReplies, senderEmailForReplies or isEnabled to change.")
+	}
+	return secret
+}
+
+// SendGridProvider reads the app's SendGrid provider.
+func (s *Service) SendGridProvider(ctx context.Context, p Principal) (SendGridProvider, error) {
+	pr, err := s.provider(ctx, p.App.ID, ProviderSendGrid, "")
+	if err != nil {
+		return SendGridProvider{}, err
+	}
+	return sendGridOut(pr)
+}
+
+// CreateSendGridProvider stores the app's SendGrid provider, enabled unless in says otherwise.
+func (s *Service) CreateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
+	fe := fieldErrors{}
+	var st SendGridSettings
+	enabled := true
+	secret := fe.applySendGrid(&st, &enabled, in, true)
+	if err := fe.err(); err != nil {
+		return SendGridProvider{}, err
+	}
+	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderSendGrid, Enabled: enabled}, st, secret)
+	if err != nil {
+		return SendGridProvider{}, err
+	}
+	return sendGridOut(pr)
+}
+
+// UpdateSendGridProvider changes the fields in sets.
+func (s *Service) UpdateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
+	fe := fieldErrors{}
+	fe.applySendGrid(&SendGridSettings{}, new(bool), in, false)
+	if err := fe.err(); err != nil {
+		return SendGridProvider{}, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, ProviderSendGrid, "", func(pr *Provider, key []byte) error {
+		var st SendGridSettings
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		secret := fieldErrors{}.applySendGrid(&st, &pr.Enabled, in, false)
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return SendGridProvider{}, err
+	}
+	return sendGridOut(pr)
+}
+
+// --- custom providers ---------------------------------------------------------------------
+
+func customOut(c Channel, p Provider) (CustomProvider, error) {
+	out := CustomProvider{Channel: c, Enabled: p.Enabled, PasswordHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	if err := settingsOf(p, &out.CustomSettings); err != nil {
+		return CustomProvider{}, err
+	}
+	if !out.UseBasicAuth {
+		out.PasswordHint = ""
+	}
+	return out, nil
+}
+
+// applyCustom checks in against the stored settings st (zero on create) and applies it. It
+// returns the password to seal ("" when unchanged) and whether the stored one goes.
+func (s *Service) applyCustom(f fieldErrors, c Channel, st *CustomSettings, enabled *bool, hasPassword bool, in CustomProviderInput, create bool) (secret string, forget bool) {
+	if in.Enabled == nil && create {
+		f.add("isEnabled", "The isEnabled field is required.")
+	} else if in.Enabled != nil {
+		*enabled = *in.Enabled
+	}
+	if in.WebhookURL != nil || create {
+		st.WebhookURL = s.webhookURL(f, deref(in.WebhookURL), true)
+	}
+	if in.UseStored == nil && create && c != ChannelPush {
+		f.add(c.storedField(""), "The "+c.storedField("")+" field is required.")
+	} else if in.UseStored != nil && c != ChannelPush {
+		st.UseStored = *in.UseStored
+	}
+	if in.UseBasicAuth == nil && create {
+		f.add("useBasicAuth", "The useBasicAuth field is required.")
+	} else if in.UseBasicAuth != nil {
+		st.UseBasicAuth = *in.UseBasicAuth
+	}
+	if in.Username != nil {
+		f.text("basicAuthUsername", *in.Username, MaxWebhookUserLen, false)
+		if strings.Contains(*in.Username, ":") {
+			f.add("basicAuthUsername", "The basicAuthUsername may not contain a colon.")
+		}
+	}
+	if in.Password != nil {
+		f.text("basicAuthPassword", *in.Password, MaxWebhookPassLen, false)
+	}
+	if st.UseBasicAuth {
+		if in.Username != nil {
+			st.Username = *in.Username
+		}
+		secret = deref(in.Password)
+		if st.Username == "" {
+			f.add("basicAuthUsername", "The basicAuthUsername field is required with useBasicAuth.")
+		}
+		if secret == "" && !hasPassword {
+			f.add("basicAuthPassword", "The basicAuthPassword field is required with useBasicAuth.")
+		}
+	} else {
+		st.Username, forget = "", true
+	}
+	if !create && len(f) == 0 && in.Enabled == nil && in.WebhookURL == nil && in.UseBasicAuth == nil && in.Username == nil &&
+		in.Password == nil && in.UseStored == nil {
+		f.add("webhookURL", "Send isEnabled, webhookURL, useBasicAuth, basicAuthUsername, basicAuthPassword"+c.storedField(", ")+" to change.")
+	}
+	return secret, forget
+}
+
+// storedField names the channel's useStored field after sep, or nothing for push.
+func (c Channel) storedField(sep string) string {
+	switch c {
+	case ChannelSMS:
+		return sep + "useStoredPhNo"
+	case ChannelEmail:
+		return sep + "useStoredEmailID"
+	}
+	return ""
+}
+
+// CustomProvider reads a channel's custom provider.
+func (s *Service) CustomProvider(ctx context.Context, p Principal, c Channel) (CustomProvider, error) {
+	pr, err := s.provider(ctx, p.App.ID, c.kind(), "")
+	if err != nil {
+		return CustomProvider{}, err
+	}
+	return customOut(c, pr)
+}
+
+// CreateCustomProvider stores a channel's custom provider. Its URL is held to the rules of
+// webhook URLs (webhooks.go): no loopback, private or link-local address unless the
+// operator allows them.
+func (s *Service) CreateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
+	fe := fieldErrors{}
+	var st CustomSettings
+	var enabled bool
+	secret, _ := s.applyCustom(fe, c, &st, &enabled, false, in, true)
+	if err := fe.err(); err != nil {
+		return CustomProvider{}, err
+	}
+	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: c.kind(), Enabled: enabled}, st, secret)
+	if err != nil {
+		return CustomProvider{}, err
+	}
+	return customOut(c, pr)
+}
+
+// UpdateCustomProvider changes the fields in sets. Turning Basic auth on needs a username and
+// a password unless the provider keeps them; turning it off forgets them.
+func (s *Service) UpdateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
+	fe := fieldErrors{}
+	// The request alone first, as if the provider kept a username and a password: what
+	// depends on the stored provider is checked against it below.
+	s.applyCustom(fe, c, &CustomSettings{Username: "kept"}, new(bool), true, in, false)
+	if err := fe.err(); err != nil {
+		return CustomProvider{}, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, c.kind(), "", func(pr *Provider, key []byte) error {
+		var st CustomSettings
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		secret, forget := s.applyCustom(fe, c, &st, &pr.Enabled, pr.Secret != nil, in, false)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		if forget {
+			pr.Secret, pr.SecretHint = nil, ""
+		}
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return CustomProvider{}, err
+	}
+	return customOut(c, pr)
+}
+
+// DeleteProvider removes the app's provider of a kind it has one of (Twilio, SendGrid, a
+// custom one).
+func (s *Service) DeleteProvider(ctx context.Context, p Principal, kind ProviderKind) error {
+	return s.deleteProvider(ctx, p.App.ID, kind, "")
+}
+
+// CustomKind is the provider kind of a channel's custom provider.
+func CustomKind(c Channel) ProviderKind { return c.kind() }
+
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

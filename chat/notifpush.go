@@ -1,0 +1,290 @@
+package chat
+
+import (
+	"context"
+	"strings"
+)
+
+// Push providers: FCM (a Google service account) and APNs (a token-signing .p8 key). An app
+// may have up to MaxPushProviders of each; the first of a kind is its default, and
+// SetDefaultPushProvider moves that (notifproviders.go has the rules).
+
+// PayloadNotification says, for one platform, whether the push carries a visible
+// notification block besides its data (chat messages, calls); false: data only, the app
+// shows it.
+type PayloadNotification struct {
+	Chat bool `json:"chat"`
+	Call bool `json:"call"`
+}
+
+// NotificationInPayload is PayloadNotification per platform of an FCM provider.
+type NotificationInPayload struct {
+	IOS     PayloadNotification `json:"ios"`
+	Android PayloadNotification `json:"android"`
+	Web     PayloadNotification `json:"web"`
+}
+
+// FCMSettings are an FCM provider's settings: its service account without the private key.
+type FCMSettings struct {
+	ProjectID             string                `json:"projectId"`
+	ClientEmail           string                `json:"clientEmail"`
+	PrivateKeyID          string                `json:"privateKeyId,omitempty"`
+	Filename              string                `json:"serviceAccountFilename,omitempty"`
+	NotificationInPayload NotificationInPayload `json:"notificationInPayload"`
+}
+
+// FCMProvider is an FCM provider as answers show it.
+type FCMProvider struct {
+	ID      string
+	Default bool
+	FCMSettings
+	CreatedAt int64
+	UpdatedAt int64
+}
+
+// FCMProviderInput creates (all of it) or updates (the fields set) an FCM provider.
+type FCMProviderInput struct {
+	ProviderID            string
+	ServiceAccount        *ServiceAccount // replaced whole on update
+	Filename              *string
+	NotificationInPayload *NotificationInPayload // replaced whole on update
+}
+
+// APNsSettings are an APNs provider's settings, without its key.
+type APNsSettings struct {
+	KeyID                   string `json:"keyId"`
+	TeamID                  string `json:"teamId"`
+	BundleID                string `json:"bundleId"`
+	Filename                string `json:"p8KeyFilename,omitempty"`
+	IncludeContentAvailable bool   `json:"includeContentAvailable"`
+	IncludeMutableContent   bool   `json:"includeMutableContent"`
+	Production              bool   `json:"productionMode"` // false: the sandbox
+}
+
+// APNsProvider is an APNs provider as answers show it.
+type APNsProvider struct {
+	ID      string
+	Default bool
+	APNsSettings
+	CreatedAt int64
+	UpdatedAt int64
+}
+
+// APNsProviderInput creates (KeyID, TeamID, BundleID and P8Key required) or updates (the
+// fields set) an APNs provider.
+type APNsProviderInput struct {
+	ProviderID              string
+	KeyID                   *string
+	TeamID                  *string
+	BundleID                *string
+	Filename                *string
+	P8Key                   *string
+	IncludeContentAvailable *bool
+	IncludeMutableContent   *bool
+	Production              *bool
+}
+
+func fcmOut(p Provider) (FCMProvider, error) {
+	out := FCMProvider{ID: p.ID, Default: p.Default, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	return out, settingsOf(p, &out.FCMSettings)
+}
+
+func apnsOut(p Provider) (APNsProvider, error) {
+	out := APNsProvider{ID: p.ID, Default: p.Default, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	return out, settingsOf(p, &out.APNsSettings)
+}
+
+// FCMProviders lists the app's FCM providers, oldest first.
+func (s *Service) FCMProviders(ctx context.Context, p Principal) ([]FCMProvider, error) {
+	ps, err := s.providers(ctx, p.App.ID, ProviderFCM)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FCMProvider, len(ps))
+	for i, pr := range ps {
+		if out[i], err = fcmOut(pr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// applyFCM checks in and applies it to settings; it returns the private key to seal, ""
+// when unchanged.
+func (f fieldErrors) applyFCM(st *FCMSettings, in FCMProviderInput, create bool) string {
+	var secret string
+	switch {
+	case in.ServiceAccount != nil:
+		sa := *in.ServiceAccount
+		if f.serviceAccount("serviceAccountCreds", sa) != nil {
+			st.ProjectID, st.ClientEmail, st.PrivateKeyID, secret = sa.ProjectID, sa.ClientEmail, sa.PrivateKeyID, sa.PrivateKey
+		}
+	case create:
+		f.add("serviceAccountCreds", "The serviceAccountCreds field is required: the service account's JSON from the Firebase console.")
+	}
+	if in.Filename != nil {
+		f.text("serviceAccountFilename", *in.Filename, MaxFilenameLen, false)
+		st.Filename = *in.Filename
+	}
+	if in.NotificationInPayload != nil {
+		st.NotificationInPayload = *in.NotificationInPayload
+	}
+	if !create && in.ServiceAccount == nil && in.Filename == nil && in.NotificationInPayload == nil && len(f) == 0 {
+		f.add("serviceAccountCreds", "Send serviceAccountCreds, serviceAccountFilename or notificationInPayload to change.")
+	}
+	return secret
+}
+
+// CreateFCMProvider adds an FCM provider; the app's first becomes its default.
+func (s *Service) CreateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
+	fe := fieldErrors{}
+	id := fe.providerID(in.ProviderID)
+	var st FCMSettings
+	secret := fe.applyFCM(&st, in, true)
+	if err := fe.err(); err != nil {
+		return FCMProvider{}, err
+	}
+	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderFCM, ID: id, Enabled: true}, st, secret)
+	if err != nil {
+		return FCMProvider{}, err
+	}
+	return fcmOut(pr)
+}
+
+// UpdateFCMProvider changes the fields in sets of the FCM provider in.ProviderID.
+func (s *Service) UpdateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
+	fe := fieldErrors{}
+	id := fe.id("providerId", in.ProviderID, true)
+	fe.applyFCM(&FCMSettings{}, in, false) // a malformed request is refused before it is looked up
+	if err := fe.err(); err != nil {
+		return FCMProvider{}, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, ProviderFCM, id, func(pr *Provider, key []byte) error {
+		var st FCMSettings
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		secret := fe.applyFCM(&st, in, false)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return FCMProvider{}, err
+	}
+	return fcmOut(pr)
+}
+
+// APNsProviders lists the app's APNs providers, oldest first.
+func (s *Service) APNsProviders(ctx context.Context, p Principal) ([]APNsProvider, error) {
+	ps, err := s.providers(ctx, p.App.ID, ProviderAPNs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]APNsProvider, len(ps))
+	for i, pr := range ps {
+		if out[i], err = apnsOut(pr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// applyAPNs checks in and applies it to settings; it returns the key to seal, "" when
+// unchanged.
+func (f fieldErrors) applyAPNs(st *APNsSettings, in APNsProviderInput, create bool) string {
+	appleID := func(field string, v *string, dst *string) {
+		switch {
+		case v == nil && create:
+			f.add(field, "The "+field+" field is required.")
+		case v == nil:
+		case !appleIDPattern.MatchString(strings.ToUpper(*v)):
+			f.add(field, "The "+field+" must be the 10 letters and digits Apple gives.")
+		default:
+			*dst = strings.ToUpper(*v)
+		}
+	}
+	appleID("keyId", in.KeyID, &st.KeyID)
+	appleID("teamId", in.TeamID, &st.TeamID)
+	switch {
+	case in.BundleID == nil && create:
+		f.add("bundleId", "The bundleId field is required.")
+	case in.BundleID == nil:
+	case len(*in.BundleID) > MaxBundleIDLen || !bundleIDPattern.MatchString(*in.BundleID):
+		f.add("bundleId", "The bundleId must be an app's bundle identifier, such as com.example.app.")
+	default:
+		st.BundleID = *in.BundleID
+	}
+	if in.Filename != nil {
+		f.text("p8KeyFilename", *in.Filename, MaxFilenameLen, false)
+		st.Filename = *in.Filename
+	}
+	var secret string
+	switch {
+	case in.P8Key != nil && *in.P8Key != "":
+		if _, err := ParseAPNsKey(*in.P8Key); err != nil {
+			f.add("p8Key", "The p8Key "+err.Error()+".")
+		} else {
+			secret = *in.P8Key
+		}
+	case in.P8Key != nil || create:
+		f.add("p8Key", "The p8Key field is required: the .p8 key file's contents.")
+	}
+	for _, b := range []struct {
+		v   *bool
+		dst *bool
+	}{{in.IncludeContentAvailable, &st.IncludeContentAvailable}, {in.IncludeMutableContent, &st.IncludeMutableContent}, {in.Production, &st.Production}} {
+		if b.v != nil {
+			*b.dst = *b.v
+		}
+	}
+	if !create && len(f) == 0 && in.KeyID == nil && in.TeamID == nil && in.BundleID == nil && in.Filename == nil && in.P8Key == nil &&
+		in.IncludeContentAvailable == nil && in.IncludeMutableContent == nil && in.Production == nil {
+		f.add("p8Key", "Send keyId, teamId, bundleId, p8Key, p8KeyFilename, includeContentAvailable, includeMutableContent or productionMode to change.")
+	}
+	return secret
+}
+
+// CreateAPNsProvider adds an APNs provider; the app's first becomes its default.
+func (s *Service) CreateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
+	fe := fieldErrors{}
+	id := fe.providerID(in.ProviderID)
+	var st APNsSettings
+	secret := fe.applyAPNs(&st, in, true)
+	if err := fe.err(); err != nil {
+		return APNsProvider{}, err
+	}
+	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderAPNs, ID: id, Enabled: true}, st, secret)
+	if err != nil {
+		return APNsProvider{}, err
+	}
+	return apnsOut(pr)
+}
+
+// UpdateAPNsProvider changes the fields in sets of the APNs provider in.ProviderID.
+func (s *Service) UpdateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
+	fe := fieldErrors{}
+	id := fe.id("providerId", in.ProviderID, true)
+	fe.applyAPNs(&APNsSettings{}, in, false) // a malformed request is refused before it is looked up
+	if err := fe.err(); err != nil {
+		return APNsProvider{}, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, ProviderAPNs, id, func(pr *Provider, key []byte) error {
+		var st APNsSettings
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		secret := fe.applyAPNs(&st, in, false)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return APNsProvider{}, err
+	}
+	return apnsOut(pr)
+}
