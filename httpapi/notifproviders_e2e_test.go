@@ -323,7 +323,7 @@ func TestPushProviderRefusals(t *testing.T) {
 			t.Fatalf("authOnly key: %d %s", r.status, r.body)
 		}
 		// What natter does not serve yet under /notifications answers 501.
-		for _, p := range []string{"/v3/notifications/v1/logs", "/v3/notifications/v1/settings", "/v3/notifications/push/v1/preferences"} {
+		for _, p := range []string{"/v3/notifications/v1/logs", "/v3.0/notifications/v1/logs"} {
 			if r := e.do(request{method: "GET", path: p}); r.status != 501 {
 				t.Errorf("GET %s: %d %s", p, r.status, r.body)
 			}
