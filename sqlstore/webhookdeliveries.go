@@ -13,16 +13,27 @@ import (
 // conversation, must be done first, so each webhook gets a conversation's events in order.
 
 // claimQuery leases due deliveries; $1 now, $2 lease end, $3 node, $4 limit, $5 per-webhook
-// cap. PostgreSQL adds FOR UPDATE SKIP LOCKED (claimLock) so that nodes claiming at once
+// cap. PostgreSQL adds FOR UPDATE OF d SKIP LOCKED, so that nodes claiming at once
 // each take other rows; SQLite's single writer runs one claim at a time.
-const claimQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-	WHERE id IN (SELECT d.id FROM webhook_deliveries d
+//
+// The cap holds within one claim too: the held count is read once, before this statement
+// leases anything, so due rows of one webhook are ranked and only as many taken as the cap
+// leaves room for. (Filtering on the count alone let one claim of an idle node lease every
+// due delivery of a hanging endpoint, up to all the node's workers.) Rows of a webhook at its
+// cap are left out before the LIMIT, so that they do not crowd out the other webhooks'.
+const claimQuery = `WITH due AS (SELECT d.id, d.app_id, d.webhook_id, d.next_at,
+		(SELECT count(*) FROM webhook_deliveries f WHERE f.app_id = d.app_id AND f.webhook_id = d.webhook_id
+			AND f.state = 0 AND f.lease_until >= $1) AS held
+		FROM webhook_deliveries d
 		WHERE d.state = 0 AND d.next_at <= $1 AND d.lease_until < $1
 		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.conversation_id = d.conversation_id
 			AND e.app_id = d.app_id AND e.state = 0 AND e.event_id < d.event_id)
 		AND (SELECT count(*) FROM webhook_deliveries f WHERE f.app_id = d.app_id AND f.webhook_id = d.webhook_id
 			AND f.state = 0 AND f.lease_until >= $1) < $5
-		ORDER BY d.next_at, d.id LIMIT $4%s)
+		ORDER BY d.next_at, d.id LIMIT $4%s),
+	ranked AS (SELECT id, held + row_number() OVER (PARTITION BY app_id, webhook_id ORDER BY next_at, id) AS slot FROM due)
+	UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	WHERE id IN (SELECT id FROM ranked WHERE slot <= $5)
 	RETURNING id`
 
 var (
