@@ -1,8 +1,9 @@
 // Package e2e holds end-to-end tests that run the real natter binary as subprocesses on
 // throwaway PostgreSQL servers: several stateless nodes on one database (scaleout_test.go),
-// PostgreSQL stopped and started under load (faults_test.go), and a node killed between a
-// write and its answer under an Idempotency-Key (idempotency_test.go). It has no code of its own;
-// the tests build ./cmd/natter once per test binary.
+// PostgreSQL stopped and started under load (faults_test.go), a node killed between a
+// write and its answer under an Idempotency-Key (idempotency_test.go), and webhook
+// deliveries across nodes, a kill -9, an outage and a failing endpoint (webhook_test.go).
+// It has no code of its own; the tests build ./cmd/natter once per test binary.
 //
 //	go test -count=1 -v ./e2e
 package e2e

@@ -85,13 +85,18 @@ func (rc *receiver) wait(t *testing.T, n int) []delivered {
 // short schedule.
 func webhookEnv(t *testing.T, backend string) *env {
 	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+	startDeliverer(t, e, 0)
+	return e
+}
+
+// startDeliverer runs a node's workers on a short schedule until the test ends.
+func startDeliverer(t *testing.T, e *env, workers int) {
 	ctx, cancel := context.WithCancel(context.Background())
-	d := webhook.New(e.svc, webhook.Config{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+	d := webhook.New(e.svc, webhook.Config{Workers: workers, Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 		Timeout: 2 * time.Second, AllowPrivate: true, Data: httpapi.WebhookData})
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return e
 }
 
 func TestWebhookDeliversEachTriggerOnce(t *testing.T) {
@@ -385,6 +390,56 @@ func TestWebhookDisabledPauses(t *testing.T) {
 			}
 			if len(ids) != 2 || ids[0] != a.ID || ids[1] != b.ID {
 				t.Fatalf("after enabling: %v, want [%s %s]", ids, a.ID, b.ID)
+			}
+		})
+	}
+}
+
+// TestWebhookSlowEndpointHoldsItsShare: a webhook whose endpoint hangs holds at most a
+// quarter of the node's workers, however many of its deliveries are due at once, so a
+// healthy webhook's events still go out. The deliveries pile up before the workers start,
+// so that one claim sees them all.
+func TestWebhookSlowEndpointHoldsItsShare(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			const workers, convs = 16, 12
+			e := newEnv(t, b, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+			var mu sync.Mutex
+			inFlight, most := 0, 0
+			release := make(chan struct{})
+			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				inFlight++
+				most = max(most, inFlight)
+				mu.Unlock()
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+			}))
+			t.Cleanup(func() { close(release); slow.Close() })
+			healthy := newReceiver(t)
+			e.mustUser("ann", "Ann")
+			for _, u := range []string{slow.URL, healthy.srv.URL} { // the slow one's deliveries come first
+				if _, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(u), Triggers: &[]string{"message_sent"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range convs { // one conversation each: none waits for another
+				uid := fmt.Sprintf("u%d", i)
+				e.mustUser(uid, uid)
+				e.mustText("ann", uid, "hi")
+			}
+			startDeliverer(t, e, workers)
+			healthy.wait(t, convs)
+			mu.Lock()
+			defer mu.Unlock()
+			if most > workers/4 {
+				t.Errorf("the hanging endpoint held %d of %d workers at once, want at most %d", most, workers, workers/4)
 			}
 		})
 	}

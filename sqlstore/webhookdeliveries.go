@@ -14,17 +14,31 @@ import (
 
 // claimQuery leases due deliveries of enabled webhooks (disabling one pauses its
 // deliveries; enabling it again resumes them, in order); $1 now, $2 lease end, $3 node, $4 limit, $5 per-webhook
-// cap. PostgreSQL adds FOR UPDATE SKIP LOCKED (claimLock) so that nodes claiming at once
+// cap. PostgreSQL adds FOR UPDATE OF d SKIP LOCKED, so that nodes claiming at once
 // each take other rows; SQLite's single writer runs one claim at a time.
-const claimQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-	WHERE id IN (SELECT d.id FROM webhook_deliveries d
+//
+// The cap holds within one claim too: the held leases are counted once, before this
+// statement leases anything, and each webhook's due rows are ranked, so only as many are
+// taken as its cap leaves room for. (Filtering on the count alone let one claim of an idle
+// node lease every due delivery of a hanging endpoint, up to all the node's workers.) Rows
+// of a webhook at its cap are left out before the LIMIT, so that they do not crowd out the
+// other webhooks'. The leases held are read once, by the lease index (a few rows: at most
+// the nodes' workers), which keeps a claim cheap with a backlog: per due row it probes one
+// index (the order check) and scans that short list, whichever plan the database picks.
+const claimQuery = `WITH held AS MATERIALIZED (SELECT app_id, webhook_id FROM webhook_deliveries
+		WHERE state = 0 AND lease_until >= $1),
+	due AS (SELECT d.id, d.app_id, d.webhook_id, d.next_at,
+		(SELECT count(*) FROM held h WHERE h.app_id = d.app_id AND h.webhook_id = d.webhook_id) AS held
+		FROM webhook_deliveries d
 		WHERE d.state = 0 AND d.next_at <= $1 AND d.lease_until < $1
 		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = d.app_id AND w.id = d.webhook_id AND w.enabled = 1)
-		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.conversation_id = d.conversation_id
-			AND e.app_id = d.app_id AND e.state = 0 AND e.event_id < d.event_id)
-		AND (SELECT count(*) FROM webhook_deliveries f WHERE f.app_id = d.app_id AND f.webhook_id = d.webhook_id
-			AND f.state = 0 AND f.lease_until >= $1) < $5
-		ORDER BY d.next_at, d.id LIMIT $4%s)
+		AND (SELECT count(*) FROM held h WHERE h.app_id = d.app_id AND h.webhook_id = d.webhook_id) < $5
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.app_id = d.app_id AND e.webhook_id = d.webhook_id
+			AND e.conversation_id = d.conversation_id AND e.state = 0 AND e.event_id < d.event_id)
+		ORDER BY d.next_at, d.id LIMIT $4%s),
+	ranked AS (SELECT id, held + row_number() OVER (PARTITION BY app_id, webhook_id ORDER BY next_at, id) AS slot FROM due)
+	UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	WHERE id IN (SELECT id FROM ranked WHERE slot <= $5)
 	RETURNING id`
 
 var (

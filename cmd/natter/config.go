@@ -48,6 +48,7 @@ type config struct {
 	WebhookTimeout      time.Duration
 	WebhookRetryFor     time.Duration
 	WebhookRetention    time.Duration
+	WebhookRetryBase    time.Duration
 	StatsFlush          time.Duration
 }
 
@@ -152,6 +153,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.WebhookRetention, "webhook-retention", envDur("NATTER_WEBHOOK_RETENTION", webhook.DefaultRetention), "how long delivered and dead-lettered webhook events stay in the delivery log, for replay (NATTER_WEBHOOK_RETENTION)")
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
+	// The first retry's delay: 5 s in production; tests and demos shorten the schedule.
+	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", envDur("NATTER_WEBHOOK_RETRY_BASE", webhook.DefaultBackoff), "the delay before a failed webhook delivery's first retry; each next one doubles, up to an hour (NATTER_WEBHOOK_RETRY_BASE)")
 	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
 		k, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(k) < 32 {
@@ -184,6 +187,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
 	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0 || c.WebhookRetention <= 0:
 		return c, fmt.Errorf("--webhook-workers, --webhook-timeout, --webhook-retry-for and --webhook-retention must be more than 0")
+	case c.WebhookRetryBase <= 0 || c.WebhookRetryBase > webhook.DefaultMaxBackoff:
+		return c, fmt.Errorf("--webhook-retry-base must be more than 0 and at most %v", webhook.DefaultMaxBackoff)
 	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
 		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
 	}

@@ -141,7 +141,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() {
 		defer close(webhooksDone)
 		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor, Retention: c.WebhookRetention,
-			AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
+			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)

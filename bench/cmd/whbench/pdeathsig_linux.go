@@ -1,0 +1,7 @@
+package main
+
+import "syscall"
+
+// setPdeathsig makes the kernel send natter SIGTERM when whbench dies, so that a killed run
+// leaves no natter behind.
+func setPdeathsig(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGTERM }
