@@ -288,13 +288,19 @@ func TestWebhookLogAndReplay(t *testing.T) {
 				t.Errorf("dead deliveries: %+v %v, want none", dead, err)
 			}
 
-			// Replay one event: it arrives again with the same event id.
+			// Replay one event: it arrives again with the same event id, and its retries run
+			// for --webhook-retry-for from the replay, not from the event's first delivery.
+			replayedAt := time.Now().UnixMilli()
 			if n, err := e.c.Replay(e.ctx(), wh.ID, client.ReplayRequest{EventID: first}); err != nil || n != 1 {
 				t.Fatalf("replay %s: %d %v", first, n, err)
 			}
 			got = rc.wait(t, 3)
 			if id := got[2].header.Get("X-Natter-Event-Id"); id != first {
 				t.Errorf("replayed delivery's event id %s, want %s", id, first)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id
+				WHERE d.created_at >= $1 AND ev.created_at < $1`, replayedAt); n != 1 {
+				t.Errorf("%d replayed deliveries with a fresh retry window, want 1", n)
 			}
 			// Replay the range: both again.
 			if n, err := e.c.Replay(e.ctx(), wh.ID, client.ReplayRequest{From: t0 - 1000, To: time.Now().UnixMilli()}); err != nil || n != 2 {

@@ -140,7 +140,7 @@ func (db *DB) ReplayDeliveries(ctx context.Context, appID, webhookID string, r c
 		if r.EventID == 0 {
 			cond, args = `event_id IN (SELECT id FROM webhook_events WHERE app_id = $1 AND created_at >= $4 AND created_at <= $5)`, []any{appID, webhookID, now, r.From, r.To}
 		}
-		res, err := tx.exec(`UPDATE webhook_deliveries SET state = 0, next_at = $3, lease_until = 0, leased_by = '', done_at = 0
+		res, err := tx.exec(`UPDATE webhook_deliveries SET state = 0, next_at = $3, lease_until = 0, leased_by = '', done_at = 0, created_at = $3
 			WHERE app_id = $1 AND webhook_id = $2 AND `+cond, args...)
 		if err != nil {
 			return err
