@@ -123,6 +123,7 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 	if err != nil {
 		return nil, internal("change blocks", err)
 	}
+	s.wakeOutbox(event)
 	return results, nil
 }
 

@@ -453,6 +453,7 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		return nil
 	})
 	if err == nil && what != MarkUnread {
+		s.wakeOutbox(len(subs) > 0)
 		// Every receipt accepted counts (GET /stats/messages), also one that moved no marker:
 		// the client sent it.
 		s.rollup.receipt(p.App.ID, viewer.UID, what == MarkRead, now)

@@ -293,6 +293,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 		return Group{}, MemberResults{}, s.groupErr("create group", err)
 	}
 	s.notify(ctx, recorded)
+	s.wakeOutbox(len(subs) > 0)
 	if creator != "" {
 		g.Viewer = &Membership{Scope: ScopeAdmin, JoinedAt: now}
 	}
@@ -562,6 +563,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 		return Group{}, s.groupErr("update group", err)
 	}
 	s.notify(ctx, recorded)
+	s.wakeOutbox(len(subs) > 0)
 	if p.acting() {
 		m, err := s.store.Membership(ctx, p.App.ID, out.GUID, actor.UID)
 		if err != nil {
@@ -604,6 +606,7 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 		return ch.writeEvents(subs)
 	})
 	if err == nil {
+		s.wakeOutbox(len(subs) > 0)
 		s.forgetPolicy(p.App.ID, id) // its scope permissions went with it
 	}
 	return s.groupErr("delete group", err)

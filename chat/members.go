@@ -633,6 +633,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 		return Group{}, s.groupErr("change members", err)
 	}
 	s.notify(ctx, recorded)
+	s.wakeOutbox(len(subs) > 0)
 	return out, nil
 }
 

@@ -270,6 +270,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}
+	s.wakeOutbox(len(events) > 0)
 	s.rollup.message(p.App.ID, sender.UID, now)
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
@@ -611,6 +612,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	if err != nil {
 		return Message{}, internal("delete message", err)
 	}
+	s.wakeOutbox(event)
 	target.DeletedAt, target.DeletedBy = now, actor.UID
 	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 	target.MarkMentioned(p.Actor)
@@ -734,6 +736,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	if err != nil {
 		return Message{}, internal("edit message", err)
 	}
+	s.wakeOutbox(event)
 	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 	target.MarkMentioned(p.Actor)
 	action.Target = &target

@@ -205,6 +205,7 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 	case err != nil:
 		return Message{}, internal("change reaction", err)
 	}
+	s.wakeOutbox(c.Event != nil)
 	return m, nil
 }
 

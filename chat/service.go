@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +59,8 @@ type Service struct {
 	secret   []byte // socket credentials' signing secret (realtime.go), once read
 	whKey    []byte // the derived webhook key (webhookcrypto.go), once read
 	notifier Notifier
+	// outboxWake wakes this node's webhook workers after a change wrote outbox events.
+	outboxWake atomic.Pointer[func()]
 }
 
 // New returns a Service over store.

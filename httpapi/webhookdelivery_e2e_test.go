@@ -450,3 +450,28 @@ func TestWebhookSlowEndpointHoldsItsShare(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookCommitWakesWorkers: a change committed on a node wakes its workers, so its
+// events go out at once rather than at the next poll (an hour away here).
+func TestWebhookCommitWakesWorkers(t *testing.T) {
+	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	d := webhook.New(e.svc, webhook.Config{Poll: time.Hour, Timeout: 2 * time.Second, AllowPrivate: true, Data: httpapi.WebhookData})
+	done := make(chan struct{})
+	go func() { d.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	rc := newReceiver(t)
+	e.mustUser("ann", "Ann")
+	e.mustUser("bob", "Bob")
+	if _, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL), Triggers: &[]string{"message_sent", "user_blocked"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the workers' first claim, of nothing, is done: they wait an hour
+	e.mustText("ann", "bob", "now")
+	if _, err := e.c.BlockUsers(e.ctx(), "ann", []string{"bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rc.wait(t, 2); got[0].env.Trigger != "message_sent" || got[1].env.Trigger != "user_blocked" {
+		t.Fatalf("got %s then %s", got[0].env.Trigger, got[1].env.Trigger)
+	}
+}

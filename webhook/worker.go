@@ -89,8 +89,10 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger,
+	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger,
 		wake: make(chan struct{}, 1)}
+	svc.SetOutboxWake(d.poke) // a change committed on this node is delivered at once
+	return d
 }
 
 // Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
