@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/webhook"
 )
 
@@ -48,7 +49,11 @@ type config struct {
 	WebhookTimeout      time.Duration
 	WebhookRetryFor     time.Duration
 	WebhookRetention    time.Duration
-	StatsFlush          time.Duration
+	// Notifications (docs/notifications.md, "Sending"): how long the delivery log keeps a
+	// record, and the providers' base URLs (tests point them at local fakes).
+	NotificationLogRetention time.Duration
+	NotifyEndpoints          notify.Endpoints
+	StatsFlush               time.Duration
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -152,6 +157,11 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.WebhookRetention, "webhook-retention", envDur("NATTER_WEBHOOK_RETENTION", webhook.DefaultRetention), "how long delivered and dead-lettered webhook events stay in the delivery log, for replay (NATTER_WEBHOOK_RETENTION)")
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
+	fs.DurationVar(&c.NotificationLogRetention, "notification-log-retention", envDur("NATTER_NOTIFICATION_LOG_RETENTION", notify.DefaultRetention), "how long the notification delivery log keeps a record (NATTER_NOTIFICATION_LOG_RETENTION)")
+	// The providers' hosts are the operator's; only tests and proxies change them.
+	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
+		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),
+		Twilio: getenv("NATTER_NOTIFY_TWILIO_URL"), SendGrid: getenv("NATTER_NOTIFY_SENDGRID_URL")}
 	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
 		k, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(k) < 32 {
@@ -182,6 +192,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	case c.NotificationLogRetention <= 0:
+		return c, fmt.Errorf("--notification-log-retention must be more than 0")
 	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0 || c.WebhookRetention <= 0:
 		return c, fmt.Errorf("--webhook-workers, --webhook-timeout, --webhook-retry-for and --webhook-retention must be more than 0")
 	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:

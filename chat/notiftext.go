@@ -1,0 +1,127 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// What a send needs at sending time: the message as webhooks carry it, the templates that
+// apply to the recipient, and whether the recipient has read the message meanwhile.
+
+// NotificationContent is what a send renders its text from.
+type NotificationContent struct {
+	Subject   Subject // the message, as a webhook event's data renders it
+	Message   *Message
+	Settings  NotificationSettings
+	Privacy   bool // the privacy templates apply to the recipient
+	Mentioned bool // the message mentions the recipient
+	Name      string
+	Read      bool // the recipient read the message since (only asked for a Recheck send)
+	Gone      bool // the message is deleted: nothing to send
+}
+
+// NotificationContentFor reads what s needs to be rendered and sent.
+func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
+	var c NotificationContent
+	m, err := svc.store.Message(ctx, s.AppID, s.MessageID, "")
+	if errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0 {
+		c.Gone = true
+		return c, nil
+	}
+	if err != nil {
+		return c, internal("read message", err)
+	}
+	m.Reactions = nil
+	c.Message, c.Subject = &m, Subject{Trigger: s.Trigger, At: s.CreatedAt, Message: &m}
+	if c.Settings, err = svc.store.NotificationSettings(ctx, s.AppID); err != nil {
+		return c, internal("read notification settings", err)
+	}
+	conv := ConversationRef{Type: MuteOneOnOne, ID: m.Sender}
+	if m.ReceiverType == ReceiverGroup {
+		conv = ConversationRef{Type: MuteGroup, ID: m.Receiver}
+	}
+	rs, err := svc.store.NotificationRecipients(ctx, s.AppID, conv, []string{s.UID})
+	if err != nil {
+		return c, internal("read recipient", err)
+	}
+	c.Privacy = rs[s.UID].Prefs(c.Settings).UsePrivacyTemplate
+	c.Mentioned = slices.ContainsFunc(m.Mentions, func(e Entity) bool { return e.UID == s.UID })
+	if u, err := svc.store.User(ctx, s.AppID, s.UID); err == nil {
+		c.Name = u.Name
+	}
+	if s.Recheck {
+		read, err := svc.store.ReadMarker(ctx, s.AppID, s.UID, m.ConversationID)
+		if err != nil {
+			return c, internal("read marker", err)
+		}
+		c.Read = read >= m.ID
+	}
+	return c, nil
+}
+
+// PushTemplate is the title, body and fallback body of a push about c's message: the
+// mention template when the message mentions the recipient, else the template of the
+// message's kind (text, media, custom), in the privacy set when it applies.
+func (c NotificationContent) PushTemplate() (title, body, fallback string) {
+	t, m := c.Settings.Templates, c.Message
+	group := m.ReceiverType == ReceiverGroup
+	pick := func(one, grp string) string {
+		if group {
+			return grp
+		}
+		return one
+	}
+	if c.Mentioned {
+		u := t.UserMentionTemplateDefault
+		if c.Privacy {
+			u = t.UserMentionTemplatePrivacy
+		}
+		return pick(u.TitleOneOnOne, u.TitleGroup), pick(u.BodyOneOnOne, u.BodyGroup), u.BodyFallback
+	}
+	switch {
+	case m.Category == CategoryMessage && m.Type == "text":
+		x := t.TextMessageTemplateDefault
+		if c.Privacy {
+			x = t.TextMessageTemplatePrivacy
+		}
+		return pick(x.TitleOneOnOne, x.TitleGroup), x.Body, ""
+	case m.Category == CategoryMessage:
+		x := t.MediaMessageTemplateDefault
+		if c.Privacy {
+			x = t.MediaMessageTemplatePrivacy
+		}
+		b := map[string]string{"image": x.BodyImage, "audio": x.BodyAudio, "video": x.BodyVideo, "file": x.BodyFile}[m.Type]
+		return pick(x.TitleOneOnOne, x.TitleGroup), b, ""
+	}
+	x := t.CustomMessageTemplateDefault
+	if c.Privacy {
+		x = t.CustomMessageTemplatePrivacy
+	}
+	return pick(x.TitleOneOnOne, x.TitleGroup), x.Body, x.BodyFallback
+}
+
+// SMSTemplate is an SMS's text, EmailSubjectTemplate an email's subject, about c's message
+// (a digest of one message).
+func (c NotificationContent) SMSTemplate() string {
+	t := c.Settings.Templates.SMSContentTemplateDefault
+	if c.Privacy {
+		t = c.Settings.Templates.SMSContentTemplatePrivacy
+	}
+	if c.Message.ReceiverType == ReceiverGroup {
+		return t.BodyGroup
+	}
+	return t.BodyOneOnOne
+}
+
+// EmailSubjectTemplate: see SMSTemplate.
+func (c NotificationContent) EmailSubjectTemplate() string {
+	t := c.Settings.Templates.EmailSubjectTemplateDefault
+	if c.Privacy {
+		t = c.Settings.Templates.EmailSubjectTemplatePrivacy
+	}
+	if c.Message.ReceiverType == ReceiverGroup {
+		return t.SubjectGroup
+	}
+	return t.SubjectOneOnOne
+}

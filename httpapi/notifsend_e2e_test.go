@@ -1,0 +1,281 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/notify"
+)
+
+// pushFake is a custom push provider's webhook: it records what natter posts, and fails
+// the first attempts fail says.
+type pushFake struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	n    int
+	fail func(n int) bool
+	got  []customPost
+}
+
+type customPost struct {
+	Trigger string `json:"trigger"`
+	Data    struct {
+		Channel string `json:"channel"`
+		To      struct {
+			UID string `json:"uid"`
+		} `json:"to"`
+		Title string `json:"title"`
+		Body  string `json:"body"`
+		Event struct {
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		} `json:"event"`
+	} `json:"data"`
+	AppID string `json:"appId"`
+}
+
+func newPushFake(t *testing.T) *pushFake {
+	f := &pushFake{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.n++
+		if f.fail != nil && f.fail(f.n) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var p customPost
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Errorf("custom provider body: %v", err)
+		}
+		f.got = append(f.got, p)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// received waits until the fake has n notifications, then a little longer for any extra.
+func (f *pushFake) received(t *testing.T, n int) []customPost {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		f.mu.Lock()
+		got := slices.Clone(f.got)
+		f.mu.Unlock()
+		if len(got) >= n {
+			time.Sleep(300 * time.Millisecond)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			return slices.Clone(f.got)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d notifications, want %d", len(got), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// notifyEnv is an env on the real clock whose custom providers may post to loopback, with
+// this node's notification workers on a short schedule.
+func notifyEnv(t *testing.T, backend string, endpoints notify.Endpoints) *env {
+	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
+		Client: notify.ClientConfig{AllowPrivate: true, Endpoints: endpoints}})
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return e
+}
+
+// logs reads the whole notification log for filter, oldest first.
+func (e *env) logs(filter url.Values) []client.NotificationLog {
+	e.t.Helper()
+	filter.Set("limit", "1000")
+	got, _, err := e.c.ListNotificationLogs(e.ctx(), filter)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	slices.Reverse(got)
+	return got
+}
+
+// decisions are a log's records as "recipient channel provider triggered/reason", sorted.
+func decisions(ls []client.NotificationLog) []string {
+	var out []string
+	for _, l := range ls {
+		s := fmt.Sprintf("%s %s %s attempt %d", l.Recipient, l.Channel, l.Provider, l.Attempt)
+		switch {
+		case l.Attempt > 0 && l.Success:
+			s += " sent"
+		case l.Attempt > 0:
+			s += " failed " + l.Reason
+		case l.NotificationTriggered:
+			s += " triggered"
+		default:
+			s += " no: " + l.Reason
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestNotificationsThroughCustomPush(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat", "dan", "eve", "fay"} {
+				e.mustUser(u, u)
+			}
+			e.mustGroup("g", "ann", "bob", "cat", "dan", "eve", "fay")
+			// Before any provider: the send writes no notification event.
+			e.send("ann", "bob", "user", "before a provider")
+			if n := e.count(`SELECT COUNT(*) FROM notification_events`); n != 0 {
+				t.Fatalf("%d notification events without a provider", n)
+			}
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL + "/push"), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// bob mutes the group; cat wants no group messages; dan only mentions; eve has a
+			// socket open; fay gets everything.
+			if _, err := e.c.MuteConversations(e.ctx(), "bob", []client.MutedConversation{{ID: "g", Type: "group",
+				Until: time.Now().Add(time.Hour).UnixMilli()}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "cat", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupMessages: ptr(1)}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "dan", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupMessages: ptr(3)}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.raw.Exec(`UPDATE users SET status = 'available' WHERE uid = 'eve'`); err != nil {
+				t.Fatal(err)
+			}
+			hello := e.send("ann", "g", "group", "hello all")
+			mention := e.send("ann", "g", "group", "hi <@uid:dan>")
+			direct := e.send("ann", "bob", "user", "just you")
+			got := fake.received(t, 4)
+			var sent []string
+			for _, p := range got {
+				if p.Trigger != "push-notification-payload-generated" || p.Data.Channel != "push" || p.AppID != "demo" {
+					t.Errorf("post: %+v", p)
+				}
+				sent = append(sent, p.Data.To.UID+" "+p.Data.Event.Message.ID)
+			}
+			sort.Strings(sent)
+			want := []string{"bob " + direct, "dan " + mention, "fay " + hello, "fay " + mention}
+			sort.Strings(want)
+			if !slices.Equal(sent, want) {
+				t.Fatalf("notified %q, want %q", sent, want)
+			}
+			for _, p := range got {
+				if p.Data.To.UID == "bob" && (p.Data.Title != "ann" || p.Data.Body != "just you") {
+					t.Errorf("one-to-one push rendered %q / %q", p.Data.Title, p.Data.Body)
+				}
+			}
+			// The log: a decision per recipient, and the attempt that sent.
+			gotLog := decisions(e.logs(url.Values{"messageId": {hello}}))
+			wantLog := []string{
+				"bob push custom attempt 0 no: muted",
+				"cat push custom attempt 0 no: preference",
+				"dan push custom attempt 0 no: notMentioned",
+				"eve push custom attempt 0 no: online",
+				"fay push custom attempt 0 triggered",
+				"fay push custom attempt 1 sent",
+			}
+			if !slices.Equal(gotLog, wantLog) {
+				t.Errorf("log of %s:\n%q\nwant\n%q", hello, gotLog, wantLog)
+			}
+			// Filters and the cursor.
+			if ls := e.logs(url.Values{"success": {"true"}}); len(ls) != 4 {
+				t.Errorf("%d successful attempts, want 4", len(ls))
+			}
+			if ls := e.logs(url.Values{"reason": {"online"}, "receiver": {"g"}}); len(ls) != 2 || ls[0].Recipient != "eve" {
+				t.Errorf("online in g: %+v", ls)
+			}
+			if ls := e.logs(url.Values{"channel": {"sms"}}); len(ls) != 0 {
+				t.Errorf("sms records: %+v", ls)
+			}
+			all := e.logs(url.Values{})
+			page, next, err := e.c.ListNotificationLogs(e.ctx(), url.Values{"limit": {"3"}})
+			if err != nil || len(page) != 3 || next == nil || next.Affix != "prepend" || page[0].LogID != all[len(all)-1].LogID {
+				t.Fatalf("first page: %v %+v %+v", err, page, next)
+			}
+			older, _, err := e.c.ListNotificationLogs(e.ctx(), url.Values{"limit": {"3"}, "logId": {next.LogID}, "affix": {next.Affix}})
+			if err != nil || len(older) != 3 || older[0].LogID != all[len(all)-4].LogID {
+				t.Fatalf("older page: %v %+v", err, older)
+			}
+			newer, _, err := e.c.ListNotificationLogs(e.ctx(), url.Values{"logId": {all[0].LogID}, "affix": {"append"}, "limit": {"2"}})
+			if err != nil || len(newer) != 2 || newer[0].LogID != all[1].LogID {
+				t.Fatalf("newer page: %v %+v", err, newer)
+			}
+			// Another app sees none of it.
+			other, _ := e.newApp("other", "us")
+			if ls, _, err := other.ListNotificationLogs(e.ctx(), url.Values{}); err != nil || len(ls) != 0 {
+				t.Errorf("another app's log: %v %+v", err, ls)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM notification_events`) + e.count(`SELECT COUNT(*) FROM notification_sends`); n != 0 {
+				t.Errorf("%d events and sends left", n)
+			}
+		})
+	}
+}
+
+func TestNotificationRetriesThenSends(t *testing.T) {
+	backends := []string{"sqlite", "postgres"}
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			fake.fail = func(n int) bool { return n <= 2 } // an outage: two 503s
+			e.mustUser("ann", "ann")
+			e.mustUser("bob", "bob")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			id := e.send("ann", "bob", "user", "are you there")
+			if got := fake.received(t, 1); len(got) != 1 || got[0].Data.To.UID != "bob" {
+				t.Fatalf("got %+v", got)
+			}
+			gotLog := decisions(e.logs(url.Values{"messageId": {id}}))
+			wantLog := []string{
+				"bob push custom attempt 0 triggered",
+				"bob push custom attempt 1 failed retry",
+				"bob push custom attempt 2 failed retry",
+				"bob push custom attempt 3 sent",
+			}
+			if !slices.Equal(gotLog, wantLog) {
+				t.Errorf("log:\n%q\nwant\n%q", gotLog, wantLog)
+			}
+			for _, l := range e.logs(url.Values{"messageId": {id}, "success": {"false"}, "notificationTriggered": {"true"}}) {
+				if l.Attempt > 0 && l.Status != 503 {
+					t.Errorf("a failed attempt's status: %+v", l)
+				}
+			}
+		})
+	}
+}
