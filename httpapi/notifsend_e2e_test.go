@@ -93,11 +93,16 @@ func (f *pushFake) received(t *testing.T, n int) []customPost {
 // notifyEnv is an env on the real clock whose custom providers may post to loopback, with
 // this node's notification workers on a short schedule.
 func notifyEnv(t *testing.T, backend string, endpoints notify.Endpoints) *env {
+	return notifyEnvWith(t, backend, notify.ClientConfig{AllowPrivate: true, Endpoints: endpoints})
+}
+
+// notifyEnvWith is notifyEnv with the providers' client settings.
+func notifyEnvWith(t *testing.T, backend string, cc notify.ClientConfig) *env {
 	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
 	ctx, cancel := context.WithCancel(context.Background())
 	w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond,
 		MaxBackoff: 200 * time.Millisecond, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
-		Client: notify.ClientConfig{AllowPrivate: true, Endpoints: endpoints}})
+		Client: cc})
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
