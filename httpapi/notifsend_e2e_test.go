@@ -175,9 +175,7 @@ func TestNotificationsThroughCustomPush(t *testing.T) {
 				GroupPreferences: &client.GroupPreferencesUpdate{GroupMessages: ptr(3)}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.raw.Exec(`UPDATE users SET status = 'available' WHERE uid = 'eve'`); err != nil {
-				t.Fatal(err)
-			}
+			e.rawExec(`UPDATE users SET status = 'available' WHERE uid = 'eve'`)
 			hello := e.send("ann", "g", "group", "hello all")
 			mention := e.send("ann", "g", "group", "hi <@uid:dan>")
 			direct := e.send("ann", "bob", "user", "just you")
@@ -282,5 +280,22 @@ func TestNotificationRetriesThenSends(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// rawExec runs a statement on the test's own connection, which has no busy timeout:
+// SQLite's writer (the workers' leases) may hold the database a moment.
+func (e *env) rawExec(query string, args ...any) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := e.raw.Exec(query, args...)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
