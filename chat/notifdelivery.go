@@ -20,7 +20,8 @@ type NotificationEvent struct {
 	Trigger        string
 	ConversationID string
 	MessageID      int64
-	CreatedAt      int64 // UNIX milliseconds
+	Ref            EventRef // a reaction's: who reacted (UID) with what
+	CreatedAt      int64    // UNIX milliseconds
 	Attempts       int
 }
 
@@ -39,7 +40,8 @@ type NotificationSend struct {
 	ProviderID     string // a push token's providerId
 	Destination    string // the push token, phone number or email address; "" for a custom provider without one
 	TokenKind      PushTokenKind
-	Recheck        bool // send only if the recipient has not read the message by then
+	Recheck        bool     // send only if the recipient has not read the message by then
+	Ref            EventRef // the event's
 	Attempts       int
 	NextAt         int64
 	CreatedAt      int64
@@ -95,11 +97,15 @@ type NotificationLogQuery struct {
 	Receiver        string
 	ReceiverType    string
 	Recipient       string
-	Channel         Channel
-	Provider        string
-	Triggered       *bool
-	Reason          string
-	Success         *bool
+	// ReactionSender and ReactionReceiver select reaction_added records: who reacted, and
+	// who was notified of it.
+	ReactionSender   string
+	ReactionReceiver string
+	Channel          Channel
+	Provider         string
+	Triggered        *bool
+	Reason           string
+	Success          *bool
 	// LogID and After page: records older than LogID (newest first), or with After
 	// ("affix=append") newer than it (oldest first).
 	LogID int64

@@ -102,17 +102,23 @@ func (s *Service) ExpandNotification(ctx context.Context, ev NotificationEvent, 
 	if err != nil {
 		return out, internal("read notification settings", err)
 	}
+	// The actor is the sender, or who reacted; a one-to-one conversation is muted by naming
+	// the other user, the actor.
+	actor := m.Sender
+	if ev.Trigger == TriggerReactionAdded {
+		actor = ev.Ref.UID
+	}
 	var uids []string
-	conv := ConversationRef{Type: MuteOneOnOne, ID: m.Sender}
+	conv := ConversationRef{Type: MuteOneOnOne, ID: actor}
 	if m.ReceiverType == ReceiverGroup {
 		conv = ConversationRef{Type: MuteGroup, ID: m.Receiver}
 		if uids, err = s.store.MemberUIDs(ctx, ev.AppID, m.Receiver, nil); err != nil {
 			return out, internal("list members", err)
 		}
 	} else {
-		uids = []string{m.Receiver}
+		uids = []string{m.Sender, m.Receiver}
 	}
-	uids = slices.DeleteFunc(sortedUnique(uids), func(u string) bool { return u == m.Sender })
+	uids = slices.DeleteFunc(sortedUnique(uids), func(u string) bool { return u == actor })
 	for len(uids) > 0 {
 		n := min(len(uids), maxRecipientsPage)
 		if err := s.expandPage(ctx, ev, &m, app, ch, conv, uids[:n], now, &out); err != nil {
@@ -157,13 +163,27 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 	base := NotificationLog{AppID: ev.AppID, EventID: ev.ID, Trigger: ev.Trigger, MessageID: m.ID, MessageCategory: m.Category,
 		MessageType: m.Type, Sender: m.Sender, Receiver: m.Receiver, ReceiverType: m.ReceiverType, CreatedAt: nowMS}
 	send := NotificationSend{AppID: ev.AppID, EventID: ev.ID, Trigger: ev.Trigger, ConversationID: ev.ConversationID,
-		MessageID: m.ID, NextAt: nowMS, CreatedAt: nowMS}
+		MessageID: m.ID, NextAt: nowMS, CreatedAt: nowMS, Ref: ev.Ref}
+	reaction := ev.Trigger == TriggerReactionAdded
+	if reaction {
+		base.Sender = ev.Ref.UID // who reacted
+	}
 	for _, uid := range uids {
 		r := states[uid]
 		prefs := r.Prefs(app)
 		f := NotifyFacts{IsMessage: true, Mentioned: mentioned[uid], Preference: messagePreference(prefs, m),
 			BypassForMentions: prefs.BypassPreferencesForMentions, Online: online[uid], Now: now,
 			DND: prefs.DND == DNDOn, Schedule: &prefs.Schedule, Location: r.Location()}
+		if reaction {
+			pref, own := reactionPreference(prefs, m), uid == m.Sender
+			if !own && pref != NotifyReactionsOnAll {
+				continue // not about its message, and it asked only about its own: not a recipient
+			}
+			f.IsMessage, f.Mentioned, f.Preference = false, false, NotifyAll
+			if pref == NotifyOff {
+				f.Preference = NotifyNever
+			}
+		}
 		if r.MutedAt(app, conv.Type, nowMS) {
 			f.MutedUntil = time.UnixMilli(r.MutedUntil)
 		}
@@ -188,6 +208,9 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 			} else {
 				s.decidePush(f, log, snd, ch, tokens[uid], out)
 			}
+		}
+		if reaction {
+			continue // SMS and email are for unread messages
 		}
 		if ch.sms {
 			f.Delay = time.Duration(app.Preferences.SMS.IntervalInSeconds) * time.Second
@@ -229,6 +252,15 @@ func (s *Service) decidePush(f NotifyFacts, log NotificationLog, snd Notificatio
 		sd.Channel, sd.Provider, sd.ProviderID, sd.Destination, sd.TokenKind = ChannelPush, l.Provider, t.ProviderID, t.Token, t.Kind
 		out.Sends = append(out.Sends, sd)
 	}
+}
+
+// reactionPreference is the recipient's preference for reactions in m's conversation:
+// NotifyOff, NotifyOn (on its own messages) or NotifyReactionsOnAll.
+func reactionPreference(p NotificationPrefs, m *Message) int {
+	if m.ReceiverType == ReceiverGroup {
+		return p.Group.Reactions
+	}
+	return p.OneOnOne.Reactions
 }
 
 // messagePreference is the recipient's preference for a message like m: replies have

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 )
@@ -34,6 +35,13 @@ func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSe
 	}
 	m.Reactions = nil
 	c.Message, c.Subject = &m, Subject{Trigger: s.Trigger, At: s.CreatedAt, Message: &m}
+	if s.Trigger == TriggerReactionAdded {
+		ref := s.Ref
+		ref.MessageID = m.ID
+		if c.Subject, err = svc.EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
+			return c, internal("read reaction", err)
+		}
+	}
 	if c.Settings, err = svc.store.NotificationSettings(ctx, s.AppID); err != nil {
 		return c, internal("read notification settings", err)
 	}
@@ -58,6 +66,32 @@ func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSe
 		c.Read = read >= m.ID
 	}
 	return c, nil
+}
+
+// ReactionText is a reaction's push, already plain text (the hosted settings have no
+// reaction template): who reacted, with what, to which message. ok is false for another
+// event.
+func (c NotificationContent) ReactionText() (title, body string, ok bool) {
+	r := c.Subject.Reaction
+	if r == nil {
+		return "", "", false
+	}
+	title = r.ReactedBy.Name
+	if title == "" {
+		title = r.ReactedBy.UID
+	}
+	if g := c.Message.ReceiverGroup; g != nil && g.Name != "" {
+		title += " @ " + g.Name
+	}
+	var d struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(c.Message.Data, &d)
+	body = "Reacted " + r.Reaction + " to a message"
+	if d.Text != "" {
+		body = "Reacted " + r.Reaction + " to: " + d.Text
+	}
+	return title, body, true
 }
 
 // PushTemplate is the title, body and fallback body of a push about c's message: the

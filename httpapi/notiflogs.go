@@ -45,9 +45,9 @@ type notificationLogCursor struct {
 	Affix string `json:"affix"`
 }
 
-// Log filters natter keeps no records for yet (reactions and member changes do not notify
-// yet): a query naming one matches nothing.
-var unrecordedLogFilters = []string{"reactionId", "reactionSender", "reactionReceiver", "member"}
+// Log filters natter keeps no records for (member changes do not notify yet, and records
+// do not keep a reaction's id): a query naming one matches nothing.
+var unrecordedLogFilters = []string{"reactionId", "member"}
 
 func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
@@ -74,6 +74,7 @@ func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p 
 	f.MessageCategory, f.MessageType, f.Trigger = q.str("messageCategory"), q.str("messageType"), q.str("trigger")
 	f.Sender, f.Receiver, f.ReceiverType, f.Recipient = q.str("sender"), q.str("receiver"), q.str("receiverType"), q.str("recipient")
 	f.Provider, f.Reason = q.str("provider"), q.str("reason")
+	f.ReactionSender, f.ReactionReceiver = q.str("reactionSender"), q.str("reactionReceiver")
 	f.Triggered, f.Success = flag("notificationTriggered"), flag("success")
 	switch c := q.str("channel"); c {
 	case "", string(chat.ChannelPush), string(chat.ChannelSMS), string(chat.ChannelEmail):

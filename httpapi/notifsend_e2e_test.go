@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -297,5 +298,64 @@ func (e *env) rawExec(query string, args ...any) {
 			e.t.Fatal(err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestReactionNotifications(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat", "dan"} {
+				e.mustUser(u, strings.ToUpper(u[:1])+u[1:])
+			}
+			e.mustGroup("g", "ann", "bob", "cat", "dan")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// cat wants reactions on every message; dan keeps the default (its own messages).
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "cat", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupReactions: ptr(3)}}); err != nil {
+				t.Fatal(err)
+			}
+			id := e.send("bob", "g", "group", "lunch?")
+			fake.received(t, 3) // the message: ann, cat, dan
+			react := func(method string) {
+				e.ok(request{method: method, path: "/v3/messages/" + id + "/reactions/ok", headers: obo("ann")})
+			}
+			react("POST")
+			react("POST")   // again: a no-op, no event
+			react("DELETE") // a removal notifies no one
+			got := fake.received(t, 5)[3:]
+			var to []string
+			for _, p := range got {
+				to = append(to, p.Data.To.UID)
+				if p.Data.Title != "Ann @ Group g" || p.Data.Body != "Reacted ok to: lunch?" {
+					t.Errorf("reaction push %q / %q", p.Data.Title, p.Data.Body)
+				}
+			}
+			sort.Strings(to)
+			if !slices.Equal(to, []string{"bob", "cat"}) {
+				t.Fatalf("reaction notified %q, want bob and cat", to)
+			}
+			gotLog := decisions(e.logs(url.Values{"trigger": {chat.TriggerReactionAdded}}))
+			wantLog := []string{
+				"bob push custom attempt 0 triggered",
+				"bob push custom attempt 1 sent",
+				"cat push custom attempt 0 triggered",
+				"cat push custom attempt 1 sent",
+			}
+			if !slices.Equal(gotLog, wantLog) {
+				t.Errorf("reaction log:\n%q\nwant\n%q", gotLog, wantLog)
+			}
+			if ls := e.logs(url.Values{"reactionSender": {"ann"}, "reactionReceiver": {"bob"}}); len(ls) != 2 {
+				t.Errorf("ann's reactions notified to bob: %+v", ls)
+			}
+			if ls := e.logs(url.Values{"reactionSender": {"bob"}}); len(ls) != 0 {
+				t.Errorf("bob reacted to nothing: %+v", ls)
+			}
+		})
 	}
 }

@@ -178,6 +178,9 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
 		m := c.Message
 		log.MessageCategory, log.MessageType, log.Sender, log.Receiver, log.ReceiverType = m.Category, m.Type, m.Sender, m.Receiver, m.ReceiverType
 	}
+	if s.Trigger == chat.TriggerReactionAdded {
+		log.Sender = s.Ref.UID // who reacted, as the decision's record says
+	}
 	var res Result
 	switch {
 	case err != nil:
@@ -262,6 +265,12 @@ func (w *Worker) send(ctx context.Context, s chat.NotificationSend, c chat.Notif
 	m := c.Message
 	switch s.Channel {
 	case chat.ChannelPush:
+		if title, body, ok := c.ReactionText(); ok {
+			n.Title, n.Body, n.Sound = title, body, c.Settings.Sound.Chat
+			n.Data = map[string]string{"type": "reaction", "conversationId": m.ConversationID, "messageId": itoa(m.ID),
+				"reaction": c.Subject.Reaction.Reaction, "reactedBy": c.Subject.Reaction.ReactedBy.UID}
+			break
+		}
 		title, body, fallback := c.PushTemplate()
 		n.Title, _ = Render(title, vars)
 		var complete bool

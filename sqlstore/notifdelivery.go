@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -16,22 +17,29 @@ import (
 // claiming at once take different rows.
 
 const insertNotifyEventQuery = `INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
-	VALUES ($1, $2, $3, $4, '{}', $5)`
+	VALUES ($1, $2, $3, $4, $5, $6)`
+
+// notifyRef is what a notification event keeps of its ref: a reaction's, nothing of a message.
+func notifyRef(ev chat.OutboxEvent) string {
+	r := chat.EventRef{UID: ev.Ref.UID, Reaction: ev.Ref.Reaction, ReactionID: ev.Ref.ReactionID, ReactedAt: ev.Ref.ReactedAt}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
 
 // insertNotifyEvent writes a notification event in the change's transaction.
 func insertNotifyEvent(tx *wtx, ev chat.OutboxEvent) error {
-	_, err := tx.exec(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, ev.At)
+	_, err := tx.exec(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, notifyRef(ev), ev.At)
 	return err
 }
 
 // queueNotifyEvent queues a notification event in a PostgreSQL batch.
 func queueNotifyEvent(b *pgx.Batch, ev chat.OutboxEvent) {
-	b.Queue(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, ev.At)
+	b.Queue(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, notifyRef(ev), ev.At)
 }
 
 const claimNotifyEventsQuery = `UPDATE notification_events SET lease_until = $2, leased_by = $3, attempts = attempts + 1
 	WHERE id IN (SELECT id FROM notification_events WHERE lease_until < $1 ORDER BY id LIMIT $4%s)
-	RETURNING id, app_id, trigger, conversation_id, message_id, created_at, attempts`
+	RETURNING id, app_id, trigger, conversation_id, message_id, ref, created_at, attempts`
 
 var (
 	claimNotifyEventsSQLite   = strings.Replace(claimNotifyEventsQuery, "%s", "", 1)
@@ -49,7 +57,11 @@ func (db *DB) ClaimNotificationEvents(ctx context.Context, l chat.Lease) ([]chat
 		var err error
 		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationEvent, error) {
 			var e chat.NotificationEvent
-			err := s.Scan(&e.ID, &e.AppID, &e.Trigger, &e.ConversationID, &e.MessageID, &e.CreatedAt, &e.Attempts)
+			var ref string
+			err := s.Scan(&e.ID, &e.AppID, &e.Trigger, &e.ConversationID, &e.MessageID, &ref, &e.CreatedAt, &e.Attempts)
+			if err == nil {
+				err = json.Unmarshal([]byte(ref), &e.Ref)
+			}
 			return e, err
 		})
 		return err
@@ -82,7 +94,7 @@ func insertLog(tx *wtx, l chat.NotificationLog) error {
 }
 
 const sendColumns = `app_id, event_id, trigger, conversation_id, message_id, uid, channel, provider, provider_id, destination,
-	token_kind, recheck, attempts, next_at, created_at`
+	token_kind, recheck, attempts, next_at, created_at, ref`
 
 // FinishNotificationEvent writes an event's expansion and deletes it, while node holds it.
 func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID int64, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
@@ -100,10 +112,10 @@ func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID 
 			}
 		}
 		for _, s := range sends {
-			if _, err := tx.exec(`INSERT INTO notification_sends (`+sendColumns+`) VALUES (`+placeholders(1, 15)+`)
+			if _, err := tx.exec(`INSERT INTO notification_sends (`+sendColumns+`) VALUES (`+placeholders(1, 16)+`)
 				ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`,
 				s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
-				s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt); err != nil {
+				s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)); err != nil {
 				return err
 			}
 		}
@@ -131,11 +143,14 @@ func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease) ([]chat.
 		var err error
 		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationSend, error) {
 			var n chat.NotificationSend
-			var channel, kind string
+			var channel, kind, ref string
 			var recheck int64
 			err := s.Scan(&n.ID, &n.AppID, &n.EventID, &n.Trigger, &n.ConversationID, &n.MessageID, &n.UID, &channel, &n.Provider,
-				&n.ProviderID, &n.Destination, &kind, &recheck, &n.Attempts, &n.NextAt, &n.CreatedAt)
+				&n.ProviderID, &n.Destination, &kind, &recheck, &n.Attempts, &n.NextAt, &n.CreatedAt, &ref)
 			n.Channel, n.TokenKind, n.Recheck = chat.Channel(channel), chat.PushTokenKind(kind), recheck == 1
+			if err == nil {
+				err = json.Unmarshal([]byte(ref), &n.Ref)
+			}
 			return n, err
 		})
 		return err
@@ -194,6 +209,11 @@ func (db *DB) NotificationLogs(ctx context.Context, appID string, q chat.Notific
 	str(`receiver`, q.Receiver)
 	str(`receiver_type`, q.ReceiverType)
 	str(`recipient`, q.Recipient)
+	if q.ReactionSender != "" || q.ReactionReceiver != "" {
+		str(`trigger`, chat.TriggerReactionAdded)
+		str(`sender`, q.ReactionSender)
+		str(`recipient`, q.ReactionReceiver)
+	}
 	str(`channel`, string(q.Channel))
 	str(`provider`, q.Provider)
 	str(`reason`, q.Reason)
@@ -262,4 +282,9 @@ func (db *DB) ReadMarker(ctx context.Context, appID, uid, conversationID string)
 		return 0, nil
 	}
 	return id, err
+}
+
+func refJSON(r chat.EventRef) string {
+	b, _ := json.Marshal(r)
+	return string(b)
 }

@@ -33,6 +33,7 @@ CREATE TABLE notification_sends (
     provider_id     TEXT NOT NULL DEFAULT '', -- a push token's providerId
     destination     TEXT NOT NULL,
     token_kind      TEXT NOT NULL DEFAULT '', -- fcm, apns, voip
+    ref             TEXT NOT NULL DEFAULT '{}', -- the event's: who reacted with what
     recheck         BIGINT NOT NULL DEFAULT 0, -- only if the message is still unread then
     attempts        BIGINT NOT NULL DEFAULT 0,
     next_at         BIGINT NOT NULL,
