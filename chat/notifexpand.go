@@ -168,6 +168,7 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 	if reaction {
 		base.Sender = ev.Ref.UID // who reacted
 	}
+	_, member := memberPreferences[ev.Trigger]
 	for _, uid := range uids {
 		r := states[uid]
 		prefs := r.Prefs(app)
@@ -183,6 +184,12 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 			if pref == NotifyOff {
 				f.Preference = NotifyNever
 			}
+		}
+		if member {
+			if memberPreferences[ev.Trigger](prefs.Group) != NotifyOn {
+				continue // the default: members are not told of member changes, and not logged
+			}
+			f.IsMessage, f.Mentioned, f.Preference = false, false, NotifyAll
 		}
 		if r.MutedAt(app, conv.Type, nowMS) {
 			f.MutedUntil = time.UnixMilli(r.MutedUntil)
@@ -209,7 +216,7 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 				s.decidePush(f, log, snd, ch, tokens[uid], out)
 			}
 		}
-		if reaction {
+		if reaction || member {
 			continue // SMS and email are for unread messages
 		}
 		if ch.sms {
@@ -252,6 +259,17 @@ func (s *Service) decidePush(f NotifyFacts, log NotificationLog, snd Notificatio
 		sd.Channel, sd.Provider, sd.ProviderID, sd.Destination, sd.TokenKind = ChannelPush, l.Provider, t.ProviderID, t.Token, t.Kind
 		out.Sends = append(out.Sends, sd)
 	}
+}
+
+// memberPreferences are the group preference of each member change.
+var memberPreferences = map[string]func(GroupPrefs) int{
+	TriggerMemberAdded:        func(g GroupPrefs) int { return g.MemberAdded },
+	TriggerMemberJoined:       func(g GroupPrefs) int { return g.MemberJoined },
+	TriggerMemberLeft:         func(g GroupPrefs) int { return g.MemberLeft },
+	TriggerMemberKicked:       func(g GroupPrefs) int { return g.MemberKicked },
+	TriggerMemberBanned:       func(g GroupPrefs) int { return g.MemberBanned },
+	TriggerMemberUnbanned:     func(g GroupPrefs) int { return g.MemberUnbanned },
+	TriggerMemberScopeChanged: func(g GroupPrefs) int { return g.MemberScopeChanged },
 }
 
 // reactionPreference is the recipient's preference for reactions in m's conversation:

@@ -94,6 +94,45 @@ func (c NotificationContent) ReactionText() (title, body string, ok bool) {
 	return title, body, true
 }
 
+// memberVerbs say what a member change did, as its push says it.
+var memberVerbs = map[string]string{
+	TriggerMemberAdded: "added", TriggerMemberKicked: "kicked", TriggerMemberBanned: "banned",
+	TriggerMemberUnbanned: "unbanned", TriggerMemberScopeChanged: "changed the scope of",
+	TriggerMemberJoined: "joined", TriggerMemberLeft: "left",
+}
+
+// MemberText is a member change's push, plain text (the settings have no template for it):
+// the group's name, and who did what (to whom). ok is false for another event.
+func (c NotificationContent) MemberText(trigger string) (title, body string, ok bool) {
+	verb, ok := memberVerbs[trigger]
+	if !ok {
+		return "", "", false
+	}
+	m := c.Message
+	name := func(e Entity) string {
+		if e.Name != "" {
+			return e.Name
+		}
+		return e.UID
+	}
+	title = m.Receiver
+	if m.ReceiverGroup != nil && m.ReceiverGroup.Name != "" {
+		title = m.ReceiverGroup.Name
+	}
+	target := Entity{UID: m.TargetUID}
+	if m.TargetUser != nil {
+		target = *m.TargetUser
+	}
+	actor := m.SenderEntity
+	if actor.UID == "" {
+		actor.UID = m.Sender
+	}
+	if trigger == TriggerMemberJoined || trigger == TriggerMemberLeft || actor.UID == target.UID {
+		return title, name(target) + " " + verb, true
+	}
+	return title, name(actor) + " " + verb + " " + name(target), true
+}
+
 // PushTemplate is the title, body and fallback body of a push about c's message: the
 // mention template when the message mentions the recipient, else the template of the
 // message's kind (text, media, custom), in the privacy set when it applies.

@@ -359,3 +359,51 @@ func TestReactionNotifications(t *testing.T) {
 		})
 	}
 }
+
+func TestMemberChangeNotifications(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat", "dan"} {
+				e.mustUser(u, strings.ToUpper(u[:1])+u[1:])
+			}
+			e.mustGroup("g", "ann", "bob", "cat")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// cat wants to hear of joins and departures; bob keeps the default (nothing).
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "cat", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupMemberJoined: ptr(2), GroupMemberLeft: ptr(2)}}); err != nil {
+				t.Fatal(err)
+			}
+			e.ok(request{method: "POST", path: "/v3/groups/g/members", headers: obo("dan"), body: `{}`})
+			e.ok(request{method: "DELETE", path: "/v3/groups/g/members", headers: obo("dan")})
+			got := fake.received(t, 2)
+			var bodies []string
+			for _, p := range got {
+				if p.Data.To.UID != "cat" || p.Data.Title != "Group g" {
+					t.Errorf("member change pushed %+v", p)
+				}
+				bodies = append(bodies, p.Data.Body)
+			}
+			sort.Strings(bodies)
+			if !slices.Equal(bodies, []string{"Dan joined", "Dan left"}) {
+				t.Fatalf("pushes %q", bodies)
+			}
+			gotLog := decisions(e.logs(url.Values{"receiver": {"g"}}))
+			wantLog := []string{
+				"cat push custom attempt 0 triggered", "cat push custom attempt 0 triggered",
+				"cat push custom attempt 1 sent", "cat push custom attempt 1 sent",
+			}
+			if !slices.Equal(gotLog, wantLog) {
+				t.Errorf("log:\n%q\nwant\n%q", gotLog, wantLog)
+			}
+			if ls := e.logs(url.Values{"trigger": {chat.TriggerMemberJoined}, "sender": {"dan"}}); len(ls) != 2 {
+				t.Errorf("the join's records: %+v", ls)
+			}
+		})
+	}
+}

@@ -271,6 +271,12 @@ func (w *Worker) send(ctx context.Context, s chat.NotificationSend, c chat.Notif
 				"reaction": c.Subject.Reaction.Reaction, "reactedBy": c.Subject.Reaction.ReactedBy.UID}
 			break
 		}
+		if title, body, ok := c.MemberText(s.Trigger); ok {
+			n.Title, n.Body, n.Sound = title, body, c.Settings.Sound.Chat
+			n.Data = map[string]string{"type": "groupMember", "conversationId": m.ConversationID, "messageId": itoa(m.ID),
+				"trigger": s.Trigger, "member": m.TargetUID}
+			break
+		}
 		title, body, fallback := c.PushTemplate()
 		n.Title, _ = Render(title, vars)
 		var complete bool
