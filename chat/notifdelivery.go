@@ -75,6 +75,8 @@ type NotificationLog struct {
 	Receiver        string // the message's receiver: a uid, or a guid
 	ReceiverType    string
 	Recipient       string // the user notified, or not
+	ReactionID      int64  // a reaction's
+	Member          string // the user a member change is about
 	Channel         Channel
 	Provider        string
 	Triggered       bool
@@ -101,6 +103,8 @@ type NotificationLogQuery struct {
 	// who was notified of it.
 	ReactionSender   string
 	ReactionReceiver string
+	ReactionID       int64
+	Member           string
 	Channel          Channel
 	Provider         string
 	Triggered        *bool

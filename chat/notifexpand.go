@@ -166,9 +166,12 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 		MessageID: m.ID, NextAt: nowMS, CreatedAt: nowMS, Ref: ev.Ref}
 	reaction := ev.Trigger == TriggerReactionAdded
 	if reaction {
-		base.Sender = ev.Ref.UID // who reacted
+		base.Sender, base.ReactionID = ev.Ref.UID, ev.Ref.ReactionID // who reacted
 	}
 	_, member := memberPreferences[ev.Trigger]
+	if member {
+		base.Member = m.TargetUID
+	}
 	for _, uid := range uids {
 		r := states[uid]
 		prefs := r.Prefs(app)

@@ -19,6 +19,8 @@ type NotificationLog struct {
 	Receiver              string `json:"receiver,omitempty"`
 	ReceiverType          string `json:"receiverType,omitempty"`
 	Recipient             string `json:"recipient"`
+	ReactionID            string `json:"reactionId,omitempty"`
+	Member                string `json:"member,omitempty"`
 	Channel               string `json:"channel"`
 	Provider              string `json:"provider,omitempty"`
 	NotificationTriggered bool   `json:"notificationTriggered"`

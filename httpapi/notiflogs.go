@@ -21,6 +21,8 @@ type notificationLogJSON struct {
 	Receiver              string `json:"receiver,omitempty"`
 	ReceiverType          string `json:"receiverType,omitempty"`
 	Recipient             string `json:"recipient"`
+	ReactionID            string `json:"reactionId,omitempty"`
+	Member                string `json:"member,omitempty"`
 	Channel               string `json:"channel"`
 	Provider              string `json:"provider,omitempty"`
 	NotificationTriggered bool   `json:"notificationTriggered"`
@@ -44,10 +46,6 @@ type notificationLogCursor struct {
 	LogID string `json:"logId"`
 	Affix string `json:"affix"`
 }
-
-// Log filters natter keeps no records for (member changes do not notify yet, and records
-// do not keep a reaction's id): a query naming one matches nothing.
-var unrecordedLogFilters = []string{"reactionId", "member"}
 
 func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
@@ -74,7 +72,7 @@ func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p 
 	f.MessageCategory, f.MessageType, f.Trigger = q.str("messageCategory"), q.str("messageType"), q.str("trigger")
 	f.Sender, f.Receiver, f.ReceiverType, f.Recipient = q.str("sender"), q.str("receiver"), q.str("receiverType"), q.str("recipient")
 	f.Provider, f.Reason = q.str("provider"), q.str("reason")
-	f.ReactionSender, f.ReactionReceiver = q.str("reactionSender"), q.str("reactionReceiver")
+	f.ReactionSender, f.ReactionReceiver, f.ReactionID, f.Member = q.str("reactionSender"), q.str("reactionReceiver"), id("reactionId"), q.str("member")
 	f.Triggered, f.Success = flag("notificationTriggered"), flag("success")
 	switch c := q.str("channel"); c {
 	case "", string(chat.ChannelPush), string(chat.ChannelSMS), string(chat.ChannelEmail):
@@ -96,23 +94,19 @@ func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p 
 	if err := q.err(); err != nil {
 		return err
 	}
-	var logs []chat.NotificationLog
-	unrecorded := false
-	for _, name := range unrecordedLogFilters {
-		unrecorded = unrecorded || q.str(name) != ""
-	}
-	if !unrecorded {
-		var err error
-		if logs, err = s.svc.NotificationLogs(r.Context(), p, f); err != nil {
-			return err
-		}
+	logs, err := s.svc.NotificationLogs(r.Context(), p, f)
+	if err != nil {
+		return err
 	}
 	out := make([]notificationLogJSON, len(logs))
 	for i, l := range logs {
 		out[i] = notificationLogJSON{LogID: strconv.FormatInt(l.ID, 10), Trigger: l.Trigger, MessageCategory: l.MessageCategory,
 			MessageType: l.MessageType, Sender: l.Sender, Receiver: l.Receiver, ReceiverType: l.ReceiverType, Recipient: l.Recipient,
 			Channel: string(l.Channel), Provider: l.Provider, NotificationTriggered: l.Triggered, Reason: l.Reason, Success: l.Success,
-			Attempt: l.Attempt, Status: l.Status, LatencyMS: l.LatencyMS, CreatedAt: l.CreatedAt}
+			Attempt: l.Attempt, Status: l.Status, LatencyMS: l.LatencyMS, CreatedAt: l.CreatedAt, Member: l.Member}
+		if l.ReactionID != 0 {
+			out[i].ReactionID = strconv.FormatInt(l.ReactionID, 10)
+		}
 		if l.MessageID != 0 {
 			out[i].MessageID = strconv.FormatInt(l.MessageID, 10)
 		}

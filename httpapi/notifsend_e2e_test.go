@@ -350,8 +350,12 @@ func TestReactionNotifications(t *testing.T) {
 			if !slices.Equal(gotLog, wantLog) {
 				t.Errorf("reaction log:\n%q\nwant\n%q", gotLog, wantLog)
 			}
-			if ls := e.logs(url.Values{"reactionSender": {"ann"}, "reactionReceiver": {"bob"}}); len(ls) != 2 {
-				t.Errorf("ann's reactions notified to bob: %+v", ls)
+			ls := e.logs(url.Values{"reactionSender": {"ann"}, "reactionReceiver": {"bob"}})
+			if len(ls) != 2 || ls[0].ReactionID == "" || ls[1].ReactionID != ls[0].ReactionID {
+				t.Fatalf("ann's reactions notified to bob: %+v", ls)
+			}
+			if ls := e.logs(url.Values{"reactionId": {ls[0].ReactionID}}); len(ls) != 4 {
+				t.Errorf("the reaction's records: %+v", ls)
 			}
 			if ls := e.logs(url.Values{"reactionSender": {"bob"}}); len(ls) != 0 {
 				t.Errorf("bob reacted to nothing: %+v", ls)
@@ -403,6 +407,12 @@ func TestMemberChangeNotifications(t *testing.T) {
 			}
 			if ls := e.logs(url.Values{"trigger": {chat.TriggerMemberJoined}, "sender": {"dan"}}); len(ls) != 2 {
 				t.Errorf("the join's records: %+v", ls)
+			}
+			if ls := e.logs(url.Values{"member": {"dan"}}); len(ls) != 4 || ls[0].Member != "dan" {
+				t.Errorf("the records about dan: %+v", ls)
+			}
+			if ls := e.logs(url.Values{"member": {"bob"}}); len(ls) != 0 {
+				t.Errorf("records about bob: %+v", ls)
 			}
 		})
 	}

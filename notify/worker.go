@@ -178,8 +178,11 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
 		m := c.Message
 		log.MessageCategory, log.MessageType, log.Sender, log.Receiver, log.ReceiverType = m.Category, m.Type, m.Sender, m.Receiver, m.ReceiverType
 	}
-	if s.Trigger == chat.TriggerReactionAdded {
-		log.Sender = s.Ref.UID // who reacted, as the decision's record says
+	switch {
+	case s.Trigger == chat.TriggerReactionAdded:
+		log.Sender, log.ReactionID = s.Ref.UID, s.Ref.ReactionID // who reacted, as the decision's record says
+	case c.Message != nil && c.Message.TargetUID != "":
+		log.Member = c.Message.TargetUID
 	}
 	var res Result
 	switch {

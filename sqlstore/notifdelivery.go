@@ -70,11 +70,12 @@ func (db *DB) ClaimNotificationEvents(ctx context.Context, l chat.Lease) ([]chat
 }
 
 const logColumns = `app_id, event_id, trigger, message_id, message_category, message_type, sender, receiver, receiver_type,
-	recipient, channel, provider, notification_triggered, success, reason, attempt, status, latency_ms, created_at`
+	recipient, channel, provider, notification_triggered, success, reason, attempt, status, latency_ms, created_at, reaction_id, member`
 
 func logArgs(l chat.NotificationLog) []any {
 	return []any{l.AppID, l.EventID, l.Trigger, l.MessageID, l.MessageCategory, l.MessageType, l.Sender, l.Receiver, l.ReceiverType,
-		l.Recipient, string(l.Channel), l.Provider, b2i(l.Triggered), b2i(l.Success), l.Reason, l.Attempt, l.Status, l.LatencyMS, l.CreatedAt}
+		l.Recipient, string(l.Channel), l.Provider, b2i(l.Triggered), b2i(l.Success), l.Reason, l.Attempt, l.Status, l.LatencyMS, l.CreatedAt,
+		l.ReactionID, l.Member}
 }
 
 func scanLog(s scanner) (chat.NotificationLog, error) {
@@ -83,13 +84,13 @@ func scanLog(s scanner) (chat.NotificationLog, error) {
 	var triggered, success int64
 	err := s.Scan(&l.ID, &l.AppID, &l.EventID, &l.Trigger, &l.MessageID, &l.MessageCategory, &l.MessageType, &l.Sender, &l.Receiver,
 		&l.ReceiverType, &l.Recipient, &channel, &l.Provider, &triggered, &success, &l.Reason, &l.Attempt, &l.Status, &l.LatencyMS,
-		&l.CreatedAt)
+		&l.CreatedAt, &l.ReactionID, &l.Member)
 	l.Channel, l.Triggered, l.Success = chat.Channel(channel), triggered == 1, success == 1
 	return l, err
 }
 
 func insertLog(tx *wtx, l chat.NotificationLog) error {
-	_, err := tx.exec(`INSERT INTO notification_logs (`+logColumns+`) VALUES (`+placeholders(1, 19)+`)`, logArgs(l)...)
+	_, err := tx.exec(`INSERT INTO notification_logs (`+logColumns+`) VALUES (`+placeholders(1, 21)+`)`, logArgs(l)...)
 	return err
 }
 
@@ -209,6 +210,10 @@ func (db *DB) NotificationLogs(ctx context.Context, appID string, q chat.Notific
 	str(`receiver`, q.Receiver)
 	str(`receiver_type`, q.ReceiverType)
 	str(`recipient`, q.Recipient)
+	str(`member`, q.Member)
+	if q.ReactionID != 0 {
+		add(`reaction_id = ?`, q.ReactionID)
+	}
 	if q.ReactionSender != "" || q.ReactionReceiver != "" {
 		str(`trigger`, chat.TriggerReactionAdded)
 		str(`sender`, q.ReactionSender)

@@ -57,6 +57,8 @@ CREATE TABLE notification_logs (
     receiver               TEXT NOT NULL DEFAULT '', -- the message's receiver: a uid or a guid
     receiver_type          TEXT NOT NULL DEFAULT '',
     recipient              TEXT NOT NULL, -- the user notified, or not
+    reaction_id            BIGINT NOT NULL DEFAULT 0, -- a reaction's row
+    member                 TEXT NOT NULL DEFAULT '', -- the user a member change is about
     channel                TEXT NOT NULL,
     provider               TEXT NOT NULL DEFAULT '',
     notification_triggered BIGINT NOT NULL,
