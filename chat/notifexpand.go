@@ -30,6 +30,7 @@ type appChannels struct {
 func readChannels(ps []Provider) appChannels {
 	var a appChannels
 	a.pushIDs = map[PushTokenKind]map[string]bool{PushFCM: {}, PushAPNs: {}, PushVoIP: {}}
+	var twilio, customSMS, sendGrid, customEmail *Provider
 	for _, p := range ps {
 		switch p.Kind {
 		case ProviderFCM, ProviderAPNs:
@@ -49,26 +50,39 @@ func readChannels(ps []Provider) appChannels {
 			if p.Enabled {
 				a.pushOn, a.customPush = true, true
 			}
-		case ProviderTwilio, ProviderCustomSMS:
-			if a.smsOn {
-				continue // Twilio, when enabled, before the custom provider
-			}
-			a.sms, a.smsOn = true, p.Enabled
-			a.smsProvider = LogProviderTwilio
-			if p.Kind == ProviderCustomSMS {
-				c, err := customOut(ChannelSMS, p)
-				a.smsProvider, a.smsStored = LogProviderCustom, err != nil || c.UseStored
-			}
-		case ProviderSendGrid, ProviderCustomEmail:
-			if a.emlOn {
-				continue
-			}
-			a.email, a.emlOn = true, p.Enabled
-			a.emailProvider = LogProviderSendGrid
-			if p.Kind == ProviderCustomEmail {
-				c, err := customOut(ChannelEmail, p)
-				a.emailProvider, a.emlStored = LogProviderCustom, err != nil || c.UseStored
-			}
+		case ProviderTwilio:
+			twilio = &p
+		case ProviderCustomSMS:
+			customSMS = &p
+		case ProviderSendGrid:
+			sendGrid = &p
+		case ProviderCustomEmail:
+			customEmail = &p
+		}
+	}
+	// SMS and email: the vendor's provider when it is enabled, else the custom one when it
+	// is, else whichever exists (disabled: the channel is off).
+	pick := func(vendor, custom *Provider) *Provider {
+		switch {
+		case vendor != nil && vendor.Enabled, custom == nil:
+			return vendor
+		case custom.Enabled, vendor == nil:
+			return custom
+		}
+		return vendor
+	}
+	if p := pick(twilio, customSMS); p != nil {
+		a.sms, a.smsOn, a.smsProvider = true, p.Enabled, LogProviderTwilio
+		if p.Kind == ProviderCustomSMS {
+			c, err := customOut(ChannelSMS, *p)
+			a.smsProvider, a.smsStored = LogProviderCustom, err != nil || c.UseStored
+		}
+	}
+	if p := pick(sendGrid, customEmail); p != nil {
+		a.email, a.emlOn, a.emailProvider = true, p.Enabled, LogProviderSendGrid
+		if p.Kind == ProviderCustomEmail {
+			c, err := customOut(ChannelEmail, *p)
+			a.emailProvider, a.emlStored = LogProviderCustom, err != nil || c.UseStored
 		}
 	}
 	return a

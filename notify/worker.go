@@ -26,6 +26,7 @@ const (
 	DefaultPoll       = 500 * time.Millisecond
 	DefaultRetention  = 7 * 24 * time.Hour
 	senderTTL         = time.Minute // how long a provider's sender (and its access token) is reused
+	maxExpansions     = 10          // attempts to expand an event before it is dropped
 )
 
 // WorkerConfig tunes the workers; zero values take the defaults.
@@ -157,9 +158,13 @@ func (w *Worker) expand(ctx context.Context) bool {
 	}
 	for _, ev := range evs {
 		x, err := w.svc.ExpandNotification(ctx, ev, time.Now())
-		if err != nil {
-			w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "err", err)
+		if err != nil && ev.Attempts < maxExpansions {
+			w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "attempt", ev.Attempts, "err", err)
 			continue // its lease ends, and a worker tries again
+		}
+		if err != nil {
+			w.log.Error("notify: event dropped after repeated failures", "app", ev.AppID, "event", ev.ID, "attempts", ev.Attempts, "err", err)
+			x = chat.Expansion{} // deleting it, with nothing decided, ends the retries
 		}
 		if err := w.store.FinishNotificationEvent(ctx, w.cfg.Node, ev.ID, x.Logs, x.Sends); err != nil {
 			w.log.Warn("notify: record event", "app", ev.AppID, "event", ev.ID, "err", err)
