@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 )
 
 // What a send needs at sending time: the message as webhooks carry it, the templates that
@@ -22,29 +23,60 @@ type NotificationContent struct {
 	Gone      bool // the message is deleted: nothing to send
 }
 
-// NotificationContentFor reads what s needs to be rendered and sent.
-func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
-	var c NotificationContent
-	m, err := svc.store.Message(ctx, s.AppID, s.MessageID, "")
-	if errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0 {
-		c.Gone = true
-		return c, nil
+// eventContent is what every recipient of one event shares: the message (nil: gone), the
+// subject and the app's settings. It is cached for the key cache's TTL, so that the sends of
+// one event to a group read them once (a message deleted meanwhile may still be sent for
+// that long).
+type eventContent struct {
+	msg      *Message
+	subject  Subject
+	settings NotificationSettings
+}
+
+func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (eventContent, error) {
+	key := s.AppID + "\x00" + strconv.FormatInt(s.EventID, 10)
+	if ec, ok := svc.keys.content.get(key); ok {
+		return ec, nil
 	}
-	if err != nil {
-		return c, internal("read message", err)
+	gen := svc.keys.content.generation()
+	var ec eventContent
+	m, err := svc.store.Message(ctx, s.AppID, s.MessageID, "")
+	switch {
+	case errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0:
+		svc.keys.content.put(key, ec, gen)
+		return ec, nil
+	case err != nil:
+		return ec, internal("read message", err)
 	}
 	m.Reactions = nil
-	c.Message, c.Subject = &m, Subject{Trigger: s.Trigger, At: s.CreatedAt, Message: &m}
+	ec.msg, ec.subject = &m, Subject{Trigger: s.Trigger, At: s.CreatedAt, Message: &m}
 	if s.Trigger == TriggerReactionAdded {
 		ref := s.Ref
 		ref.MessageID = m.ID
-		if c.Subject, err = svc.EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
-			return c, internal("read reaction", err)
+		if ec.subject, err = svc.EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
+			return ec, internal("read reaction", err)
 		}
 	}
-	if c.Settings, err = svc.store.NotificationSettings(ctx, s.AppID); err != nil {
-		return c, internal("read notification settings", err)
+	if ec.settings, err = svc.store.NotificationSettings(ctx, s.AppID); err != nil {
+		return ec, internal("read notification settings", err)
 	}
+	svc.keys.content.put(key, ec, gen)
+	return ec, nil
+}
+
+// NotificationContentFor reads what s needs to be rendered and sent.
+func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
+	var c NotificationContent
+	ec, err := svc.eventContent(ctx, s)
+	if err != nil {
+		return c, err
+	}
+	if ec.msg == nil {
+		c.Gone = true
+		return c, nil
+	}
+	m := ec.msg
+	c.Message, c.Subject, c.Settings = m, ec.subject, ec.settings
 	conv := ConversationRef{Type: MuteOneOnOne, ID: m.Sender}
 	if m.ReceiverType == ReceiverGroup {
 		conv = ConversationRef{Type: MuteGroup, ID: m.Receiver}
