@@ -199,6 +199,14 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
 		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
 	}
+	e := c.NotifyEndpoints
+	for name, v := range map[string]string{"NATTER_NOTIFY_FCM_URL": e.FCM, "NATTER_NOTIFY_GOOGLE_TOKEN_URL": e.GoogleToken,
+		"NATTER_NOTIFY_APNS_URL": e.APNs, "NATTER_NOTIFY_APNS_SANDBOX_URL": e.APNsSandbox, "NATTER_NOTIFY_TWILIO_URL": e.Twilio,
+		"NATTER_NOTIFY_SENDGRID_URL": e.SendGrid} {
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil) {
+			return c, fmt.Errorf("%s: %q is not an http or https base URL", name, v)
+		}
+	}
 	if c.PublicHost != "" {
 		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {
 			return c, fmt.Errorf("--public-host: %q is not host:port", c.PublicHost)
