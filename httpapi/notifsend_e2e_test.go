@@ -417,3 +417,53 @@ func TestMemberChangeNotifications(t *testing.T) {
 		})
 	}
 }
+
+// TestNotificationMisconfiguredProvider: a provider that refuses natter's credentials is not
+// retried: the attempt is logged with its status, and the send is over.
+func TestNotificationMisconfiguredProvider(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t) // counts the requests the refusing provider gets
+			refused := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fake.mu.Lock()
+				fake.n++
+				fake.mu.Unlock()
+				w.WriteHeader(http.StatusUnauthorized)
+			}))
+			t.Cleanup(refused.Close)
+			e.mustUser("ann", "ann")
+			e.mustUser("bob", "bob")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(refused.URL), UseBasicAuth: ptr(true), BasicAuthUsername: ptr("natter"), BasicAuthPassword: ptr("wrong")}); err != nil {
+				t.Fatal(err)
+			}
+			id := e.send("ann", "bob", "user", "anyone?")
+			deadline := time.Now().Add(20 * time.Second)
+			for len(e.logs(url.Values{"messageId": {id}})) < 2 {
+				if time.Now().After(deadline) {
+					t.Fatal("no attempt logged")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond) // a retry would come within the test's back-off
+			gotLog := decisions(e.logs(url.Values{"messageId": {id}}))
+			want := []string{"bob push custom attempt 0 triggered", "bob push custom attempt 1 failed misconfigured"}
+			if !slices.Equal(gotLog, want) {
+				t.Fatalf("log:\n%q\nwant\n%q", gotLog, want)
+			}
+			if ls := e.logs(url.Values{"messageId": {id}, "success": {"false"}}); len(ls) != 2 || ls[0].Status != 401 && ls[1].Status != 401 {
+				t.Errorf("the attempt's status: %+v", ls)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM notification_sends`); n != 0 {
+				t.Errorf("%d sends left", n)
+			}
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			if fake.n != 1 {
+				t.Errorf("%d requests, want 1", fake.n)
+			}
+		})
+	}
+}
