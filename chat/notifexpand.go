@@ -150,7 +150,7 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 		return internal("read recipients", err)
 	}
 	online := map[string]bool{}
-	if ch.push {
+	if ch.push && !s.cfg.PushWhenOnline {
 		on, err := s.store.OnlineUIDs(ctx, ev.AppID, uids)
 		if err != nil {
 			return internal("read presence", err)
@@ -190,7 +190,7 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 		r := states[uid]
 		prefs := r.Prefs(app)
 		f := NotifyFacts{IsMessage: true, Mentioned: mentioned[uid], Preference: messagePreference(prefs, m),
-			BypassForMentions: prefs.BypassPreferencesForMentions, Online: online[uid], Now: now,
+			BypassForMentions: prefs.BypassPreferencesForMentions, Online: online[uid], PushWhenOnline: s.cfg.PushWhenOnline, Now: now,
 			DND: prefs.DND == DNDOn, Schedule: &prefs.Schedule, Location: r.Location()}
 		if reaction {
 			pref, own := reactionPreference(prefs, m), uid == m.Sender

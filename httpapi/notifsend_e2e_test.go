@@ -99,7 +99,13 @@ func notifyEnv(t *testing.T, backend string, endpoints notify.Endpoints) *env {
 
 // notifyEnvWith is notifyEnv with the providers' client settings.
 func notifyEnvWith(t *testing.T, backend string, cc notify.ClientConfig) *env {
-	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+	return notifyEnvConfig(t, backend, chat.Config{}, cc)
+}
+
+// notifyEnvConfig is notifyEnvWith with the service's settings too.
+func notifyEnvConfig(t *testing.T, backend string, cfg chat.Config, cc notify.ClientConfig) *env {
+	cfg.WebhookAllowPrivate, cfg.Now = true, time.Now
+	e := newEnv(t, backend, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond,
 		MaxBackoff: 200 * time.Millisecond, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
@@ -463,6 +469,28 @@ func TestNotificationMisconfiguredProvider(t *testing.T) {
 			defer fake.mu.Unlock()
 			if fake.n != 1 {
 				t.Errorf("%d requests, want 1", fake.n)
+			}
+		})
+	}
+}
+
+// TestPushWhenOnline: with --notify-push-online a user with an open socket is pushed too.
+func TestPushWhenOnline(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnvConfig(t, b, chat.Config{PushWhenOnline: true}, notify.ClientConfig{AllowPrivate: true})
+			fake := newPushFake(t)
+			e.mustUser("ann", "ann")
+			e.mustUser("eve", "eve")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			e.rawExec(`UPDATE users SET status = 'available' WHERE uid = 'eve'`)
+			e.send("ann", "eve", "user", "you are online")
+			if got := fake.received(t, 1); len(got) != 1 || got[0].Data.To.UID != "eve" {
+				t.Fatalf("got %+v", got)
 			}
 		})
 	}

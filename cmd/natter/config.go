@@ -52,6 +52,7 @@ type config struct {
 	// Notifications (docs/notifications.md, "Sending"): how long the delivery log keeps a
 	// record, and the providers' base URLs (tests point them at local fakes).
 	NotificationLogRetention time.Duration
+	NotifyPushOnline         bool
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
 }
@@ -158,6 +159,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.DurationVar(&c.WebhookRetention, "webhook-retention", envDur("NATTER_WEBHOOK_RETENTION", webhook.DefaultRetention), "how long delivered and dead-lettered webhook events stay in the delivery log, for replay (NATTER_WEBHOOK_RETENTION)")
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
 	fs.DurationVar(&c.NotificationLogRetention, "notification-log-retention", envDur("NATTER_NOTIFICATION_LOG_RETENTION", notify.DefaultRetention), "how long the notification delivery log keeps a record (NATTER_NOTIFICATION_LOG_RETENTION)")
+	fs.BoolVar(&c.NotifyPushOnline, "notify-push-online", envBool("NATTER_NOTIFY_PUSH_ONLINE", false), "push notifications also to users with an open socket (NATTER_NOTIFY_PUSH_ONLINE)")
 	// The providers' hosts are the operator's; only tests and proxies change them.
 	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
 		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),

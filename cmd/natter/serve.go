@@ -73,6 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
+		PushWhenOnline:     c.NotifyPushOnline,
 		StatsFlushInterval: c.StatsFlush})
 
 	tlsConf, err := tlsConfig(c, devCertFile)
