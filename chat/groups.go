@@ -233,7 +233,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 	g.Owner = owner
 	now := s.now()
 	g.CreatedAt = now
-	subs := s.subscriptions(ctx, p.App.ID)
+	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var results MemberResults
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -276,7 +276,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 			g.MembersCount++
 		}
 		// The creator, an admin of the new group, adds the members (or the app does).
-		ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
+		ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor, notify: notifying}
 		results, err = ch.addLists(lists)
 		if err != nil {
 			return err
@@ -484,7 +484,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 		return Group{}, err
 	}
 	now := s.now()
-	subs := s.subscriptions(ctx, p.App.ID)
+	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var out Group
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -542,7 +542,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 			g.Tags = tags
 		}
 		g.UpdatedAt, g.UpdatedBy = now, actor.UID
-		ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
+		ch := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor, notify: notifying}
 		ch.events = []memberEvent{{trigger: TriggerGroupUpdated}}
 		if owner != "" && owner != g.Owner {
 			if err := ch.transfer(owner); err != nil {

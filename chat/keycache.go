@@ -20,12 +20,17 @@ type keyCache struct {
 	scopes   *ttlCache[ScopeRules]
 	// webhooks are each app's subscribed triggers (webhookevents.go).
 	webhooks *ttlCache[[]string]
+	// notifiers says whether each app has a notification provider (notifdelivery.go).
+	notifiers *ttlCache[bool]
+	// content is what the sends of one notification event share (notiftext.go).
+	content *ttlCache[eventContent]
 }
 
 func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
 	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now),
 		policies: newTTLCache[*Policy](ttl, now), scopes: newTTLCache[ScopeRules](ttl, now),
-		webhooks: newTTLCache[[]string](ttl, now)}
+		webhooks: newTTLCache[[]string](ttl, now), notifiers: newTTLCache[bool](ttl, now),
+		content: newTTLCache[eventContent](ttl, now)}
 }
 
 func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }

@@ -238,6 +238,9 @@ type memberChange struct {
 	recorded []Message
 	// events are the webhook events of the change, for writeEvents.
 	events []memberEvent
+	// notify says the app has a notification provider: the recorded actions get notification
+	// events. Read before the transaction, which must not wait for another connection.
+	notify bool
 }
 
 // rule fills in the acting side of r.
@@ -444,6 +447,9 @@ func (c *memberChange) writeEvents(subs []string) error {
 			members[e.trigger] = append(members[e.trigger], *e.member)
 		}
 	}
+	if err := c.writeNotifyEvents(); err != nil {
+		return err
+	}
 	if len(order) == 0 {
 		return nil
 	}
@@ -451,6 +457,27 @@ func (c *memberChange) writeEvents(subs []string) error {
 	for _, t := range order {
 		ev := OutboxEvent{AppID: c.g.AppID, Trigger: t, ConversationID: GroupConversationID(c.g.GUID), At: at,
 			Ref: EventRef{Group: g, Members: members[t], By: &by}}
+		if err := c.tx.InsertOutbox(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeNotifyEvents writes a notification event per groupMember action the change recorded,
+// when the app has a notification provider: the action message says who did what to whom.
+func (c *memberChange) writeNotifyEvents() error {
+	if len(c.recorded) == 0 || !c.notify {
+		return nil
+	}
+	at := time.Now().UnixMilli()
+	for _, m := range c.recorded {
+		t, ok := memberTriggers[m.Action]
+		if !ok {
+			continue
+		}
+		ev := OutboxEvent{AppID: m.AppID, Trigger: t, ConversationID: m.ConversationID, MessageID: m.ID, Notify: true, At: at,
+			Ref: EventRef{UID: m.TargetUID}}
 		if err := c.tx.InsertOutbox(ev); err != nil {
 			return err
 		}
@@ -607,7 +634,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 		return Group{}, err
 	}
 	now := s.now()
-	subs := s.subscriptions(ctx, p.App.ID)
+	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var out Group
 	var recorded []Message
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -619,7 +646,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 		if _, err := s.permit(ctx, p, a); err != nil {
 			return err
 		}
-		c := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor}
+		c := &memberChange{s: s, tx: tx, p: p, g: &g, now: now, actor: actor, notify: notifying}
 		if err := fn(c); err != nil {
 			return err
 		}

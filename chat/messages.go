@@ -267,6 +267,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 			events = append(events, *ev)
 		}
 	}
+	if ev := s.notificationEvent(ctx, TriggerMessageSent, &m); ev != nil {
+		events = append(events, *ev)
+	}
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}

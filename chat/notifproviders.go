@@ -224,6 +224,7 @@ func (s *Service) createProvider(ctx context.Context, p Provider, settings any, 
 			return Provider{}, internal("seal provider credential", err)
 		}
 	}
+	defer s.providersChanged(p.AppID)
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		existing, err := tx.LockProviders(p.AppID, p.Kind)
 		if err != nil {
@@ -255,6 +256,7 @@ func (s *Service) changeProvider(ctx context.Context, appID string, kind Provide
 		return Provider{}, internal("webhook key", err)
 	}
 	var out Provider
+	defer s.providersChanged(appID)
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		existing, err := tx.LockProviders(appID, kind)
 		if err != nil {
@@ -283,6 +285,7 @@ func (s *Service) changeProvider(ctx context.Context, appID string, kind Provide
 
 // deleteProvider removes a provider under the default rule.
 func (s *Service) deleteProvider(ctx context.Context, appID string, kind ProviderKind, id string) error {
+	defer s.providersChanged(appID)
 	err := s.store.Transact(ctx, func(tx Tx) error {
 		existing, err := tx.LockProviders(appID, kind)
 		if err != nil {

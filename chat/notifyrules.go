@@ -23,7 +23,8 @@ const (
 	ReasonPreference     = "preference"     // the user's (or the app's default) preference says no
 	ReasonNotMentioned   = "notMentioned"   // mentions only, and the message does not mention the user
 	ReasonOnline         = "online"         // push, and the user has an open socket
-	ReasonQuietHours     = "quietHours"     // the user's local time is in the quiet hours
+	ReasonQuietHours     = "quietHours"     // the user's local time is in the quiet hours, or outside its schedule
+	ReasonDND            = "dnd"            // the user turned Do Not Disturb on
 	ReasonNoDestination  = "noDestination"  // no push token, phone number or email address
 	ReasonRead           = "read"           // SMS or email after a delay: read meanwhile
 	ReasonPushOnly       = "pushOnly"       // SMS and email are for unread messages, not other events
@@ -41,6 +42,9 @@ type NotifyFacts struct {
 	IsMessage  bool
 	Mentioned  bool
 	Preference int
+	// BypassForMentions is the app's bypassPreferencesForMentions: a mention notifies
+	// whatever the recipient's preference says (a mute still silences it).
+	BypassForMentions bool
 	// The app's channel settings.
 	ChannelOn      bool
 	HasProvider    bool
@@ -52,7 +56,27 @@ type NotifyFacts struct {
 	Destination bool // a push token, a phone number or an email address for the channel
 	Now         time.Time
 	Quiet       QuietHours
-	Location    *time.Location // the recipient's time zone; nil is UTC
+	// DND and Schedule are the recipient's effective Do Not Disturb and weekly schedule
+	// (NotificationPrefs): with DND on nothing is sent; with a schedule, only inside the
+	// local day's from–to window, and nothing on a day marked dnd. Nil: no schedule.
+	DND      bool
+	Schedule *WeekSchedule
+	Location *time.Location // the recipient's time zone; nil is UTC
+}
+
+// allows reports whether the schedule lets a notification go at local time t: the day is
+// not marked dnd and HHMM is inside from–to, both ends included (the default 0000–2359 is
+// the whole day); from later than to wraps past midnight.
+func (w WeekSchedule) allows(t time.Time) bool {
+	d := w.Day(t.Weekday())
+	if d.DND {
+		return false
+	}
+	hhmm := t.Hour()*100 + t.Minute()
+	if d.From <= d.To {
+		return hhmm >= d.From && hhmm <= d.To
+	}
+	return hhmm >= d.From || hhmm <= d.To
 }
 
 // QuietHours are a daily window, in minutes after local midnight, when nothing is sent;
@@ -87,7 +111,7 @@ type NotifyDecision struct {
 func DecideNotification(f NotifyFacts) NotifyDecision {
 	no := func(reason string) NotifyDecision { return NotifyDecision{Reason: reason} }
 	pref := f.Preference
-	if pref == 0 || pref == NotifyMentionsOnly && !f.IsMessage {
+	if pref == 0 || pref == NotifyMentionsOnly && !f.IsMessage || f.BypassForMentions && f.Mentioned && f.IsMessage {
 		pref = NotifyAll
 	}
 	switch {
@@ -109,12 +133,15 @@ func DecideNotification(f NotifyFacts) NotifyDecision {
 		return no(ReasonOnline)
 	case !f.Destination:
 		return no(ReasonNoDestination)
+	case f.DND:
+		return no(ReasonDND)
 	}
 	loc := f.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	if f.Quiet.contains(f.Now.In(loc)) {
+	local := f.Now.In(loc)
+	if f.Quiet.contains(local) || f.Schedule != nil && !f.Schedule.allows(local) {
 		return no(ReasonQuietHours)
 	}
 	d := NotifyDecision{Send: true}

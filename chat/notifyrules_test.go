@@ -22,6 +22,15 @@ func TestDecideNotification(t *testing.T) {
 	send := NotifyDecision{Send: true}
 	later := NotifyDecision{Send: true, Delay: 5 * time.Minute, Recheck: true}
 	no := func(reason string) NotifyDecision { return NotifyDecision{Reason: reason} }
+	week := func(d DaySchedule) WeekSchedule {
+		return WeekSchedule{Monday: d, Tuesday: d, Wednesday: d, Thursday: d, Friday: d, Saturday: d, Sunday: d}
+	}
+	allDay := week(DaySchedule{From: 0, To: 2359})
+	office := week(DaySchedule{From: 900, To: 1700}) // 22:30 UTC is outside
+	early := week(DaySchedule{From: 700, To: 730})   // Tokyo's 07:30, ends included
+	nights := week(DaySchedule{From: 2200, To: 600}) // wraps midnight
+	tuesdayOff := allDay                             // now is a Tuesday in UTC
+	tuesdayOff.Tuesday.DND = true
 	for _, tc := range []struct {
 		name  string
 		facts NotifyFacts
@@ -49,6 +58,17 @@ func TestDecideNotification(t *testing.T) {
 		{"quiet hours in the day, in Tokyo", with(func(f *NotifyFacts) { f.Quiet, f.Location = QuietHours{From: 7 * 60, To: 8 * 60}, tokyo }), no(ReasonQuietHours)},
 		{"quiet hours end exclusive", with(func(f *NotifyFacts) { f.Quiet = QuietHours{From: 20 * 60, To: 22*60 + 30} }), send},
 		{"empty quiet hours", with(func(f *NotifyFacts) { f.Quiet = QuietHours{From: 60, To: 60} }), send},
+		{"DND on", with(func(f *NotifyFacts) { f.DND = true }), no(ReasonDND)},
+		{"the whole day scheduled", with(func(f *NotifyFacts) { f.Schedule = &allDay }), send},
+		{"outside the day's window", with(func(f *NotifyFacts) { f.Schedule = &office }), no(ReasonQuietHours)},
+		{"inside the window, in Tokyo (Wednesday 07:30)", with(func(f *NotifyFacts) { f.Schedule, f.Location = &early, tokyo }), send},
+		{"a window wrapping midnight", with(func(f *NotifyFacts) { f.Schedule = &nights }), send},
+		{"a dnd day", with(func(f *NotifyFacts) { f.Schedule = &tuesdayOff }), no(ReasonQuietHours)},
+		{"a mention bypasses the preference", with(func(f *NotifyFacts) { f.Preference, f.Mentioned, f.BypassForMentions = NotifyNever, true, true }), send},
+		{"bypass without a mention", with(func(f *NotifyFacts) { f.Preference, f.BypassForMentions = NotifyNever, true }), no(ReasonPreference)},
+		{"bypass does not lift a mute", with(func(f *NotifyFacts) {
+			f.MutedUntil, f.Mentioned, f.BypassForMentions = now.Add(time.Hour), true, true
+		}), no(ReasonMuted)},
 		{"email of a message: later, if unread", with(func(f *NotifyFacts) { f.Channel = ChannelEmail }), later},
 		{"sms of a message to an online user: later, if unread", with(func(f *NotifyFacts) { f.Channel, f.Online = ChannelSMS, true }), later},
 		{"sms without a phone number", with(func(f *NotifyFacts) { f.Channel, f.Destination = ChannelSMS, false }), no(ReasonNoDestination)},

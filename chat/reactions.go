@@ -85,11 +85,31 @@ type ReactionChange struct {
 	// Event, when set, is the outbox event to write with a change that is not a no-op; the
 	// engine completes it with the conversation and the reaction's id (EventFor).
 	Event *OutboxEvent
+	// Notify, when set, is the notification event of an add (notifdelivery.go), completed
+	// and written like Event.
+	Notify *OutboxEvent
 }
 
 // EventFor is c's outbox event for the change that answered m.
-func (c ReactionChange) EventFor(m Message) OutboxEvent {
-	ev := *c.Event
+func (c ReactionChange) EventFor(m Message) OutboxEvent { return c.complete(*c.Event, m) }
+
+// EventsFor are c's outbox events, webhook and notification, for the change that answered
+// m; none for a no-op.
+func (c ReactionChange) EventsFor(m Message) []OutboxEvent {
+	if m.ReactionEffect == ReactionUnchanged {
+		return nil
+	}
+	var out []OutboxEvent
+	if c.Event != nil {
+		out = append(out, c.complete(*c.Event, m))
+	}
+	if c.Notify != nil && c.Add {
+		out = append(out, c.complete(*c.Notify, m))
+	}
+	return out
+}
+
+func (c ReactionChange) complete(ev OutboxEvent, m Message) OutboxEvent {
 	ev.ConversationID, ev.MessageID = m.ConversationID, c.MessageID
 	ev.Ref.MessageID, ev.Ref.ReactionID = c.MessageID, m.ReactionID
 	return ev
@@ -195,6 +215,10 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 	}
 	if s.subscribed(ctx, p.App.ID, trigger) {
 		c.Event = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
+	}
+	if add && s.notifying(ctx, p.App.ID) {
+		c.Notify = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Notify: true,
+			Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
 	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
 	// answers with the message as the change left it.

@@ -37,6 +37,9 @@ type Config struct {
 	// WebhookAllowPrivate lets webhook URLs, and custom notification providers' URLs, name
 	// loopback, private and link-local addresses.
 	WebhookAllowPrivate bool
+	// PushWhenOnline sends pushes also to users with an open socket (--notify-push-online);
+	// by default a socket is told of a message and its user gets no push.
+	PushWhenOnline bool
 	// StatsFlushInterval is how often this node saves the usage it counted (GET /stats);
 	// 0 means DefaultStatsFlushInterval, and a negative one saves only on FlushUsage, on a
 	// stats request and on Close.

@@ -59,6 +59,7 @@ type Store interface {
 	NotificationStore
 	ProviderStore
 	PushTokenStore
+	NotificationDeliveryStore
 	Ping(ctx context.Context) error
 	Close() error
 }

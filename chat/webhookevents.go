@@ -19,6 +19,9 @@ type OutboxEvent struct {
 	MessageID      int64 // the message the event is about; a send sets it from the new row
 	Ref            EventRef
 	At             int64 // unix milliseconds of the wall clock, as the workers' leases and retries
+	// Notify makes it a notification event (notifdelivery.go) rather than a webhook's:
+	// the store keeps it apart, for the notification workers.
+	Notify bool
 }
 
 // EventRef is what an event is about, kept as JSON on its row.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -321,6 +322,10 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.SetDefaultAPNsProvider(ctx, "a1")
 			return err
 		}, "PUT /notifications/push/v1/providers/apns/default/{providerId}", "/v3/notifications/push/v1/providers/apns/default/a1", "", map[string]string{"providerId": "a1"}, ""},
+		{"ListNotificationLogs", func(c *client.Client) error {
+			_, _, err := c.ListNotificationLogs(ctx, url.Values{"channel": {"push"}, "logId": {"9"}, "affix": {"prepend"}})
+			return err
+		}, "GET /notifications/v1/logs", "/v3/notifications/v1/logs", "affix=prepend&channel=push&logId=9", nil, ""},
 		{"GetTwilioProvider", func(c *client.Client) error {
 			_, err := c.GetTwilioProvider(ctx)
 			return err

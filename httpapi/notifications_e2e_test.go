@@ -364,11 +364,15 @@ func TestNotificationRefusals(t *testing.T) {
 			{"contact: a good email, a bad phone: neither", request{method: "PATCH", path: contact, headers: obo, body: `{"email":"alice@example.com","phno":"12"}`}, 400, "ERR_BAD_REQUEST", "phno"},
 			{"contact: a number for a phone", request{method: "PATCH", path: contact, headers: obo, body: `{"phno":919591128691}`}, 400, "ERR_BAD_REQUEST", "phno"},
 			{"contact: an authOnly key", request{method: "GET", path: contact, headers: map[string]string{"apikey": e.authKey, "onBehalfOf": "alice"}}, 403, "AUTH_ERR_NO_ACCESS", ""},
-			// Methods the paths do not serve; the delivery log is not yet served.
+			// Methods the paths do not serve; the delivery log's bad filters.
 			{"POST on settings", request{method: "POST", path: settings, body: `{}`}, 405, "ERR_METHOD_NOT_ALLOWED", ""},
 			{"PUT on preferences", request{method: "PUT", path: prefs, body: `{}`}, 405, "ERR_METHOD_NOT_ALLOWED", ""},
 			{"DELETE on the time zone", request{method: "DELETE", path: tz}, 405, "ERR_METHOD_NOT_ALLOWED", ""},
-			{"logs", request{method: "GET", path: "/v3/notifications/v1/logs"}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"logs: an unknown channel", request{method: "GET", path: "/v3/notifications/v1/logs?channel=fax"}, 400, "ERR_BAD_REQUEST", "channel"},
+			{"logs: append without logId", request{method: "GET", path: "/v3/notifications/v1/logs?affix=append"}, 400, "ERR_BAD_REQUEST", "logId"},
+			{"logs: a bad limit", request{method: "GET", path: "/v3/notifications/v1/logs?limit=0"}, 400, "ERR_BAD_REQUEST", "limit"},
+			{"logs: an authOnly key", request{method: "GET", path: "/v3/notifications/v1/logs", headers: map[string]string{"apikey": e.authKey}}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"POST on logs", request{method: "POST", path: "/v3/notifications/v1/logs", body: `{}`}, 405, "ERR_METHOD_NOT_ALLOWED", ""},
 			{"an unknown notification path", request{method: "GET", path: "/v3/notifications/v1/nothing"}, 404, "ERR_API_NOT_FOUND", ""},
 		})
 	})

@@ -105,6 +105,7 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/notifications/v1/contact-details", clientAllowed, s.getContactDetails},
 		{http.MethodPatch, "/notifications/v1/contact-details", clientAllowed, s.updateContactDetails},
 		{http.MethodDelete, "/notifications/v1/contact-details", clientAllowed, s.deleteContactDetails},
+		{http.MethodGet, "/notifications/v1/logs", fullAccessOnly, s.listNotificationLogs},
 		// Notification providers: the app's (docs/notifications.md). Push tokens: a client
 		// app's, with its user's auth token, as the SDK registers them; or an API key naming
 		// the auth token.
@@ -220,7 +221,5 @@ var notYet = []string{
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/moderation/",
-	// The notification endpoint natter does not serve yet: the delivery log.
-	"/notifications/v1/logs",
 	"/data_import/", "/ai-agents/",
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -114,8 +115,10 @@ func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // PostgreSQL as one pipelined batch (BEGIN, the conversation upsert that takes the row's lock,
 // the insert that takes its seq from the row and moves its last message, COMMIT).
 func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error {
-	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 {
-		// With outbox events the send is an ordinary transaction: the events need the id.
+	// A lone notification event rides in the pipelined statement (pgSendNotifyQuery); with
+	// webhook events the send is an ordinary transaction: their fan-out needs the id.
+	notifyOnly := len(events) == 1 && events[0].Notify
+	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly {
 		return e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) })
 	}
 	ctx, cancel := writeContext(ctx)
@@ -136,7 +139,11 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 			mentioned = append(mentioned, e.UID)
 		}
 		args = append(args[:14], m.Counts(), m.ParentID, mentioned)
-		b.Queue(pgSendQuery, args...)
+		query := pgSendQuery
+		if notifyOnly {
+			query, args = pgSendNotifyQuery, append(args, events[0].Trigger, events[0].At)
+		}
+		b.Queue(query, args...)
 		b.Queue("COMMIT")
 		br := pc.SendBatch(ctx, b)
 		_, err := br.Exec()
@@ -173,6 +180,13 @@ const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, s
 	mentions AS (INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos)
 		SELECT $1, u.uid, $2, m.id, u.pos - 1 FROM m, unnest($17::text[]) WITH ORDINALITY AS u(uid, pos))
 	UPDATE conversations c SET last_message_id = m.id FROM m WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING m.id`
+
+// pgSendNotifyQuery is pgSendQuery that also writes the message's notification event
+// (trigger $18, at $19), so that a send in an app with providers stays one round trip.
+var pgSendNotifyQuery = strings.Replace(pgSendQuery, "\n\tUPDATE conversations", `,
+	notify AS (INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
+		SELECT $1, $18, $2, m.id, '{}', $19 FROM m)
+	UPDATE conversations`, 1)
 
 func (e *postgresEngine) changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
 	return e.batch.do(ctx, c)

@@ -364,8 +364,11 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 	write := &pgx.Batch{}
 	queueWrites(write, jobs, msgs, pairs)
 	for _, j := range jobs {
-		if j.err == nil && j.c.Event != nil && j.msg.ReactionEffect != chat.ReactionUnchanged {
-			if err := queueOutbox(write, j.c.EventFor(j.msg)); err != nil {
+		if j.err != nil {
+			continue
+		}
+		for _, ev := range j.c.EventsFor(j.msg) {
+			if err := queueOutbox(write, ev); err != nil {
 				return err
 			}
 		}

@@ -96,8 +96,10 @@ func (e *sqliteEngine) changeReaction(ctx context.Context, c chat.ReactionChange
 		m.Reactions = h.summary(mine)
 		m.ReactionEffect, m.ReactionID = effect, rid
 		markMentioned(&m, c.UID)
-		if c.Event != nil && effect != chat.ReactionUnchanged {
-			return insertOutbox(tx, c.EventFor(m))
+		for _, ev := range c.EventsFor(m) {
+			if err := insertOutbox(tx, ev); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -205,6 +205,9 @@ const (
 )
 
 func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
+	if ev.Notify {
+		return insertNotifyEvent(tx, ev)
+	}
 	ref, err := json.Marshal(ev.Ref)
 	if err != nil {
 		return err
@@ -274,6 +277,10 @@ func outboxArgs(ev chat.OutboxEvent, ref []byte) []any {
 
 // queueOutbox queues an event's statement in a PostgreSQL reaction batch.
 func queueOutbox(b *pgx.Batch, ev chat.OutboxEvent) error {
+	if ev.Notify {
+		queueNotifyEvent(b, ev)
+		return nil
+	}
 	ref, err := json.Marshal(ev.Ref)
 	if err != nil {
 		return err

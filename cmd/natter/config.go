@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/webhook"
 )
 
@@ -49,7 +50,12 @@ type config struct {
 	WebhookRetryFor     time.Duration
 	WebhookRetention    time.Duration
 	WebhookRetryBase    time.Duration
-	StatsFlush          time.Duration
+	// Notifications (docs/notifications.md, "Sending"): how long the delivery log keeps a
+	// record, and the providers' base URLs (tests point them at local fakes).
+	NotificationLogRetention time.Duration
+	NotifyPushOnline         bool
+	NotifyEndpoints          notify.Endpoints
+	StatsFlush               time.Duration
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -155,6 +161,12 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
 	// The first retry's delay: 5 s in production; tests and demos shorten the schedule.
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", envDur("NATTER_WEBHOOK_RETRY_BASE", webhook.DefaultBackoff), "the delay before a failed webhook delivery's first retry; each next one doubles, up to an hour (NATTER_WEBHOOK_RETRY_BASE)")
+	fs.DurationVar(&c.NotificationLogRetention, "notification-log-retention", envDur("NATTER_NOTIFICATION_LOG_RETENTION", notify.DefaultRetention), "how long the notification delivery log keeps a record (NATTER_NOTIFICATION_LOG_RETENTION)")
+	fs.BoolVar(&c.NotifyPushOnline, "notify-push-online", envBool("NATTER_NOTIFY_PUSH_ONLINE", false), "push notifications also to users with an open socket (NATTER_NOTIFY_PUSH_ONLINE)")
+	// The providers' hosts are the operator's; only tests and proxies change them.
+	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
+		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),
+		Twilio: getenv("NATTER_NOTIFY_TWILIO_URL"), SendGrid: getenv("NATTER_NOTIFY_SENDGRID_URL")}
 	if v := getenv("NATTER_WEBHOOK_KEY"); v != "" {
 		k, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(k) < 32 {
@@ -185,12 +197,22 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	case c.NotificationLogRetention <= 0:
+		return c, fmt.Errorf("--notification-log-retention must be more than 0")
 	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0 || c.WebhookRetention <= 0:
 		return c, fmt.Errorf("--webhook-workers, --webhook-timeout, --webhook-retry-for and --webhook-retention must be more than 0")
 	case c.WebhookRetryBase <= 0 || c.WebhookRetryBase > webhook.DefaultMaxBackoff:
 		return c, fmt.Errorf("--webhook-retry-base must be more than 0 and at most %v", webhook.DefaultMaxBackoff)
 	case c.StatsFlush < 100*time.Millisecond || c.StatsFlush > time.Hour:
 		return c, fmt.Errorf("--stats-flush-interval must be between 100ms and 1h")
+	}
+	e := c.NotifyEndpoints
+	for name, v := range map[string]string{"NATTER_NOTIFY_FCM_URL": e.FCM, "NATTER_NOTIFY_GOOGLE_TOKEN_URL": e.GoogleToken,
+		"NATTER_NOTIFY_APNS_URL": e.APNs, "NATTER_NOTIFY_APNS_SANDBOX_URL": e.APNsSandbox, "NATTER_NOTIFY_TWILIO_URL": e.Twilio,
+		"NATTER_NOTIFY_SENDGRID_URL": e.SendGrid} {
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil) {
+			return c, fmt.Errorf("%s: %q is not an http or https base URL", name, v)
+		}
 	}
 	if c.PublicHost != "" {
 		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {

@@ -75,3 +75,27 @@ func TestWebhookRetryBase(t *testing.T) {
 		}
 	}
 }
+
+func TestNotificationSettingsOfServe(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := parseServe(nil, env(map[string]string{"NATTER_NOTIFICATION_LOG_RETENTION": "36h",
+		"NATTER_NOTIFY_FCM_URL": "http://127.0.0.1:9000", "NATTER_NOTIFY_SENDGRID_URL": "https://sg.local"}), io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NotificationLogRetention != 36*time.Hour || c.NotifyEndpoints.FCM != "http://127.0.0.1:9000" ||
+		c.NotifyEndpoints.SendGrid != "https://sg.local" || c.NotifyEndpoints.APNs != "" {
+		t.Fatalf("config: %v %+v", c.NotificationLogRetention, c.NotifyEndpoints)
+	}
+	if c, err := parseServe(nil, env(nil), io.Discard, io.Discard); err != nil || c.NotificationLogRetention != 7*24*time.Hour {
+		t.Fatalf("default retention: %v %v", c.NotificationLogRetention, err)
+	}
+	if _, err := parseServe([]string{"--notification-log-retention", "0s"}, env(nil), io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "--notification-log-retention") {
+		t.Errorf("a zero retention: %v", err)
+	}
+	if _, err := parseServe(nil, env(map[string]string{"NATTER_NOTIFY_APNS_URL": "api.push.apple.com"}), io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "NATTER_NOTIFY_APNS_URL") {
+		t.Errorf("a URL without a scheme: %v", err)
+	}
+}

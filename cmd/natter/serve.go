@@ -21,6 +21,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/sqlstore"
 	"github.com/natter-chat/natter/webhook"
 )
@@ -72,6 +73,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
 	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
+		PushWhenOnline:     c.NotifyPushOnline,
 		StatsFlushInterval: c.StatsFlush})
 
 	tlsConf, err := tlsConfig(c, devCertFile)
@@ -144,6 +146,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
+	// Notification workers: every node expands the notification events and sends, through leases.
+	nctx, stopNotify := context.WithCancel(context.WithoutCancel(ctx))
+	notifyDone := make(chan struct{})
+	go func() {
+		defer close(notifyDone)
+		notify.NewWorker(svc, notify.WorkerConfig{Retention: c.NotificationLogRetention, Data: httpapi.WebhookData, Logger: log,
+			Client: notify.ClientConfig{AllowPrivate: c.WebhookAllowPrivate, Endpoints: c.NotifyEndpoints}}).Run(nctx)
+	}()
+	defer func() { stopNotify(); <-notifyDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

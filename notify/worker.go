@@ -1,0 +1,334 @@
+package notify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// The notification workers (docs/notifications.md, "Sending"): every node expands the
+// notification events the changes wrote (chat.ExpandNotification) and sends the due sends
+// through the app's providers, leasing rows as the webhook workers do.
+
+// Defaults of WorkerConfig.
+const (
+	DefaultWorkers    = 16
+	DefaultRetryFor   = 24 * time.Hour
+	DefaultBackoff    = 5 * time.Second
+	DefaultMaxBackoff = time.Hour
+	DefaultPoll       = 500 * time.Millisecond
+	DefaultRetention  = 7 * 24 * time.Hour
+	senderTTL         = time.Minute // how long a provider's sender (and its access token) is reused
+	maxExpansions     = 10          // attempts to expand an event before it is dropped
+)
+
+// WorkerConfig tunes the workers; zero values take the defaults.
+type WorkerConfig struct {
+	Node       string // this node's name in leases; random when empty
+	Workers    int    // sends in flight on this node
+	Timeout    time.Duration
+	RetryFor   time.Duration // how long a send is retried before it is given up
+	Backoff    time.Duration // the first retry's delay; each next one doubles, up to MaxBackoff
+	MaxBackoff time.Duration
+	Poll       time.Duration
+	Retention  time.Duration // how long log records are kept
+	Client     ClientConfig  // the providers' endpoints, timeouts and TLS
+	// Data renders a message as a webhook event's data (httpapi.WebhookData): custom
+	// providers receive it, and push templates read it.
+	Data   func(chat.Subject) []byte
+	Logger *slog.Logger
+}
+
+// Worker runs a node's notification workers.
+type Worker struct {
+	svc    *chat.Service
+	store  chat.NotificationDeliveryStore
+	cfg    WorkerConfig
+	client *Client
+	log    *slog.Logger
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	senders map[string]cachedSender // by app, provider kind and id
+}
+
+type cachedSender struct {
+	s       Sender
+	expires time.Time
+}
+
+// NewWorker returns the workers of a node; Run starts them.
+func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
+	if cfg.Node == "" {
+		b := make([]byte, 6)
+		rand.Read(b)
+		cfg.Node = base64.RawURLEncoding.EncodeToString(b)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	def(&cfg.Timeout, DefaultTimeout)
+	def(&cfg.RetryFor, DefaultRetryFor)
+	def(&cfg.Backoff, DefaultBackoff)
+	def(&cfg.MaxBackoff, DefaultMaxBackoff)
+	def(&cfg.Poll, DefaultPoll)
+	def(&cfg.Retention, DefaultRetention)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Client.Timeout = cfg.Timeout
+	return &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
+		wake: make(chan struct{}, 1), senders: map[string]cachedSender{}}
+}
+
+// Run expands events and sends until ctx ends, then waits for the sends in flight.
+func (w *Worker) Run(ctx context.Context) {
+	slots := make(chan struct{}, w.cfg.Workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	lastPurge := time.Time{}
+	for {
+		busy := w.expand(ctx)
+		free := w.cfg.Workers - len(slots)
+		var claimed []chat.NotificationSend
+		if free > 0 {
+			now := time.Now()
+			var err error
+			claimed, err = w.store.ClaimNotificationSends(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
+				Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: free})
+			if err != nil && ctx.Err() == nil {
+				w.log.Warn("notify: claim sends", "err", err)
+			}
+		}
+		if time.Since(lastPurge) > time.Minute {
+			lastPurge = time.Now()
+			if err := w.store.PurgeNotificationLogs(ctx, time.Now().Add(-w.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
+				w.log.Warn("notify: purge log", "err", err)
+			}
+		}
+		for _, s := range claimed {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done(); w.poke() }()
+				w.attempt(context.WithoutCancel(ctx), s)
+			}()
+		}
+		if busy || len(claimed) == free && free > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-time.After(w.cfg.Poll):
+		}
+	}
+}
+
+func (w *Worker) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// expand leases a batch of events and expands each; it reports whether it found any.
+func (w *Worker) expand(ctx context.Context) bool {
+	now := time.Now()
+	evs, err := w.store.ClaimNotificationEvents(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
+		Until: now.Add(time.Minute).UnixMilli(), Limit: 32})
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("notify: claim events", "err", err)
+		}
+		return false
+	}
+	for _, ev := range evs {
+		x, err := w.svc.ExpandNotification(ctx, ev, time.Now())
+		if err != nil && ev.Attempts < maxExpansions {
+			w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "attempt", ev.Attempts, "err", err)
+			continue // its lease ends, and a worker tries again
+		}
+		if err != nil {
+			w.log.Error("notify: event dropped after repeated failures", "app", ev.AppID, "event", ev.ID, "attempts", ev.Attempts, "err", err)
+			x = chat.Expansion{} // deleting it, with nothing decided, ends the retries
+		}
+		if err := w.store.FinishNotificationEvent(ctx, w.cfg.Node, ev.ID, x.Logs, x.Sends); err != nil {
+			w.log.Warn("notify: record event", "app", ev.AppID, "event", ev.ID, "err", err)
+		}
+	}
+	return len(evs) > 0
+}
+
+// attempt sends one notification and records what came of it.
+func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
+	now := time.Now()
+	log := chat.NotificationLog{AppID: s.AppID, EventID: s.EventID, Trigger: s.Trigger, MessageID: s.MessageID, Recipient: s.UID,
+		Channel: s.Channel, Provider: s.Provider, Triggered: true, Attempt: s.Attempts}
+	c, err := w.svc.NotificationContentFor(ctx, s)
+	if err == nil && c.Message != nil {
+		m := c.Message
+		log.MessageCategory, log.MessageType, log.Sender, log.Receiver, log.ReceiverType = m.Category, m.Type, m.Sender, m.Receiver, m.ReceiverType
+	}
+	switch {
+	case s.Trigger == chat.TriggerReactionAdded:
+		log.Sender, log.ReactionID = s.Ref.UID, s.Ref.ReactionID // who reacted, as the decision's record says
+	case c.Message != nil && c.Message.TargetUID != "":
+		log.Member = c.Message.TargetUID
+	}
+	var res Result
+	switch {
+	case err != nil:
+		res = Result{Retry: true, Err: err}
+	case c.Gone:
+		res = Result{Reason: "messageDeleted", Err: errGone}
+	case c.Read:
+		log.Triggered, log.Reason = false, chat.ReasonRead
+		log.CreatedAt = now.UnixMilli()
+		w.finish(ctx, s, log, true)
+		return
+	default:
+		res = w.send(ctx, s, c)
+	}
+	log.CreatedAt = time.Now().UnixMilli()
+	log.Success, log.Status, log.LatencyMS, log.Reason = res.OK(), res.Status, res.Latency.Milliseconds(), res.Reason
+	done := true
+	switch {
+	case res.OK():
+	case res.InvalidToken:
+		if log.Reason == "" {
+			log.Reason = "invalidToken"
+		}
+		if err := w.svc.DropPushToken(ctx, s.AppID, s.Destination); err != nil {
+			w.log.Warn("notify: drop push token", "app", s.AppID, "err", err)
+		}
+	case res.Misconfigured:
+		if log.Reason == "" {
+			log.Reason = "misconfigured"
+		}
+		w.forget(s)
+	case res.Retry && now.Sub(time.UnixMilli(s.CreatedAt)) < w.cfg.RetryFor:
+		done = false
+		wait := w.backoff(s.Attempts)
+		if res.RetryAfter > wait {
+			wait = res.RetryAfter
+		}
+		s.NextAt = now.Add(wait).UnixMilli()
+		if log.Reason == "" {
+			log.Reason = "retry"
+		}
+	default:
+		if log.Reason == "" {
+			log.Reason = "failed"
+		}
+	}
+	w.finish(ctx, s, log, done)
+}
+
+func (w *Worker) finish(ctx context.Context, s chat.NotificationSend, log chat.NotificationLog, done bool) {
+	if err := w.store.FinishNotificationSend(ctx, w.cfg.Node, s, log, done); err != nil {
+		w.log.Warn("notify: record attempt", "send", s.ID, "err", err)
+	}
+}
+
+// backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,
+// with jitter (between half and all of it).
+func (w *Worker) backoff(n int) time.Duration {
+	b := w.cfg.Backoff
+	for i := 1; i < n && b < w.cfg.MaxBackoff; i++ {
+		b *= 2
+	}
+	b = min(b, w.cfg.MaxBackoff)
+	half := int64(b / 2)
+	j, _ := rand.Int(rand.Reader, big.NewInt(half+1))
+	return time.Duration(half + j.Int64())
+}
+
+// send renders and sends s.
+func (w *Worker) send(ctx context.Context, s chat.NotificationSend, c chat.NotificationContent) Result {
+	sender, res := w.sender(ctx, s)
+	if sender == nil {
+		return res
+	}
+	data := w.cfg.Data(c.Subject)
+	var vars any
+	if err := json.Unmarshal(data, &vars); err != nil {
+		return Result{Err: err}
+	}
+	n := Notification{Channel: Channel(s.Channel), UID: s.UID, Name: c.Name, To: s.Destination, VoIP: s.TokenKind == chat.PushVoIP,
+		Event: data}
+	m := c.Message
+	switch s.Channel {
+	case chat.ChannelPush:
+		if title, body, ok := c.ReactionText(); ok {
+			n.Title, n.Body, n.Sound = title, body, c.Settings.Sound.Chat
+			n.Data = map[string]string{"type": "reaction", "conversationId": m.ConversationID, "messageId": itoa(m.ID),
+				"reaction": c.Subject.Reaction.Reaction, "reactedBy": c.Subject.Reaction.ReactedBy.UID}
+			break
+		}
+		if title, body, ok := c.MemberText(s.Trigger); ok {
+			n.Title, n.Body, n.Sound = title, body, c.Settings.Sound.Chat
+			n.Data = map[string]string{"type": "groupMember", "conversationId": m.ConversationID, "messageId": itoa(m.ID),
+				"trigger": s.Trigger, "member": m.TargetUID}
+			break
+		}
+		title, body, fallback := c.PushTemplate()
+		n.Title, _ = Render(title, vars)
+		var complete bool
+		if n.Body, complete = Render(body, vars); !complete && fallback != "" {
+			n.Body, _ = Render(fallback, vars)
+		}
+		n.Sound = c.Settings.Sound.Chat
+		n.Data = map[string]string{"type": "chat", "conversationId": m.ConversationID, "messageId": itoa(m.ID),
+			"sender": m.Sender, "receiver": m.Receiver, "receiverType": m.ReceiverType}
+	default:
+		digest := map[string]any{
+			"senderDetails": map[string]any{"uid": m.Sender, "name": m.SenderEntity.Name},
+			"groupDetails":  map[string]any{"guid": m.Receiver, "name": groupName(m)},
+			"messages":      []any{map[string]any{"message": messageText(m), "id": itoa(m.ID)}},
+		}
+		if s.Channel == chat.ChannelSMS {
+			n.Body, _ = Render(c.SMSTemplate(), digest)
+		} else {
+			n.Title, _ = Render(c.EmailSubjectTemplate(), digest)
+			n.Body = messageText(m)
+		}
+	}
+	return sender.Send(ctx, n)
+}
+
+var errGone = errorString("the message was deleted")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func groupName(m *chat.Message) string {
+	if m.ReceiverGroup != nil {
+		return m.ReceiverGroup.Name
+	}
+	return ""
+}
+
+func messageText(m *chat.Message) string {
+	var d struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(m.Data, &d)
+	return d.Text
+}

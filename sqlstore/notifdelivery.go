@@ -1,0 +1,295 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// Notification delivery (chat.NotificationDeliveryStore): the events written in the
+// changes' transactions, the pending sends, and the log. Workers lease rows as the webhook
+// outbox's do (webhookdeliveries.go): on PostgreSQL FOR UPDATE SKIP LOCKED, so that nodes
+// claiming at once take different rows.
+
+const insertNotifyEventQuery = `INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6)`
+
+// notifyRef is what a notification event keeps of its ref: a reaction's, nothing of a message.
+func notifyRef(ev chat.OutboxEvent) string {
+	r := chat.EventRef{UID: ev.Ref.UID, Reaction: ev.Ref.Reaction, ReactionID: ev.Ref.ReactionID, ReactedAt: ev.Ref.ReactedAt}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// insertNotifyEvent writes a notification event in the change's transaction.
+func insertNotifyEvent(tx *wtx, ev chat.OutboxEvent) error {
+	_, err := tx.exec(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, notifyRef(ev), ev.At)
+	return err
+}
+
+// queueNotifyEvent queues a notification event in a PostgreSQL batch.
+func queueNotifyEvent(b *pgx.Batch, ev chat.OutboxEvent) {
+	b.Queue(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, notifyRef(ev), ev.At)
+}
+
+const claimNotifyEventsQuery = `UPDATE notification_events SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	WHERE id IN (SELECT id FROM notification_events WHERE lease_until < $1 ORDER BY id LIMIT $4%s)
+	RETURNING id, app_id, trigger, conversation_id, message_id, ref, created_at, attempts`
+
+var (
+	claimNotifyEventsSQLite   = strings.Replace(claimNotifyEventsQuery, "%s", "", 1)
+	claimNotifyEventsPostgres = strings.Replace(claimNotifyEventsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
+)
+
+// ClaimNotificationEvents leases events for a node.
+func (db *DB) ClaimNotificationEvents(ctx context.Context, l chat.Lease) ([]chat.NotificationEvent, error) {
+	query := claimNotifyEventsSQLite
+	if db.dialect.name == "postgres" {
+		query = claimNotifyEventsPostgres
+	}
+	var out []chat.NotificationEvent
+	err := db.transact(ctx, func(tx *wtx) error {
+		var err error
+		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationEvent, error) {
+			var e chat.NotificationEvent
+			var ref string
+			err := s.Scan(&e.ID, &e.AppID, &e.Trigger, &e.ConversationID, &e.MessageID, &ref, &e.CreatedAt, &e.Attempts)
+			if err == nil {
+				err = json.Unmarshal([]byte(ref), &e.Ref)
+			}
+			return e, err
+		})
+		return err
+	})
+	return out, mapErr(err)
+}
+
+const logColumns = `app_id, event_id, trigger, message_id, message_category, message_type, sender, receiver, receiver_type,
+	recipient, channel, provider, notification_triggered, success, reason, attempt, status, latency_ms, created_at, reaction_id, member`
+
+func logArgs(l chat.NotificationLog) []any {
+	return []any{l.AppID, l.EventID, l.Trigger, l.MessageID, l.MessageCategory, l.MessageType, l.Sender, l.Receiver, l.ReceiverType,
+		l.Recipient, string(l.Channel), l.Provider, b2i(l.Triggered), b2i(l.Success), l.Reason, l.Attempt, l.Status, l.LatencyMS, l.CreatedAt,
+		l.ReactionID, l.Member}
+}
+
+func scanLog(s scanner) (chat.NotificationLog, error) {
+	var l chat.NotificationLog
+	var channel string
+	var triggered, success int64
+	err := s.Scan(&l.ID, &l.AppID, &l.EventID, &l.Trigger, &l.MessageID, &l.MessageCategory, &l.MessageType, &l.Sender, &l.Receiver,
+		&l.ReceiverType, &l.Recipient, &channel, &l.Provider, &triggered, &success, &l.Reason, &l.Attempt, &l.Status, &l.LatencyMS,
+		&l.CreatedAt, &l.ReactionID, &l.Member)
+	l.Channel, l.Triggered, l.Success = chat.Channel(channel), triggered == 1, success == 1
+	return l, err
+}
+
+func insertLog(tx *wtx, l chat.NotificationLog) error {
+	_, err := tx.exec(`INSERT INTO notification_logs (`+logColumns+`) VALUES (`+placeholders(1, 21)+`)`, logArgs(l)...)
+	return err
+}
+
+const sendColumns = `app_id, event_id, trigger, conversation_id, message_id, uid, channel, provider, provider_id, destination,
+	token_kind, recheck, attempts, next_at, created_at, ref`
+
+// FinishNotificationEvent writes an event's expansion and deletes it, while node holds it.
+func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID int64, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
+	return mapErr(db.transact(ctx, func(tx *wtx) error {
+		res, err := tx.exec(`DELETE FROM notification_events WHERE id = $1 AND leased_by = $2`, eventID, node)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // another node took it over: its expansion counts
+		}
+		for _, l := range logs {
+			if err := insertLog(tx, l); err != nil {
+				return err
+			}
+		}
+		for _, s := range sends {
+			if _, err := tx.exec(`INSERT INTO notification_sends (`+sendColumns+`) VALUES (`+placeholders(1, 16)+`)
+				ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`,
+				s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
+				s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+const claimSendsQuery = `UPDATE notification_sends SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	WHERE id IN (SELECT id FROM notification_sends WHERE next_at <= $1 AND lease_until < $1 ORDER BY next_at, id LIMIT $4%s)
+	RETURNING id, ` + sendColumns
+
+var (
+	claimSendsSQLite   = strings.Replace(claimSendsQuery, "%s", "", 1)
+	claimSendsPostgres = strings.Replace(claimSendsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
+)
+
+// ClaimNotificationSends leases due sends for a node.
+func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease) ([]chat.NotificationSend, error) {
+	query := claimSendsSQLite
+	if db.dialect.name == "postgres" {
+		query = claimSendsPostgres
+	}
+	var out []chat.NotificationSend
+	err := db.transact(ctx, func(tx *wtx) error {
+		var err error
+		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationSend, error) {
+			var n chat.NotificationSend
+			var channel, kind, ref string
+			var recheck int64
+			err := s.Scan(&n.ID, &n.AppID, &n.EventID, &n.Trigger, &n.ConversationID, &n.MessageID, &n.UID, &channel, &n.Provider,
+				&n.ProviderID, &n.Destination, &kind, &recheck, &n.Attempts, &n.NextAt, &n.CreatedAt, &ref)
+			n.Channel, n.TokenKind, n.Recheck = chat.Channel(channel), chat.PushTokenKind(kind), recheck == 1
+			if err == nil {
+				err = json.Unmarshal([]byte(ref), &n.Ref)
+			}
+			return n, err
+		})
+		return err
+	})
+	return out, mapErr(err)
+}
+
+// FinishNotificationSend records an attempt, while node holds the send.
+func (db *DB) FinishNotificationSend(ctx context.Context, node string, s chat.NotificationSend, l chat.NotificationLog, done bool) error {
+	return mapErr(db.transact(ctx, func(tx *wtx) error {
+		var res interface{ RowsAffected() (int64, error) }
+		var err error
+		if done {
+			res, err = tx.exec(`DELETE FROM notification_sends WHERE id = $1 AND leased_by = $2`, s.ID, node)
+		} else {
+			res, err = tx.exec(`UPDATE notification_sends SET next_at = $3, lease_until = 0, leased_by = '' WHERE id = $1 AND leased_by = $2`,
+				s.ID, node, s.NextAt)
+		}
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // the lease ended and another node has it
+		}
+		return insertLog(tx, l)
+	}))
+}
+
+// NotificationLogs pages an app's log.
+func (db *DB) NotificationLogs(ctx context.Context, appID string, q chat.NotificationLogQuery) ([]chat.NotificationLog, error) {
+	var b strings.Builder
+	b.WriteString(`SELECT id, ` + logColumns + ` FROM notification_logs WHERE app_id = $1`)
+	args := []any{appID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		b.WriteString(` AND ` + strings.Replace(cond, "?", "$"+itoa(len(args)), 1))
+	}
+	str := func(col, v string) {
+		if v != "" {
+			add(col+` = ?`, v)
+		}
+	}
+	if q.MessageID != 0 {
+		add(`message_id = ?`, q.MessageID)
+	}
+	if q.From != 0 {
+		add(`created_at >= ?`, q.From)
+	}
+	if q.To != 0 {
+		add(`created_at <= ?`, q.To)
+	}
+	str(`message_category`, q.MessageCategory)
+	str(`message_type`, q.MessageType)
+	str(`trigger`, q.Trigger)
+	str(`sender`, q.Sender)
+	str(`receiver`, q.Receiver)
+	str(`receiver_type`, q.ReceiverType)
+	str(`recipient`, q.Recipient)
+	str(`member`, q.Member)
+	if q.ReactionID != 0 {
+		add(`reaction_id = ?`, q.ReactionID)
+	}
+	if q.ReactionSender != "" || q.ReactionReceiver != "" {
+		str(`trigger`, chat.TriggerReactionAdded)
+		str(`sender`, q.ReactionSender)
+		str(`recipient`, q.ReactionReceiver)
+	}
+	str(`channel`, string(q.Channel))
+	str(`provider`, q.Provider)
+	str(`reason`, q.Reason)
+	if q.Triggered != nil {
+		add(`notification_triggered = ?`, b2i(*q.Triggered))
+	}
+	if q.Success != nil {
+		add(`success = ?`, b2i(*q.Success))
+	}
+	order := ` ORDER BY id DESC`
+	switch {
+	case q.After:
+		add(`id > ?`, q.LogID)
+		order = ` ORDER BY id`
+	case q.LogID != 0:
+		add(`id < ?`, q.LogID)
+	}
+	args = append(args, q.Limit)
+	b.WriteString(order + ` LIMIT $` + itoa(len(args)))
+	return collect(db.read(ctx).rows(b.String(), args...), scanLog)
+}
+
+// PurgeNotificationLogs drops old log records, a batch at a time.
+func (db *DB) PurgeNotificationLogs(ctx context.Context, before int64) error {
+	return mapErr(db.transact(ctx, func(tx *wtx) error {
+		_, err := tx.exec(`DELETE FROM notification_logs WHERE id IN (SELECT id FROM notification_logs WHERE created_at < $1 LIMIT 5000)`, before)
+		return err
+	}))
+}
+
+// AllProviders lists every provider of an app.
+func (db *DB) AllProviders(ctx context.Context, appID string) ([]chat.Provider, error) {
+	return collect(db.read(ctx).rows(`SELECT `+providerColumns+` FROM notification_providers WHERE app_id = $1 ORDER BY kind, created_at, id`, appID),
+		scanProvider)
+}
+
+// OnlineUIDs lists those of uids with an open socket.
+func (db *DB) OnlineUIDs(ctx context.Context, appID string, uids []string) ([]string, error) {
+	var out []string
+	for len(uids) > 0 {
+		n := min(len(uids), 500)
+		args := []any{appID}
+		for _, u := range uids[:n] {
+			args = append(args, u)
+		}
+		on, err := collect(db.read(ctx).rows(`SELECT uid FROM users WHERE app_id = $1 AND status = 'available' AND uid IN (`+
+			placeholders(2, n)+`)`, args...), func(s scanner) (string, error) {
+			var u string
+			err := s.Scan(&u)
+			return u, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out, uids = append(out, on...), uids[n:]
+	}
+	return out, nil
+}
+
+// ReadMarker is the id of the last message uid read in a conversation; 0 when none.
+func (db *DB) ReadMarker(ctx context.Context, appID, uid, conversationID string) (int64, error) {
+	var id int64
+	err := db.read(ctx).row(`SELECT read_id FROM conversation_markers WHERE app_id = $1 AND uid = $2 AND conversation_id = $3`,
+		appID, uid, conversationID).Scan(&id)
+	if err = mapErr(err); errors.Is(err, chat.ErrNotFound) {
+		return 0, nil
+	}
+	return id, err
+}
+
+func refJSON(r chat.EventRef) string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
