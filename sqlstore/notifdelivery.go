@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -90,8 +92,44 @@ func scanLog(s scanner) (chat.NotificationLog, error) {
 }
 
 func insertLog(tx *wtx, l chat.NotificationLog) error {
-	_, err := tx.exec(`INSERT INTO notification_logs (`+logColumns+`) VALUES (`+placeholders(1, 21)+`)`, logArgs(l)...)
-	return err
+	return insertLogs(tx, []chat.NotificationLog{l})
+}
+
+// rowsPerInsert bounds the rows of one multi-row INSERT on PostgreSQL: 100 rows of at most 21
+// columns stay far below its limit on bound parameters.
+const rowsPerInsert = 100
+
+// insertRows writes n rows of cols columns, the arguments of row i from args(i). Dialect
+// branch: PostgreSQL takes rowsPerInsert rows a statement, saving round trips; SQLite, in
+// process, one row a statement, whose text is then always the same and its prepared
+// statement reused (measured: twice the decisions per second of 100-row statements).
+func insertRows(tx *wtx, head, tail string, cols, n int, args func(i int) []any) error {
+	per := 1
+	if tx.db.dialect.name == "postgres" {
+		per = rowsPerInsert
+	}
+	for start := 0; start < n; start += per {
+		end := min(start+per, n)
+		var b strings.Builder
+		b.WriteString(head)
+		all := make([]any, 0, (end-start)*cols)
+		for i := start; i < end; i++ {
+			if i > start {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + placeholders(len(all)+1, cols) + ")")
+			all = append(all, args(i)...)
+		}
+		b.WriteString(tail)
+		if _, err := tx.exec(b.String(), all...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertLogs(tx *wtx, ls []chat.NotificationLog) error {
+	return insertRows(tx, `INSERT INTO notification_logs (`+logColumns+`) VALUES `, ``, 21, len(ls), func(i int) []any { return logArgs(ls[i]) })
 }
 
 const sendColumns = `app_id, event_id, trigger, conversation_id, message_id, uid, channel, provider, provider_id, destination,
@@ -107,20 +145,24 @@ func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID 
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err // another node took it over: its expansion counts
 		}
-		for _, l := range logs {
-			if err := insertLog(tx, l); err != nil {
-				return err
-			}
+		if err := insertLogs(tx, logs); err != nil {
+			return err
 		}
-		for _, s := range sends {
-			if _, err := tx.exec(`INSERT INTO notification_sends (`+sendColumns+`) VALUES (`+placeholders(1, 16)+`)
-				ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`,
-				s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
-				s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)); err != nil {
-				return err
-			}
-		}
-		return nil
+		// A repeated destination in one statement would make PostgreSQL's ON CONFLICT
+		// affect a row twice: the first of each wins here already.
+		seen := map[[4]string]bool{}
+		sends = slices.DeleteFunc(slices.Clone(sends), func(s chat.NotificationSend) bool {
+			k := [4]string{strconv.FormatInt(s.EventID, 10), s.UID, string(s.Channel), s.Destination}
+			dup := seen[k]
+			seen[k] = true
+			return dup
+		})
+		return insertRows(tx, `INSERT INTO notification_sends (`+sendColumns+`) VALUES `,
+			` ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`, 16, len(sends), func(i int) []any {
+				s := sends[i]
+				return []any{s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
+					s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)}
+			})
 	}))
 }
 
