@@ -457,20 +457,7 @@ func (f fieldErrors) customJSON(field string, raw json.RawMessage) json.RawMessa
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`)
 	}
-	raw, ok := f.storedJSON(field, raw)
-	if !ok {
-		return nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != '{' {
-		f.add(field, "The "+field+" must be a JSON object.")
-		return nil
-	}
-	if buf.Len() > MaxCustomJSONBytes {
-		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(MaxCustomJSONBytes)+" bytes.")
-		return nil
-	}
-	return buf.Bytes()
+	return f.jsonObject(field, raw, MaxCustomJSONBytes)
 }
 
 // NotificationSettings reads the app's settings.

@@ -90,6 +90,12 @@ func (f fieldErrors) tags(field string, tags []string) []string {
 // metadata checks that raw is a JSON object of valid UTF-8 within the size limit and returns
 // it compacted (utf8.go).
 func (f fieldErrors) metadata(field string, raw json.RawMessage) []byte {
+	return f.jsonObject(field, raw, MaxMetadataBytes)
+}
+
+// jsonObject checks that raw is a JSON object of valid UTF-8 of at most max bytes once
+// compacted, and returns it compacted.
+func (f fieldErrors) jsonObject(field string, raw json.RawMessage, max int) []byte {
 	raw, ok := f.storedJSON(field, raw)
 	if !ok {
 		return nil
@@ -99,8 +105,8 @@ func (f fieldErrors) metadata(field string, raw json.RawMessage) []byte {
 		f.add(field, "The "+field+" must be a JSON object.")
 		return nil
 	}
-	if buf.Len() > MaxMetadataBytes {
-		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(MaxMetadataBytes)+" bytes.")
+	if buf.Len() > max {
+		f.add(field, "The "+field+" may not be greater than "+strconv.Itoa(max)+" bytes.")
 		return nil
 	}
 	return buf.Bytes()

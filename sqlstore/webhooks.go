@@ -199,8 +199,10 @@ func (db *DB) WebhookKey(ctx context.Context) ([]byte, error) {
 func (tx txStore) InsertOutbox(ev chat.OutboxEvent) error { return insertOutbox(tx.wtx, ev) }
 
 const (
-	insertEventQuery = `INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at) VALUES ($1, $2, $3, $4, $5, $6)`
-	fanOutQuery      = `INSERT INTO webhook_deliveries (event_id, app_id, webhook_id, conversation_id, next_at, created_at)
+	insertEventQuery             = `INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at) VALUES ($1, $2, $3, $4, $5, $6)`
+	insertEventIfSubscribedQuery = `INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at)
+		SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM webhooks WHERE app_id = $1 AND enabled = 1 AND triggers LIKE $7 ESCAPE '\')`
+	fanOutQuery = `INSERT INTO webhook_deliveries (event_id, app_id, webhook_id, conversation_id, next_at, created_at)
 		SELECT $1, app_id, id, $3, $4, $4 FROM webhooks WHERE app_id = $2 AND enabled = 1 AND triggers LIKE $5 ESCAPE '\'`
 )
 
@@ -208,42 +210,35 @@ func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
 	if ev.Notify {
 		return insertNotifyEvent(tx, ev)
 	}
-	ref, err := json.Marshal(ev.Ref)
-	if err != nil {
-		return err
-	}
-	if tx.db.dialect.name == "postgres" {
-		_, err := tx.exec(pgOutboxQuery, outboxArgs(ev, ref)...)
-		return err
-	}
-	res, err := tx.exec(insertEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, string(ref), ev.At)
-	if err != nil {
-		return err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
-	_, err = tx.exec(fanOutQuery, id, ev.AppID, ev.ConversationID, ev.At, triggerPattern(ev.Trigger))
-	return err
+	return writeOutbox(tx, ev, false)
 }
 
 // insertOutboxIfSubscribed is insertOutbox for a change the service layer does not see
 // (presence, which the socket hub moves): the event is written only when some enabled
 // webhook of the app subscribes to its trigger, so an app without webhooks pays one
 // indexed look-up.
-func insertOutboxIfSubscribed(tx *wtx, ev chat.OutboxEvent) error {
+func insertOutboxIfSubscribed(tx *wtx, ev chat.OutboxEvent) error { return writeOutbox(tx, ev, true) }
+
+// writeOutbox writes a webhook event and its deliveries; onlySubscribed skips the event
+// when no webhook subscribes to it (the fan-out would find none anyway).
+func writeOutbox(tx *wtx, ev chat.OutboxEvent, onlySubscribed bool) error {
 	ref, err := json.Marshal(ev.Ref)
 	if err != nil {
 		return err
 	}
 	if tx.db.dialect.name == "postgres" {
-		_, err := tx.exec(pgOutboxIfSubscribed, outboxArgs(ev, ref)...)
+		q := pgOutboxQuery
+		if onlySubscribed {
+			q = pgOutboxIfSubscribed
+		}
+		_, err := tx.exec(q, outboxArgs(ev, ref)...)
 		return err
 	}
-	res, err := tx.exec(`INSERT INTO webhook_events (app_id, trigger, conversation_id, message_id, ref, created_at)
-		SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM webhooks WHERE app_id = $1 AND enabled = 1 AND triggers LIKE $7 ESCAPE '\')`,
-		outboxArgs(ev, ref)...)
+	q, args := insertEventQuery, outboxArgs(ev, ref)[:6]
+	if onlySubscribed {
+		q, args = insertEventIfSubscribedQuery, outboxArgs(ev, ref)
+	}
+	res, err := tx.exec(q, args...)
 	if err != nil {
 		return err
 	}
