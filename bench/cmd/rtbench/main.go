@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,10 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +26,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/natter-chat/natter/bench/internal/natterproc"
 	"github.com/natter-chat/natter/internal/pgserver"
 )
 
@@ -97,58 +94,21 @@ func run(ctx context.Context, bin string, members, rounds, idle int, skipPG bool
 
 // node is one natter serve process.
 type node struct {
-	cmd  *exec.Cmd
+	*natterproc.Proc
 	base string
 	key  string
 }
 
-var listening = regexp.MustCompile(`msg="natter listening" addr=(\S+)`)
-
 func startNode(ctx context.Context, bin, tmp, db, name string) (*node, error) {
 	key := "rtbench-key-0123456789abcdef"
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--database", db, "--access-log=false",
-		"--rate-limit-core", "0", "--rate-limit-standard", "0", "--max-sockets", "30000")
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "NATTER_API_KEY="+key, "NATTER_APP_ID=rt")
-	stderr, err := cmd.StderrPipe()
+	p, err := natterproc.Start(ctx, natterproc.Spec{Bin: bin, Dir: tmp, DB: db, Key: key, AppID: "rt", Args: []string{"--max-sockets", "30000"}})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("natter %s: %w", name, err)
 	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return &node{cmd: cmd, base: "http://" + a, key: key}, nil
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		return nil, fmt.Errorf("natter %s did not start", name)
-	}
+	return &node{Proc: p, base: p.Base, key: key}, nil
 }
 
-func (n *node) stop() {
-	n.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { n.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		n.cmd.Process.Kill()
-	}
-}
+func (n *node) stop() { n.Stop(10 * time.Second) }
 
 var hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 
@@ -257,18 +217,7 @@ func (n *node) open(ctx context.Context, uid, jwt string, onFrame func([]byte)) 
 	return &sock{ws: ws}, nil
 }
 
-func pct(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(float64(len(s))*p))]
-}
-
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64)
-}
+var pct, ms = natterproc.Pct, natterproc.Ms
 
 // fanOut: one group of members, each with a socket; each round sends one message and waits
 // until every member has it.
@@ -367,7 +316,7 @@ func idleCost(ctx context.Context, n *node, count int) error {
 	}
 	runtimeGC := func() { time.Sleep(2 * time.Second) }
 	runtimeGC()
-	before := rss(n.cmd.Process.Pid)
+	before := rss(n.Cmd.Process.Pid)
 	socks := make([]*sock, 0, count)
 	defer func() {
 		for _, s := range socks {
@@ -384,7 +333,7 @@ func idleCost(ctx context.Context, n *node, count int) error {
 	}
 	opened := time.Since(t0)
 	runtimeGC()
-	after := rss(n.cmd.Process.Pid)
+	after := rss(n.Cmd.Process.Pid)
 	fmt.Printf("idle: %d sockets opened in %s; natter RSS %d MiB → %d MiB: %.1f KiB per socket\n",
 		count, opened.Round(time.Millisecond), before/1024, after/1024, float64(after-before)/float64(count))
 	return nil

@@ -9,28 +9,24 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/natter-chat/natter/bench/internal/natterproc"
 	"github.com/natter-chat/natter/internal/pgserver"
 )
 
@@ -244,67 +240,24 @@ func (rc *receiver) reset() {
 
 // node is one natter serve process.
 type node struct {
-	cmd  *exec.Cmd
+	*natterproc.Proc
 	base string
 	key  string
 	hc   *http.Client
 }
 
-var listening = regexp.MustCompile(`msg="natter listening" addr=(\S+)`)
-
 func startNode(ctx context.Context, bin, tmp, db string, env []string) (*node, error) {
 	key := "whbench-key-0123456789abcdef"
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--database", db, "--access-log=false",
-		"--rate-limit-core", "0", "--rate-limit-standard", "0", "--webhook-allow-private")
-	cmd.Dir = tmp
-	cmd.Env = append([]string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=wh"}, env...)
-	for _, kv := range os.Environ() { // natter's own settings are this tool's flags
-		if !strings.HasPrefix(kv, "NATTER_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	setPdeathsig(cmd.SysProcAttr)
-	stderr, err := cmd.StderrPipe()
+	p, err := natterproc.Start(ctx, natterproc.Spec{Bin: bin, Dir: tmp, DB: db, Key: key, AppID: "wh",
+		Args: []string{"--webhook-allow-private"}, Env: env, OwnEnv: true}) // natter's own settings are this tool's flags
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return &node{cmd: cmd, base: "http://" + a, key: key,
-			hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 30 * time.Second}}, nil
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		return nil, errors.New("natter did not start")
-	}
+	return &node{Proc: p, base: p.Base, key: key,
+		hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 30 * time.Second}}, nil
 }
 
-func (n *node) stop() {
-	n.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { n.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		n.cmd.Process.Kill()
-	}
-}
+func (n *node) stop() { n.Stop(20 * time.Second) }
 
 // call makes one API request and decodes data into out.
 func (n *node) call(ctx context.Context, method, path, onBehalfOf string, body, out any) error {
@@ -466,15 +419,4 @@ func waitArrived(ctx context.Context, rc *receiver, want int, within time.Durati
 	return nil
 }
 
-func pct(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(float64(len(s))*p))]
-}
-
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64)
-}
+var pct, ms = natterproc.Pct, natterproc.Ms

@@ -1,7 +1,7 @@
-package main
+package natterproc
 
 import "syscall"
 
-// setPdeathsig makes the kernel send natter SIGTERM when whbench dies, so that a killed run
+// setPdeathsig makes the kernel send natter SIGTERM when the bench tool dies, so that a killed run
 // leaves no natter behind.
 func setPdeathsig(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGTERM }
