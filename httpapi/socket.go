@@ -364,33 +364,27 @@ func (c *socket) relay(ctx context.Context, f inFrame) {
 // messages need. A yes is remembered for 10 s, so a new block silences a typing user
 // within that.
 func (c *socket) reach(ctx context.Context, uid string) bool {
-	if until, ok := c.reaches[uid]; ok && time.Now().Before(until) {
-		return true
-	}
-	ok, err := c.h.svc.MayReach(ctx, c.app, c.uid, uid)
-	if err != nil || !ok {
-		return false
-	}
-	if len(c.reaches) > 1000 {
-		clear(c.reaches)
-	}
-	c.reaches[uid] = time.Now().Add(10 * time.Second)
-	return true
+	return remember(c.reaches, uid, 10*time.Second, func() (bool, error) { return c.h.svc.MayReach(ctx, c.app, c.uid, uid) })
 }
 
 // member reports whether the socket's user is a member of guid, remembered for a minute.
 func (c *socket) member(ctx context.Context, guid string) bool {
-	if until, ok := c.memberOf[guid]; ok && time.Now().Before(until) {
+	return remember(c.memberOf, guid, time.Minute, func() (bool, error) { return c.h.svc.IsMember(ctx, c.app, guid, c.uid) })
+}
+
+// remember answers check for key, keeping a yes in seen for ttl (at most 1000 keys; the
+// reader goroutine alone uses seen). A no or an error is asked again next time.
+func remember(seen map[string]time.Time, key string, ttl time.Duration, check func() (bool, error)) bool {
+	if until, ok := seen[key]; ok && time.Now().Before(until) {
 		return true
 	}
-	m, err := c.h.svc.IsMember(ctx, c.app, guid, c.uid)
-	if err != nil || !m {
+	if ok, err := check(); err != nil || !ok {
 		return false
 	}
-	if len(c.memberOf) > 1000 {
-		clear(c.memberOf)
+	if len(seen) > 1000 {
+		clear(seen)
 	}
-	c.memberOf[guid] = time.Now().Add(time.Minute)
+	seen[key] = time.Now().Add(ttl)
 	return true
 }
 
