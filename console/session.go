@@ -122,7 +122,7 @@ func (c *Console) renderSignIn(w http.ResponseWriter, r *http.Request, status in
 	_, _ = rand.Read(b[:])
 	d.Token = hex.EncodeToString(b[:])
 	http.SetCookie(w, c.cookie(r, signInCookie, d.Token, int((10*time.Minute)/time.Second)))
-	c.render(w, r, status, "signin", page{Title: "Sign in", Data: d})
+	c.render(w, r, status, "signin", page{Title: "Sign in", Error: d.Error, Data: d})
 }
 
 func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
