@@ -48,7 +48,7 @@ func barChart(days []chat.DayCount) chart {
 		}
 		label := time.Unix(d.Day, 0).UTC().Format("Jan 2")
 		c.Bars = append(c.Bars, bar{X: i*slot + 8, Y: base - h, W: slot - 16, H: h, Label: label, Value: d.Messages})
-		if i%2 == len(days)%2 || i == len(days)-1 {
+		if i%2 == (len(days)-1)%2 { // every other day, ending with today
 			c.Ticks = append(c.Ticks, tick{X: i*slot + slot/2, Y: base + 20, Label: label})
 		}
 	}

@@ -1,0 +1,270 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a headless-capable Chromium: Debian's chromium package in CI. Without one
+// the browser tests skip loudly, and fail under CI=true.
+func chromium(t *testing.T) string {
+	for _, name := range []string{os.Getenv("NATTER_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true and no chromium: install Debian's chromium package (apt-get install chromium), or set NATTER_CHROMIUM")
+	}
+	t.Log("############################################################")
+	t.Log("SKIPPING the console's browser tests: no chromium on PATH")
+	t.Log("(apt-get install chromium, or set NATTER_CHROMIUM; CI fails here)")
+	t.Log("############################################################")
+	t.SkipNow()
+	return ""
+}
+
+// artefacts keeps screenshots, and writes them out if the test fails (or always, with
+// NATTER_TEST_SCREENSHOTS=always): to $NATTER_TEST_ARTEFACTS, or else console/testdata-out
+// (ignored by git).
+type artefacts struct {
+	mu    sync.Mutex
+	shots []shot
+}
+
+type shot struct {
+	name string
+	png  []byte
+}
+
+func newArtefacts(t *testing.T) *artefacts {
+	a := &artefacts{}
+	t.Cleanup(func() {
+		if !t.Failed() && os.Getenv("NATTER_TEST_SCREENSHOTS") != "always" {
+			return
+		}
+		dir := os.Getenv("NATTER_TEST_ARTEFACTS")
+		if dir == "" {
+			dir = "testdata-out"
+		}
+		dir = filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Logf("artefacts: %v", err)
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for i, s := range a.shots {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d-%s.png", i, s.name)), s.png, 0o644); err != nil {
+				t.Logf("artefacts: %v", err)
+			}
+		}
+		abs, _ := filepath.Abs(dir)
+		t.Logf("screenshots of each page: %s", abs)
+	})
+	return a
+}
+
+// snap screenshots the page as it is now.
+func (a *artefacts) snap(name string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		b, err := chromedp.FullScreenshot(100)(ctx, t) // quality 100: PNG
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		a.mu.Lock()
+		a.shots = append(a.shots, shot{name, b})
+		a.mu.Unlock()
+		return chromedp.Void{}, nil
+	}
+}
+
+// into runs an action that returns a value and keeps the value in *v.
+func into[T any](a chromedp.Action[T], v *T) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		var err error
+		*v, err = a(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// TestBrowser drives the console in headless Chromium: sign-in refused and done, a user
+// created and listed, an API key created (shown once) and deleted, a forged post refused, an
+// idle session ended, and no Content Security Policy violation on the way.
+func TestBrowser(t *testing.T) {
+	exe := chromium(t)
+	e := newEnv(t, "sqlite")
+	shots := newArtefacts(t)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1200, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+
+	// Every console message and log entry: a CSP violation is logged as "Refused to …".
+	var mu sync.Mutex
+	var problems, csp []string
+	forgedDone := false
+	listen := func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *log.EventEntryAdded:
+			// The refusals the test provokes are expected: the wrong key's 401, the forged
+			// post's 403.
+			expected := strings.Contains(ev.Entry.Text, "status of 401") && strings.HasSuffix(ev.Entry.URL, "/console/signin") ||
+				strings.Contains(ev.Entry.Text, "status of 403") && strings.HasSuffix(ev.Entry.URL, "/console/users") && !forgedDone
+			if !expected && (ev.Entry.Level == log.EntryLevelError || strings.Contains(ev.Entry.Text, "Content Security Policy")) {
+				problems = append(problems, ev.Entry.Text+" "+ev.Entry.URL)
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, fmt.Sprintf("%+v", ev.ExceptionDetails))
+		case *network.EventResponseReceived:
+			if ev.Type == network.ResourceTypeDocument || ev.Type == network.ResourceTypeXHR {
+				if v, ok := ev.Response.Headers["Content-Security-Policy"]; ok {
+					csp = append(csp, fmt.Sprint(v))
+				} else {
+					csp = append(csp, "missing on "+ev.Response.URL)
+				}
+			}
+		}
+	}
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf), chromedp.WithListener(listen))
+	defer cancel()
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	// The whole run is bounded by a timeout on a child of the context that started the
+	// browser (a timeout on that one would stop the browser).
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			_ = chromedp.Do(ctx, shots.snap("failed-"+strings.ReplaceAll(step, " ", "-")))
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	h1 := func(text string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//h1[normalize-space()=%q]`, text)))
+	}
+	x := func(xpath string) chromedp.Search { return chromedp.Search(xpath) }
+	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+	base := e.srv.URL
+
+	run("open", chromedp.Navigate(base+"/console"), h1("Sign in"), shots.snap("signin"))
+
+	// The skip link is the first thing the keyboard reaches.
+	var focused string
+	run("keyboard", chromedp.KeyEvent("\t"), into(chromedp.Evaluate[string](`document.activeElement.textContent`), &focused))
+	if focused != "Skip to the content" {
+		t.Errorf("first Tab focuses %q, want the skip link", focused)
+	}
+
+	var msg string
+	run("wrong key", chromedp.SendKeys(css("#appId"), "demo"), chromedp.SendKeys(css("#apiKey"), "0123456789abcdef0123456789abcdef"),
+		chromedp.Submit(css("#apiKey")), chromedp.WaitVisible(css(`[role=alert]`)), into(chromedp.Text(css(`[role=alert]`)), &msg),
+		shots.snap("signin-refused"))
+	if !strings.Contains(msg, "No app with that id has that API key") {
+		t.Errorf("wrong key says %q", msg)
+	}
+
+	run("sign in", chromedp.SetValue(css("#appId"), "demo"), chromedp.SendKeys(css("#apiKey"), e.full), chromedp.Submit(css("#apiKey")),
+		h1("Overview"), chromedp.WaitVisible(css(`svg.chart`)), shots.snap("overview"))
+
+	var users string
+	run("create user", chromedp.Click(x(`//nav//a[normalize-space()='Users']`)), h1("Users"), shots.snap("users"),
+		chromedp.SendKeys(css("#new-uid"), "alice"), chromedp.SendKeys(css("#new-name"), "Alice Liddell"),
+		chromedp.Click(x(`//button[normalize-space()='Create user']`)), h1("User Alice Liddell"), shots.snap("user"),
+		chromedp.Click(x(`//button[normalize-space()='Create an auth token']`)), chromedp.WaitVisible(css("#new-token")), shots.snap("user-token"),
+		chromedp.Click(x(`//a[normalize-space()='All users']`)), h1("Users"), into(chromedp.Text(css("#users")), &users))
+	if !strings.Contains(users, "alice") || !strings.Contains(users, "Alice Liddell") {
+		t.Errorf("users list lacks the new user:\n%s", users)
+	}
+
+	var key, keys string
+	run("create key", chromedp.Click(x(`//nav//a[normalize-space()='API keys']`)), h1("API keys"),
+		chromedp.SendKeys(css("#key-name"), "ci-robot"), chromedp.Click(x(`//button[normalize-space()='Create key']`)),
+		chromedp.WaitVisible(css("#new-key")), into(chromedp.Text(css("#new-key")), &key), shots.snap("keys-new"))
+	if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(key) {
+		t.Fatalf("new key shown as %q", key)
+	}
+	var shown bool
+	run("key shown once", chromedp.Navigate(base+"/console/keys"), h1("API keys"), into(chromedp.Text(css("#keys")), &keys),
+		into(chromedp.Evaluate[bool](`document.body.innerHTML.includes(`+fmt.Sprintf("%q", key)+`)`), &shown), shots.snap("keys"))
+	if shown || !strings.Contains(keys, "ci-robot") {
+		t.Errorf("after a reload: key shown %v; list:\n%s", shown, keys)
+	}
+	run("delete key", chromedp.Click(x(`//button[@aria-label='Delete key ci-robot']`)),
+		chromedp.WaitNotPresent(x(`//td[normalize-space()='ci-robot']`)), into(chromedp.Text(css("#keys")), &keys))
+	if strings.Contains(keys, "ci-robot") {
+		t.Errorf("deleted key still listed:\n%s", keys)
+	}
+
+	// A forged post from the page's own script context, without the CSRF token.
+	var status int
+	run("forged post", into(chromedp.Evaluate[int](`fetch('/console/users', {method: 'POST', body: new URLSearchParams({uid: 'mallory', name: 'M'})}).then(r => r.status)`,
+		chromedp.EvalAwaitPromise), &status))
+	mu.Lock()
+	forgedDone = true
+	mu.Unlock()
+	if status != 403 {
+		t.Errorf("a post without the CSRF token: %d, want 403", status)
+	}
+
+	// Phone width: nothing wider than the screen.
+	var overflow bool
+	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}),
+		chromedp.Navigate(base+"/console/users"), h1("Users"),
+		into(chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`), &overflow), shots.snap("users-phone"),
+		call(emulation.ClearDeviceMetricsOverride, cdp.Empty{}))
+	if overflow {
+		t.Errorf("the users page is wider than a 375px screen")
+	}
+
+	e.clock.advance(31 * time.Minute)
+	run("idle session", chromedp.Navigate(base+"/console/users"), h1("Sign in"), shots.snap("expired"))
+
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Errorf("browser reported: %s", p)
+	}
+	for _, v := range csp {
+		if !strings.Contains(v, "script-src 'self'") {
+			t.Errorf("a response's Content-Security-Policy: %s", v)
+		}
+	}
+	if len(csp) == 0 {
+		t.Errorf("saw no document responses")
+	}
+}
+
+// call runs a protocol command as an action.
+func call[P, R any](c cdp.Command[P, R], params P) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, c, params)
+		return chromedp.Void{}, err
+	}
+}
