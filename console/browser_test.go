@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/natter-chat/natter/chat"
 )
 
 // chromium finds a headless-capable Chromium: Debian's chromium package in CI. Without one
@@ -107,12 +109,14 @@ func into[T any](a chromedp.Action[T], v *T) chromedp.Action[chromedp.Void] {
 }
 
 // TestBrowser drives the console in headless Chromium: sign-in refused and done, a user
-// created and listed, an API key created (shown once) and deleted, a forged post refused, an
-// idle session ended, and no Content Security Policy violation on the way.
+// created and listed, an API key created (shown once) and deleted, a webhook created with its
+// secret, its delivery log and a replay, a forged post refused, an idle session ended, and no
+// Content Security Policy violation on the way.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	e := newEnv(t, "sqlite")
 	shots := newArtefacts(t)
+	ctx := context.Background()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1200, 900))
@@ -147,22 +151,22 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 	}
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf), chromedp.WithListener(listen))
+	bctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf), chromedp.WithListener(listen))
 	defer cancel()
-	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+	if _, err := chromedp.Call(bctx, log.Enable, cdp.Empty{}); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
 	// The whole run is bounded by a timeout on a child of the context that started the
 	// browser (a timeout on that one would stop the browser).
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
 	defer cancel()
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			_ = chromedp.Do(ctx, shots.snap("failed-"+strings.ReplaceAll(step, " ", "-")))
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			_ = chromedp.Do(bctx, shots.snap("failed-"+strings.ReplaceAll(step, " ", "-")))
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
@@ -220,6 +224,37 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitNotPresent(x(`//td[normalize-space()='ci-robot']`)), into(chromedp.Text(css("#keys")), &keys))
 	if strings.Contains(keys, "ci-robot") {
 		t.Errorf("deleted key still listed:\n%s", keys)
+	}
+
+	// A webhook: created with its secret shown once, a message makes a delivery in its log
+	// (no workers run here, so it stays pending), replayed, and the secret rotated.
+	var secret, secret2, dlog string
+	run("create webhook", chromedp.Click(x(`//nav//a[normalize-space()='Webhooks']`)), h1("Webhooks"),
+		chromedp.SendKeys(css("#wh-id"), "orders"), chromedp.SendKeys(css("#wh-url"), "https://hooks.example.com/chat"),
+		chromedp.Click(css(`input[value=message_sent]`)), chromedp.Click(x(`//button[normalize-space()='Create webhook']`)),
+		h1("Webhook orders"), into(chromedp.Text(css("#new-secret")), &secret), shots.snap("webhook-new"))
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("new webhook's secret shown as %q", secret)
+	}
+	alice := principal(t, e).ActingAs("alice")
+	if _, err := e.svc.CreateUser(ctx, alice, chat.UserCreate{UID: "bob", Name: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendMessage(ctx, alice, chat.MessageSend{Receiver: "bob", ReceiverType: "user", Category: "message", Type: "text",
+		Data: []byte(`{"text":"hello"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	run("delivery log", chromedp.Navigate(base+"/console/webhooks/orders"), h1("Webhook orders"),
+		chromedp.WaitVisible(x(`//td[normalize-space()='message_sent']`)), into(chromedp.Text(css("#deliveries")), &dlog),
+		chromedp.Click(css(`button[aria-label^=Replay]`)), chromedp.WaitVisible(x(`//p[@role='status'][contains(., 'Scheduled 1 delivery again')]`)),
+		shots.snap("webhook-log"),
+		chromedp.Click(x(`//button[normalize-space()='Rotate the signing secret']`)), chromedp.WaitVisible(x(`//p[@role='status'][contains(., 'keeps signing')]`)),
+		into(chromedp.Text(css("#new-secret")), &secret2))
+	if !strings.Contains(dlog, "pending") {
+		t.Errorf("delivery log:\n%s", dlog)
+	}
+	if !strings.HasPrefix(secret2, "whsec_") || secret2 == secret {
+		t.Errorf("rotated secret %q (was %q)", secret2, secret)
 	}
 
 	// A forged post from the page's own script context, without the CSRF token.

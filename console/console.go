@@ -97,6 +97,12 @@ func (c *Console) routes() {
 	c.mux.Handle("GET "+Prefix+"/keys", c.authed(c.keys))
 	c.mux.Handle("POST "+Prefix+"/keys", c.authed(c.createKey))
 	c.mux.Handle("POST "+Prefix+"/keys/delete", c.authed(c.deleteKey))
+	c.mux.Handle("GET "+Prefix+"/webhooks", c.authed(c.webhooks))
+	c.mux.Handle("POST "+Prefix+"/webhooks", c.authed(c.createWebhook))
+	c.mux.Handle("GET "+Prefix+"/webhooks/{id}", c.authed(c.webhook))
+	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/secret", c.authed(c.rotateSecret))
+	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", c.authed(c.replay))
+	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/delete", c.authed(c.deleteWebhook))
 	c.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		c.status(w, http.StatusNotFound, "Not found", "There is no such console page.")
 	})

@@ -16,6 +16,8 @@ type overviewData struct {
 	Users, Groups, Today int64
 	SocketsShown         bool
 	Sockets              int64
+	DeadDeliveries       int
+	MoreDead             bool
 	Days                 []chat.DayCount
 	Chart                chart
 }
@@ -37,6 +39,9 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 	d.Users, d.Groups, d.Today = int64(users), int64(groups), d.Days[len(d.Days)-1].Messages
 	if c.opt.Sockets != nil {
 		d.SocketsShown, d.Sockets = true, c.opt.Sockets()
+	}
+	if d.DeadDeliveries, d.MoreDead, err = c.deadDeliveries(r, q, 100); err != nil {
+		return err
 	}
 	d.Chart = barChart(d.Days)
 	c.render(w, r, http.StatusOK, "overview", q.page("Overview", "overview", d))

@@ -38,12 +38,18 @@ var funcs = template.FuncMap{
 		}
 		return time.Unix(unix, 0).UTC().Format("2006-01-02 15:04 UTC")
 	},
+	"millis": func(ms int64) string {
+		if ms == 0 {
+			return ""
+		}
+		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05 UTC")
+	},
 	"day": func(unix int64) string { return time.Unix(unix, 0).UTC().Format("Jan 2") },
 }
 
 func parsePages() map[string]*pageTemplate {
 	out := map[string]*pageTemplate{}
-	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys"} {
+	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys", "webhooks", "webhook"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templates,
 			"templates/layout.html", "templates/"+name+".html"))
 	}
