@@ -1,0 +1,87 @@
+package console_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// TestRefusals: bad input on every page is refused with the service's message and the status
+// of its kind, never a 500, and changes nothing.
+func TestRefusals(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		c := e.browser(t)
+		_, csrf := e.signIn(t, c, "demo", e.full)
+		if res := e.post(t, c, "/console/users", url.Values{"csrf": {csrf}, "uid": {"alice"}, "name": {"Alice"}}, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create alice: %d", res.StatusCode)
+		}
+		if res := e.post(t, c, "/console/webhooks", url.Values{"csrf": {csrf}, "id": {"hook"}, "url": {"https://hooks.example.com/x"},
+			"enabled": {"1"}, "triggers": {"message_sent"}}, nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("create webhook: %d %s", res.StatusCode, body(res))
+		}
+		own := chat.HashKey(e.full)
+		for _, tc := range []struct {
+			name, method, path string
+			form               url.Values
+			status             int
+			says               string
+		}{
+			{"user without uid", "POST", "/console/users", url.Values{"name": {"X"}}, 400, "uid"},
+			{"user without name", "POST", "/console/users", url.Values{"uid": {"x"}}, 400, "name"},
+			{"uid too long", "POST", "/console/users", url.Values{"uid": {strings.Repeat("u", 101)}, "name": {"X"}}, 400, "uid"},
+			{"uid taken", "POST", "/console/users", url.Values{"uid": {"alice"}, "name": {"X"}}, 400, "alice"},
+			{"role that does not exist", "POST", "/console/users", url.Values{"uid": {"r"}, "name": {"R"}, "role": {"nosuch"}}, 0, ""},
+			{"no such user", "GET", "/console/users/nosuch", nil, 404, "nosuch"},
+			{"rename no such user", "POST", "/console/users/nosuch", url.Values{"name": {"N"}, "role": {"default"}}, 404, "nosuch"},
+			{"empty name", "POST", "/console/users/alice", url.Values{"name": {""}, "role": {"default"}}, 400, "name"},
+			{"deactivate no such user", "POST", "/console/users/nosuch/deactivate", nil, 404, "nosuch"},
+			{"token of no such user", "POST", "/console/users/nosuch/tokens", nil, 404, "nosuch"},
+			{"delete a token that is not a hash", "POST", "/console/users/alice/tokens/delete", url.Values{"token": {"zzz"}}, 404, ""},
+			{"delete a token that does not exist", "POST", "/console/users/alice/tokens/delete", url.Values{"token": {strings.Repeat("ab", 32)}}, 404, ""},
+			{"search too long", "GET", "/console/users?q=" + strings.Repeat("q", 300), nil, 400, "searchKey"},
+			{"page out of range", "GET", "/console/users?page=-5", nil, 200, ""},
+			{"key without name", "POST", "/console/keys", url.Values{"scope": {"authOnly"}}, 400, "name"},
+			{"key with a bad scope", "POST", "/console/keys", url.Values{"name": {"k"}, "scope": {"root"}}, 400, "scope"},
+			{"delete own key", "POST", "/console/keys/delete", url.Values{"key": {own}}, 0, "itself"},
+			{"delete a key that is not a hash", "POST", "/console/keys/delete", url.Values{"key": {"nope"}}, 404, ""},
+			{"delete a key that does not exist", "POST", "/console/keys/delete", url.Values{"key": {strings.Repeat("cd", 32)}}, 404, ""},
+			{"no such webhook", "GET", "/console/webhooks/nosuch", nil, 404, "nosuch"},
+			{"webhook with a bad URL", "POST", "/console/webhooks", url.Values{"url": {"ftp://x"}, "triggers": {"message_sent"}}, 400, "webhookURL"},
+			{"webhook without triggers", "POST", "/console/webhooks", url.Values{"url": {"https://hooks.example.com/y"}}, 400, "triggers"},
+			{"webhook id taken", "POST", "/console/webhooks", url.Values{"id": {"hook"}, "url": {"https://hooks.example.com/y"}, "triggers": {"message_sent"}}, 400, "hook"},
+			{"replay a bad event", "POST", "/console/webhooks/hook/replay", url.Values{"event": {"evt_x"}}, 400, "eventId"},
+			{"log of a bad state", "GET", "/console/webhooks/hook?state=lost", nil, 400, "state"},
+			{"rotate no such webhook", "POST", "/console/webhooks/nosuch/secret", nil, 404, "nosuch"},
+			{"no such page", "GET", "/console/nosuch", nil, 404, ""},
+			{"body over the cap", "POST", "/console/users", url.Values{"uid": {"big"}, "name": {strings.Repeat("n", 70<<10)}}, 0, ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var res *http.Response
+				if tc.method == "GET" {
+					r, err := c.Get(e.srv.URL + tc.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res = r
+				} else {
+					form := url.Values{"csrf": {csrf}}
+					for k, v := range tc.form {
+						form[k] = v
+					}
+					res = e.post(t, c, tc.path, form, nil)
+				}
+				b := body(res)
+				res.Body.Close()
+				if res.StatusCode >= 500 || tc.status != 0 && res.StatusCode != tc.status || tc.status == 0 && res.StatusCode < 400 {
+					t.Fatalf("got %d, want %d (0: any 4xx):\n%s", res.StatusCode, tc.status, b)
+				}
+				if tc.says != "" && !strings.Contains(b, tc.says) {
+					t.Errorf("the page does not say %q:\n%s", tc.says, b)
+				}
+			})
+		}
+	})
+}
