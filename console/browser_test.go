@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -224,6 +225,42 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitNotPresent(x(`//td[normalize-space()='ci-robot']`)), into(chromedp.Text(css("#keys")), &keys))
 	if strings.Contains(keys, "ci-robot") {
 		t.Errorf("deleted key still listed:\n%s", keys)
+	}
+
+	// A group with alice in it; a message to it sent as alice, a reaction and a thread reply,
+	// all seen in the conversation viewer.
+	var members, conv, thread string
+	run("create group", chromedp.Click(x(`//nav//a[normalize-space()='Groups']`)), h1("Groups"),
+		chromedp.SendKeys(css("#new-guid"), "team"), chromedp.SendKeys(css("#new-gname"), "The Team"),
+		chromedp.Click(x(`//button[normalize-space()='Create group']`)), h1("Group The Team"),
+		chromedp.SendKeys(css("#add-uids"), "alice"), chromedp.Click(x(`//button[normalize-space()='Add members']`)),
+		chromedp.WaitVisible(x(`//li[normalize-space()='alice: added']`)), into(chromedp.Text(css("#member-list")), &members), shots.snap("group"))
+	if !strings.Contains(members, "Alice Liddell") {
+		t.Errorf("members:\n%s", members)
+	}
+	run("send as alice", chromedp.Click(x(`//nav//a[normalize-space()='Messages']`)), h1("Messages"),
+		chromedp.SendKeys(css("#sender"), "alice"), chromedp.SendKeys(css("#receiver"), "team"),
+		chromedp.SetValue(css("#receiverType"), "group"), chromedp.SendKeys(css("#text"), "Hello, team"),
+		chromedp.Click(x(`//button[normalize-space()='Send']`)), h1("Conversation group_team"),
+		chromedp.WaitVisible(x(`//p[@class='text'][normalize-space()='Hello, team']`)))
+	var sent chat.MessageList
+	sent, err := e.svc.ListGroupMessages(ctx, principal(t, e), "team", chat.MessagePage{Limit: 10, Categories: []string{"message"}})
+	if err != nil || len(sent.Messages) != 1 {
+		t.Fatalf("the sent message: %v %+v", err, sent.Messages)
+	}
+	id := strconv.FormatInt(sent.Messages[0].ID, 10)
+	if _, err := e.svc.AddReaction(ctx, principal(t, e).ActingAs("alice"), id, "👍"); err != nil {
+		t.Fatal(err)
+	}
+	run("reaction and thread", chromedp.Navigate(base+"/console/messages?conversation=group_team"), h1("Conversation group_team"),
+		chromedp.WaitVisible(css(`.reaction`)), into(chromedp.Text(css("#messages")), &conv), shots.snap("conversation"),
+		chromedp.Navigate(base+"/console/messages?parent="+id), h1("Thread of message "+id),
+		chromedp.SendKeys(css("#sender"), "alice"), chromedp.SendKeys(css("#text"), "A reply"),
+		chromedp.Click(x(`//button[normalize-space()='Send']`)), chromedp.WaitVisible(x(`//p[@class='text'][normalize-space()='A reply']`)),
+		into(chromedp.Text(css("#messages")), &thread), shots.snap("thread"),
+		chromedp.Navigate(base+"/console/messages?conversation=group_team"), chromedp.WaitVisible(x(`//a[normalize-space()='1 reply']`)))
+	if !strings.Contains(conv, "👍 1") {
+		t.Errorf("conversation lacks the reaction:\n%s", conv)
 	}
 
 	// A webhook: created with its secret shown once, a message makes a delivery in its log

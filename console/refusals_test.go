@@ -22,6 +22,18 @@ func TestRefusals(t *testing.T) {
 			"enabled": {"1"}, "triggers": {"message_sent"}}, nil); res.StatusCode != http.StatusOK {
 			t.Fatalf("create webhook: %d %s", res.StatusCode, body(res))
 		}
+		for _, v := range []url.Values{{"uid": {"bob"}, "name": {"Bob"}}} {
+			v.Set("csrf", csrf)
+			if res := e.post(t, c, "/console/users", v, nil); res.StatusCode != http.StatusSeeOther {
+				t.Fatalf("create bob: %d", res.StatusCode)
+			}
+		}
+		if res := e.post(t, c, "/console/groups", url.Values{"csrf": {csrf}, "guid": {"team"}, "name": {"Team"}, "type": {"public"}}, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("create group: %d %s", res.StatusCode, body(res))
+		}
+		if res := e.post(t, c, "/console/groups/team/members", url.Values{"csrf": {csrf}, "uids": {"bob"}}, nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("add bob: %d %s", res.StatusCode, body(res))
+		}
 		own := chat.HashKey(e.full)
 		for _, tc := range []struct {
 			name, method, path string
@@ -55,6 +67,24 @@ func TestRefusals(t *testing.T) {
 			{"replay a bad event", "POST", "/console/webhooks/hook/replay", url.Values{"event": {"evt_x"}}, 400, "eventId"},
 			{"log of a bad state", "GET", "/console/webhooks/hook?state=lost", nil, 400, "state"},
 			{"rotate no such webhook", "POST", "/console/webhooks/nosuch/secret", nil, 404, "nosuch"},
+			{"group without guid", "POST", "/console/groups", url.Values{"name": {"G"}, "type": {"public"}}, 400, "guid"},
+			{"group of a bad type", "POST", "/console/groups", url.Values{"guid": {"g"}, "name": {"G"}, "type": {"secret"}}, 400, "type"},
+			{"password group without password", "POST", "/console/groups", url.Values{"guid": {"g"}, "name": {"G"}, "type": {"password"}}, 400, "password"},
+			{"no such group", "GET", "/console/groups/nosuch", nil, 404, "nosuch"},
+			{"add to no such group", "POST", "/console/groups/nosuch/members", url.Values{"uids": {"alice"}}, 404, "nosuch"},
+			{"add nobody", "POST", "/console/groups/team/members", url.Values{"uids": {" , "}}, 400, "uids"},
+			{"scope of a non-member", "POST", "/console/groups/team/members/alice/scope", url.Values{"scope": {"admin"}}, 0, ""},
+			{"bad scope", "POST", "/console/groups/team/members/bob/scope", url.Values{"scope": {"king"}}, 400, "scope"},
+			{"kick from no such group", "POST", "/console/groups/nosuch/members/alice/kick", nil, 404, "nosuch"},
+			{"delete no such group", "POST", "/console/groups/nosuch/delete", nil, 404, "nosuch"},
+			{"send without sender", "POST", "/console/messages", url.Values{"receiver": {"alice"}, "receiverType": {"user"}, "text": {"hi"}}, 400, "sender"},
+			{"send as no such user", "POST", "/console/messages", url.Values{"sender": {"nosuch"}, "receiver": {"alice"}, "receiverType": {"user"}, "text": {"hi"}}, 404, "nosuch"},
+			{"send to no such user", "POST", "/console/messages", url.Values{"sender": {"alice"}, "receiver": {"nosuch"}, "receiverType": {"user"}, "text": {"hi"}}, 404, "nosuch"},
+			{"send a bad receiver type", "POST", "/console/messages", url.Values{"sender": {"alice"}, "receiver": {"bob"}, "receiverType": {"robot"}, "text": {"hi"}}, 400, "receiverType"},
+			{"send to a group as a non-member", "POST", "/console/messages", url.Values{"sender": {"alice"}, "receiver": {"team"}, "receiverType": {"group"}, "text": {"hi"}}, 0, ""},
+			{"reply to no such message", "POST", "/console/messages", url.Values{"sender": {"alice"}, "parent": {"999999"}, "text": {"hi"}}, 404, ""},
+			{"thread of a bad id", "GET", "/console/messages?parent=abc", nil, 0, ""},
+			{"older than a bad cursor", "GET", "/console/messages?before=abc", nil, 400, ""},
 			{"no such page", "GET", "/console/nosuch", nil, 404, ""},
 			{"body over the cap", "POST", "/console/users", url.Values{"uid": {"big"}, "name": {strings.Repeat("n", 70<<10)}}, 0, ""},
 		} {

@@ -44,12 +44,13 @@ var funcs = template.FuncMap{
 		}
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-	"day": func(unix int64) string { return time.Unix(unix, 0).UTC().Format("Jan 2") },
+	"scopes": func() []string { return []string{"participant", "moderator", "admin"} },
+	"day":    func(unix int64) string { return time.Unix(unix, 0).UTC().Format("Jan 2") },
 }
 
 func parsePages() map[string]*pageTemplate {
 	out := map[string]*pageTemplate{}
-	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys", "webhooks", "webhook"} {
+	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys", "webhooks", "webhook", "groups", "group", "messages"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templates,
 			"templates/layout.html", "templates/"+name+".html"))
 	}
