@@ -107,8 +107,7 @@ func (s *Service) OpenConsoleSession(ctx context.Context, value string, idle, ma
 	if err != nil || json.Unmarshal(raw, &cs) != nil {
 		return ConsoleSession{}, Principal{}, errConsoleSession
 	}
-	now := s.now()
-	if now-cs.Seen > int64(idle/time.Second) || now-cs.Iat > int64(max/time.Second) || cs.Seen > now+60 {
+	if !cs.live(s.now(), idle, max) {
 		return ConsoleSession{}, Principal{}, errConsoleSession
 	}
 	k, err := s.lookupKey(ctx, cs.Key)
@@ -123,6 +122,13 @@ func (s *Service) OpenConsoleSession(ctx context.Context, value string, idle, ma
 		return ConsoleSession{}, Principal{}, err
 	}
 	return cs, Principal{App: app, KeyHash: k.Hash, Scope: k.Scope}, nil
+}
+
+// live reports whether a session may still be used at unix second now: used within idle,
+// begun within max, and not from the future (a minute's clock skew between nodes allowed).
+func (cs ConsoleSession) live(now int64, idle, max time.Duration) bool {
+	return cs.App != "" && cs.Key != "" && cs.ID != "" && cs.Iat <= cs.Seen &&
+		now-cs.Seen <= int64(idle/time.Second) && now-cs.Iat <= int64(max/time.Second) && cs.Seen <= now+60
 }
 
 // ConsoleCSRF is the session's CSRF token: every form and htmx request of the console
@@ -156,6 +162,12 @@ func (s *Service) DailyMessages(ctx context.Context, p Principal, days int) ([]D
 	if err != nil {
 		return nil, internal("read message stats", err)
 	}
+	return dailyCounts(rows, from, days), nil
+}
+
+// dailyCounts sums 5-minute buckets into the days days from the UTC day from; buckets
+// outside them are left out.
+func dailyCounts(rows []UsageCount, from int64, days int) []DayCount {
 	out := make([]DayCount, days)
 	for i := range out {
 		out[i].Day = from + int64(i)*86400
@@ -165,7 +177,7 @@ func (s *Service) DailyMessages(ctx context.Context, p Principal, days int) ([]D
 			out[i].Messages += r.Messages
 		}
 	}
-	return out, nil
+	return out
 }
 
 // DeleteAPIKeyHash deletes a key named by its hash, as lists show keys (masked, with no
