@@ -12,7 +12,9 @@ import (
 func TestConsoleSessionLive(t *testing.T) {
 	const idle, max = 30 * time.Minute, 12 * time.Hour
 	const t0 = int64(1_800_000_000)
-	s := func(iat, seen int64) ConsoleSession { return ConsoleSession{App: "demo", Key: "k", ID: "i", Iat: iat, Seen: seen} }
+	s := func(iat, seen int64) ConsoleSession {
+		return ConsoleSession{App: "demo", Key: "k", ID: "i", Iat: iat, Seen: seen}
+	}
 	for _, tc := range []struct {
 		name string
 		cs   ConsoleSession
