@@ -35,6 +35,9 @@ type Options struct {
 	// MaxBodyBytes caps a form's body; 0 picks 64 KiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
+	// AccessLog logs every console request: method, path (never a key: none travels in a
+	// URL), status and duration.
+	AccessLog bool
 }
 
 // Console serves the pages.
@@ -140,7 +143,25 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	r.Body = http.MaxBytesReader(w, r.Body, c.opt.MaxBodyBytes)
-	c.cop.Handler(c.mux).ServeHTTP(w, r)
+	if !c.opt.AccessLog {
+		c.cop.Handler(c.mux).ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	c.cop.Handler(c.mux).ServeHTTP(sw, r)
+	c.log.Info("console request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
+}
+
+// statusWriter remembers the status a handler wrote, for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 // CSP is the console's Content Security Policy: scripts, styles and images only from the

@@ -112,5 +112,9 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
 		msg = "Please correct the form: " + strings.Join(details, "; ")
 		details = nil
 	}
-	c.render(w, r, status, "status", page{Title: "Not done", Error: msg, Detail: details})
+	title := "Refused"
+	if status == http.StatusNotFound {
+		title = "Not found"
+	}
+	c.render(w, r, status, "status", page{Title: title, Error: msg, Detail: details})
 }
