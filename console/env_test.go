@@ -60,7 +60,8 @@ func newEnv(t *testing.T, backend string) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &env{clock: &clock{t: time.Now()}}
-	e.svc = chat.New(db, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions})
+	// Private webhook URLs are allowed: the browser test delivers to a local receiver.
+	e.svc = chat.New(db, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions, WebhookAllowPrivate: true})
 	t.Cleanup(func() { e.svc.Close(context.Background()) })
 	app, keys, err := e.svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
 	if err != nil {
