@@ -48,6 +48,7 @@ type Console struct {
 	mux   *http.ServeMux
 	pages map[string]*pageTemplate
 	cop   *http.CrossOriginProtection
+	fails *failureLimiter
 }
 
 // New builds the console.
@@ -67,7 +68,8 @@ func New(svc *chat.Service, opt Options) *Console {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), pages: parsePages(), cop: http.NewCrossOriginProtection()}
+	c := &Console{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), pages: parsePages(), cop: http.NewCrossOriginProtection(),
+		fails: newFailureLimiter()}
 	c.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.forbidden(w, "This request came from another site.")
 	}))

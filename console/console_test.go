@@ -3,6 +3,8 @@ package console_test
 import (
 	"context"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -55,6 +57,18 @@ func TestSignInRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("too many failures", func(t *testing.T) {
+		e := newEnv(t, "sqlite")
+		for i := range 10 {
+			if res, _ := e.signIn(t, e.browser(t), "demo", "0123456789abcdef0123456789abcdef"); res.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("failure %d: %d, want 401", i+1, res.StatusCode)
+			}
+		}
+		// The 11th attempt from the same address in the minute is refused, right key or not.
+		if res, _ := e.signIn(t, e.browser(t), "demo", e.full); res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("after 10 failures: %d, want 429", res.StatusCode)
+		}
+	})
 	t.Run("no sign-in token", func(t *testing.T) {
 		res := e.post(t, e.browser(t), "/console/signin", url.Values{"appId": {"demo"}, "apiKey": {e.full}}, nil)
 		if res.StatusCode != http.StatusForbidden {
@@ -273,5 +287,31 @@ func TestHeaders(t *testing.T) {
 		if res.StatusCode != 200 {
 			t.Errorf("host %s: %d, want the console", host, res.StatusCode)
 		}
+	}
+}
+
+// TestSecureCookie: over TLS the console's cookies are Secure; all of them are HttpOnly,
+// SameSite=Strict and limited to /console.
+func TestSecureCookie(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	srv := httptest.NewTLSServer(console.New(e.svc, console.Options{}))
+	t.Cleanup(srv.Close)
+	e.srv = srv
+	c := srv.Client()
+	c.Jar, _ = cookiejar.New(nil)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, _ := e.signIn(t, c, "demo", e.full)
+	var seen bool
+	for _, ck := range res.Cookies() {
+		if ck.Name != "natter_console" || ck.Value == "" {
+			continue
+		}
+		seen = true
+		if !ck.Secure || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/console" {
+			t.Errorf("session cookie %+v", ck)
+		}
+	}
+	if !seen {
+		t.Fatalf("no session cookie in %v", res.Header["Set-Cookie"])
 	}
 }

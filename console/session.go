@@ -131,9 +131,16 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		c.forbidden(w, "This sign-in form is out of date or did not come from the console. Reload the page and try again.")
 		return
 	}
+	addr := clientAddr(r)
+	if c.fails.blocked(addr) {
+		c.log.Warn("console sign-in refused: too many failures from this address", "addr", addr)
+		c.status(w, http.StatusTooManyRequests, "Too many attempts", "Too many failed sign-ins from this address. Wait a minute and try again.")
+		return
+	}
 	appID := r.PostFormValue("appId")
 	cs, _, err := c.svc.ConsoleSignIn(r.Context(), appID, r.PostFormValue("apiKey"))
 	if err != nil {
+		c.fails.fail(addr)
 		msg := "No app with that id has that API key."
 		var e *chat.Error
 		switch code := chat.ErrorCode(err); {
