@@ -238,7 +238,8 @@ func TestBrowser(t *testing.T) {
 		chromedp.SendKeys(css("#new-guid"), "team"), chromedp.SendKeys(css("#new-gname"), "The Team"),
 		chromedp.Click(x(`//button[normalize-space()='Create group']`)), h1("Group The Team"),
 		chromedp.SendKeys(css("#add-uids"), "alice"), chromedp.Click(x(`//button[normalize-space()='Add members']`)),
-		chromedp.WaitVisible(x(`//li[normalize-space()='alice: added']`)), into(chromedp.Text(css("#member-list")), &members), shots.snap("group"))
+		chromedp.WaitVisible(x(`//li[normalize-space()='alice: added']`)), into(chromedp.Text(css("#member-list")), &members), shots.snap("group"),
+		chromedp.SetValue(css("#g-name"), "The A Team"), chromedp.Click(x(`//button[normalize-space()='Save']`)), h1("Group The A Team"))
 	if !strings.Contains(members, "Alice Liddell") {
 		t.Errorf("members:\n%s", members)
 	}

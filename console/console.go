@@ -105,6 +105,7 @@ func (c *Console) routes() {
 	c.mux.Handle("GET "+Prefix+"/groups", c.authed(c.groups))
 	c.mux.Handle("POST "+Prefix+"/groups", c.authed(c.createGroup))
 	c.mux.Handle("GET "+Prefix+"/groups/{guid}", c.authed(c.group))
+	c.mux.Handle("POST "+Prefix+"/groups/{guid}", c.authed(c.updateGroup))
 	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members", c.authed(c.addMembers))
 	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members/{uid}/scope", c.authed(c.changeScope))
 	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members/{uid}/kick", c.authed(c.kick))

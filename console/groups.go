@@ -130,6 +130,17 @@ func (c *Console) kick(w http.ResponseWriter, r *http.Request, q *request) error
 	return nil
 }
 
+// updateGroup renames a group or changes its description.
+func (c *Console) updateGroup(w http.ResponseWriter, r *http.Request, q *request) error {
+	name, desc := r.PostFormValue("name"), r.PostFormValue("description")
+	g, err := c.svc.UpdateGroup(r.Context(), q.p, r.PathValue("guid"), chat.GroupChange{Name: &name, Description: &desc})
+	if err != nil {
+		return err
+	}
+	c.redirect(w, r, Prefix+"/groups/"+url.PathEscape(g.GUID))
+	return nil
+}
+
 func (c *Console) deleteGroup(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err := c.svc.DeleteGroup(r.Context(), q.p, r.PathValue("guid")); err != nil {
 		return err

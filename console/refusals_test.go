@@ -71,6 +71,8 @@ func TestRefusals(t *testing.T) {
 			{"group of a bad type", "POST", "/console/groups", url.Values{"guid": {"g"}, "name": {"G"}, "type": {"secret"}}, 400, "type"},
 			{"password group without password", "POST", "/console/groups", url.Values{"guid": {"g"}, "name": {"G"}, "type": {"password"}}, 400, "password"},
 			{"no such group", "GET", "/console/groups/nosuch", nil, 404, "nosuch"},
+			{"rename no such group", "POST", "/console/groups/nosuch", url.Values{"name": {"N"}}, 404, "nosuch"},
+			{"rename to nothing", "POST", "/console/groups/team", url.Values{"name": {""}}, 400, "name"},
 			{"add to no such group", "POST", "/console/groups/nosuch/members", url.Values{"uids": {"alice"}}, 404, "nosuch"},
 			{"add nobody", "POST", "/console/groups/team/members", url.Values{"uids": {" , "}}, 400, "uids"},
 			{"scope of a non-member", "POST", "/console/groups/team/members/alice/scope", url.Values{"scope": {"admin"}}, 0, ""},
