@@ -358,8 +358,19 @@ func TestBrowser(t *testing.T) {
 	}
 	run("desktop width", call(emulation.ClearDeviceMetricsOverride, cdp.Empty{}))
 
+	// An idle session, met by an htmx navigation: the sign-in page loads whole, and after
+	// signing in again forms work (the page carries the new session's CSRF token, not the
+	// old one's).
+	run("before idling", chromedp.Navigate(base+"/console/"), h1("Overview"))
 	e.clock.advance(31 * time.Minute)
-	run("idle session", chromedp.Navigate(base+"/console/users"), h1("Sign in"), shots.snap("expired"))
+	run("idle session", chromedp.Click(x(`//nav//a[normalize-space()='Users']`)), h1("Sign in"), shots.snap("expired"),
+		chromedp.SendKeys(css("#appId"), "demo"), chromedp.SendKeys(css("#apiKey"), e.full),
+		chromedp.Click(x(`//button[normalize-space()='Sign in']`)), h1("Overview"), // a click, as a person would: through htmx
+		chromedp.Click(x(`//nav//a[normalize-space()='Users']`)), h1("Users"),
+		chromedp.SendKeys(css("#new-uid"), "dave"), chromedp.SendKeys(css("#new-name"), "Dave"),
+		chromedp.Click(x(`//button[normalize-space()='Create user']`)), h1("User Dave"))
+	e.clock.advance(31 * time.Minute)
+	run("idle form post", chromedp.SendKeys(css("#name"), " Jr"), chromedp.Click(x(`//button[normalize-space()='Save']`)), h1("Sign in"))
 
 	mu.Lock()
 	defer mu.Unlock()

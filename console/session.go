@@ -72,17 +72,21 @@ func (c *Console) authed(h func(w http.ResponseWriter, r *http.Request, q *reque
 	})
 }
 
-// toSignIn sends a request without a valid session to the sign-in page: htmx follows the
-// HX-Redirect header, a plain browser the 303.
+// toSignIn sends a request without a valid session to the sign-in page. An htmx request is
+// told to load it as a whole page (HX-Redirect), never to swap it into the current one: the
+// page's <body> carries the old session's CSRF token for htmx, and only a full load replaces
+// it. (A 303 would not do: the browser follows it inside the XHR and htmx never sees it.)
+// A plain browser's GET gets the 303; its form post, a page saying the session ended.
 func (c *Console) toSignIn(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		c.status(w, http.StatusUnauthorized, "Signed out", "Your console session has ended. Sign in again.")
-		return
-	}
-	if r.Header.Get("HX-Request") != "" {
+	switch {
+	case r.Header.Get("HX-Request") != "":
 		w.Header().Set("HX-Redirect", Prefix+"/signin")
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		c.status(w, http.StatusUnauthorized, "Signed out", "Your console session has ended. Sign in again.")
+	default:
+		http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
 	}
-	http.Redirect(w, r, Prefix+"/signin", http.StatusSeeOther)
 }
 
 func (c *Console) setSession(w http.ResponseWriter, r *http.Request, cs chat.ConsoleSession) error {
@@ -161,14 +165,26 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	c.clearCookie(w, r, signInCookie)
 	c.log.Info("console sign-in", "app", cs.App)
-	c.redirect(w, r, Prefix+"/")
+	c.reload(w, r, Prefix+"/")
 }
 
 func (c *Console) signOut(w http.ResponseWriter, r *http.Request, _ *request) error {
 	w.Header().Del("Set-Cookie") // authed renewed it
 	c.clearCookie(w, r, sessionCookie)
-	c.redirect(w, r, Prefix+"/signin")
+	c.reload(w, r, Prefix+"/signin")
 	return nil
+}
+
+// reload answers a sign-in or sign-out: a 303 to the page, or for htmx a whole-page load of
+// it (HX-Redirect), so that the new page's <body> carries the new session's CSRF token, or
+// none.
+func (c *Console) reload(w http.ResponseWriter, r *http.Request, to string) {
+	if r.Header.Get("HX-Request") != "" {
+		w.Header().Set("HX-Redirect", to)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // redirect answers a form post with a 303 to a page, or tells htmx to load it.
