@@ -166,11 +166,13 @@ func TestBrowser(t *testing.T) {
 	}
 	// The whole run is bounded by a timeout on a child of the context that started the
 	// browser (a timeout on that one would stop the browser).
-	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
+	bctx, cancel = context.WithTimeout(bctx, 3*time.Minute)
 	defer cancel()
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
+		sctx, cancel := context.WithTimeout(bctx, 20*time.Second) // a step that waits in vain fails in 20s
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
 			_ = chromedp.Do(bctx, shots.snap("failed-"+strings.ReplaceAll(step, " ", "-")))
 			t.Fatalf("%s: %v", step, err)
 		}
