@@ -341,7 +341,7 @@ func TestBrowser(t *testing.T) {
 	const landmarks = `!!document.querySelector('main h1') && !!document.querySelector('nav[aria-label] a[aria-current=page]')`
 	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}))
 	for _, path := range []string{"/console/", "/console/users", "/console/users/alice", "/console/groups", "/console/groups/team",
-		"/console/messages", "/console/messages?parent=" + id, "/console/keys", "/console/webhooks", "/console/webhooks/orders"} {
+		"/console/messages", "/console/messages?parent=" + id, "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders"} {
 		var overflow, marks bool
 		var bare []string
 		run("page "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css("main h1")),

@@ -87,6 +87,10 @@ func TestRefusals(t *testing.T) {
 			{"reply to no such message", "POST", "/console/messages", url.Values{"sender": {"alice"}, "parent": {"999999"}, "text": {"hi"}}, 404, ""},
 			{"thread of a bad id", "GET", "/console/messages?parent=abc", nil, 0, ""},
 			{"older than a bad cursor", "GET", "/console/messages?before=abc", nil, 400, ""},
+			{"role without id", "POST", "/console/roles", url.Values{"name": {"R"}}, 400, "role"},
+			{"role taken", "POST", "/console/roles", url.Values{"role": {"default"}, "name": {"R"}}, 0, "default"},
+			{"delete the default role", "POST", "/console/roles/default/delete", nil, 0, ""},
+			{"delete no such role", "POST", "/console/roles/nosuch/delete", nil, 404, "nosuch"},
 			{"no such page", "GET", "/console/nosuch", nil, 404, ""},
 			{"body over the cap", "POST", "/console/users", url.Values{"uid": {"big"}, "name": {strings.Repeat("n", 70<<10)}}, 0, ""},
 		} {

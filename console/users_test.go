@@ -6,11 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/natter-chat/natter/chat"
 )
 
-// TestUserPages: a user renamed and given another role, an auth token created (shown once)
+// TestUserPages: a role created, a user renamed and given it, an auth token created (shown once)
 // and deleted, the user deactivated (gone from the default list, shown with "include
 // deactivated") and reactivated.
 func TestUserPages(t *testing.T) {
@@ -39,8 +37,9 @@ func TestUserPages(t *testing.T) {
 			return b
 		}
 		post("/console/users", url.Values{"uid": {"Carol"}, "name": {"Carol"}}, http.StatusSeeOther)
-		if _, err := e.svc.CreateRole(t.Context(), principal(t, e), chat.RoleCreate{Role: "editor", Name: "Editor"}); err != nil {
-			t.Fatal(err)
+		post("/console/roles", url.Values{"role": {"editor"}, "name": {"Editor"}, "description": {"edits"}}, http.StatusSeeOther)
+		if p := page("/console/roles"); !strings.Contains(p, "<code>editor</code>") || !strings.Contains(p, "<code>default</code>") {
+			t.Fatalf("roles:\n%s", p)
 		}
 		post("/console/users/carol", url.Values{"name": {"Carol Ann"}, "role": {"editor"}}, http.StatusSeeOther)
 		p := page("/console/users/carol")
@@ -81,4 +80,34 @@ func TestUserPages(t *testing.T) {
 			t.Errorf("search after reactivation:\n%s", p)
 		}
 	})
+}
+
+// TestRolePages: a role is created, listed, given to a user and deleted, and its user then
+// has the default role.
+func TestRolePages(t *testing.T) {
+	e := newEnv(t, "sqlite")
+	c := e.browser(t)
+	_, csrf := e.signIn(t, c, "demo", e.full)
+	for _, step := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/roles", url.Values{"role": {"mod"}, "name": {"Moderator"}}},
+		{"/console/users", url.Values{"uid": {"erin"}, "name": {"Erin"}, "role": {"mod"}}},
+		{"/console/roles/mod/delete", nil},
+	} {
+		v := url.Values{"csrf": {csrf}}
+		for k, x := range step.form {
+			v[k] = x
+		}
+		if res := e.post(t, c, step.path, v, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("POST %s: %d\n%s", step.path, res.StatusCode, body(res))
+		}
+	}
+	if _, p := e.get(t, c, "/console/roles"); strings.Contains(p, "<code>mod</code>") {
+		t.Errorf("the deleted role is listed")
+	}
+	if _, p := e.get(t, c, "/console/users/erin"); !strings.Contains(p, `name="role" required maxlength="100" value="default"`) {
+		t.Errorf("erin's role after its deletion:\n%s", p)
+	}
 }
