@@ -118,6 +118,9 @@ func (s *Service) OpenConsoleSession(ctx context.Context, value string, idle, ma
 		return ConsoleSession{}, Principal{}, err
 	}
 	app, err := s.lookupApp(ctx, cs.App)
+	if ErrorCode(err) == CodeInvalidAppID { // the app is gone
+		return ConsoleSession{}, Principal{}, errConsoleSession
+	}
 	if err != nil {
 		return ConsoleSession{}, Principal{}, err
 	}
