@@ -256,11 +256,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("the sent message: %v %+v", err, sent.Messages)
 	}
 	id := strconv.FormatInt(sent.Messages[0].ID, 10)
-	if _, err := e.svc.AddReaction(ctx, principal(t, e).ActingAs("alice"), id, "👍"); err != nil {
-		t.Fatal(err)
-	}
-	run("reaction and thread", chromedp.Navigate(base+"/console/messages?conversation=group_team"), h1("Conversation group_team"),
-		chromedp.WaitVisible(css(`.reaction`)), into(chromedp.Text(css("#messages")), &conv), shots.snap("conversation"),
+	run("reaction and thread", chromedp.Click(css("#m"+id+" summary")), chromedp.SendKeys(css("#react-uid-"+id), "alice"),
+		chromedp.Click(css("#m"+id+" .react button")), chromedp.WaitVisible(css(`#m`+id+` .reaction`)),
+		into(chromedp.Text(css("#messages")), &conv), shots.snap("conversation"),
 		chromedp.Navigate(base+"/console/messages?parent="+id), h1("Thread of message "+id),
 		chromedp.SendKeys(css("#sender"), "alice"), chromedp.SendKeys(css("#text"), "A reply"),
 		chromedp.Click(x(`//button[normalize-space()='Send']`)), chromedp.WaitVisible(x(`//p[@class='text'][normalize-space()='A reply']`)),

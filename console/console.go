@@ -112,6 +112,7 @@ func (c *Console) routes() {
 	c.mux.Handle("POST "+Prefix+"/groups/{guid}/delete", c.authed(c.deleteGroup))
 	c.mux.Handle("GET "+Prefix+"/messages", c.authed(c.messages))
 	c.mux.Handle("POST "+Prefix+"/messages", c.authed(c.sendMessage))
+	c.mux.Handle("POST "+Prefix+"/messages/{id}/reactions", c.authed(c.react))
 	c.mux.Handle("GET "+Prefix+"/roles", c.authed(c.roles))
 	c.mux.Handle("POST "+Prefix+"/roles", c.authed(c.createRole))
 	c.mux.Handle("POST "+Prefix+"/roles/{role}/delete", c.authed(c.deleteRole))

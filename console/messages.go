@@ -112,3 +112,21 @@ func (c *Console) sendMessage(w http.ResponseWriter, r *http.Request, q *request
 	c.redirect(w, r, to)
 	return nil
 }
+
+// react adds a reaction to a message as a user, and shows the message's conversation again.
+func (c *Console) react(w http.ResponseWriter, r *http.Request, q *request) error {
+	uid := strings.TrimSpace(r.PostFormValue("uid"))
+	if uid == "" {
+		return chat.InvalidField("uid", "Name the user to react as.")
+	}
+	m, err := c.svc.AddReaction(r.Context(), q.p.ActingAs(uid), r.PathValue("id"), strings.TrimSpace(r.PostFormValue("reaction")))
+	if err != nil {
+		return err
+	}
+	to := Prefix + "/messages?" + url.Values{"conversation": {m.ConversationID}}.Encode()
+	if m.ParentID != 0 {
+		to = Prefix + "/messages?" + url.Values{"parent": {strconv.FormatInt(m.ParentID, 10)}}.Encode()
+	}
+	c.redirect(w, r, to+"#m"+strconv.FormatInt(m.ID, 10))
+	return nil
+}

@@ -91,6 +91,11 @@ func TestRefusals(t *testing.T) {
 			{"role taken", "POST", "/console/roles", url.Values{"role": {"default"}, "name": {"R"}}, 0, "default"},
 			{"delete the default role", "POST", "/console/roles/default/delete", nil, 0, ""},
 			{"delete no such role", "POST", "/console/roles/nosuch/delete", nil, 404, "nosuch"},
+			{"react without uid", "POST", "/console/messages/1/reactions", url.Values{"reaction": {"x"}}, 400, "uid"},
+			{"react to no such message", "POST", "/console/messages/999999/reactions", url.Values{"uid": {"alice"}, "reaction": {"x"}}, 404, ""},
+			{"react to a bad id", "POST", "/console/messages/abc/reactions", url.Values{"uid": {"alice"}, "reaction": {"x"}}, 0, ""},
+			{"react as no such user", "POST", "/console/messages/1/reactions", url.Values{"uid": {"nosuch"}, "reaction": {"x"}}, 0, ""},
+			{"react with nothing", "POST", "/console/messages/1/reactions", url.Values{"uid": {"alice"}, "reaction": {""}}, 400, ""},
 			{"no such page", "GET", "/console/nosuch", nil, 404, ""},
 			{"body over the cap", "POST", "/console/users", url.Values{"uid": {"big"}, "name": {strings.Repeat("n", 70<<10)}}, 0, ""},
 		} {
