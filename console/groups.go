@@ -37,7 +37,7 @@ func (c *Console) groups(w http.ResponseWriter, r *http.Request, q *request) err
 	if n*usersPerPage < d.Total {
 		d.Next = link(n + 1)
 	}
-	c.render(w, r, http.StatusOK, "groups", q.page("Groups", "groups", d))
+	c.show(w, r, q, "groups", q.page("Groups", "groups", d))
 	return nil
 }
 
@@ -45,6 +45,10 @@ func (c *Console) createGroup(w http.ResponseWriter, r *http.Request, q *request
 	g, _, err := c.svc.CreateGroup(r.Context(), q.p, chat.GroupCreate{GUID: r.PostFormValue("guid"), Name: r.PostFormValue("name"),
 		Type: r.PostFormValue("type"), Password: r.PostFormValue("password"), Description: r.PostFormValue("description")})
 	if err != nil {
+		if q.retry(err, r) {
+			q.form.Del("password") // never sent back
+			return c.groups(w, r, q)
+		}
 		return err
 	}
 	c.redirect(w, r, Prefix+"/groups/"+url.PathEscape(g.GUID))
@@ -71,7 +75,7 @@ func (c *Console) renderGroup(w http.ResponseWriter, r *http.Request, q *request
 	if d.Members, d.Total, err = c.svc.ListMembers(r.Context(), q.p, g.GUID, chat.MemberQuery{Page: chat.Page{Number: 1, PerPage: 200}}); err != nil {
 		return err
 	}
-	c.render(w, r, http.StatusOK, "group", q.page("Group "+g.Name, "groups", d))
+	c.show(w, r, q, "group", q.page("Group "+g.Name, "groups", d))
 	return nil
 }
 

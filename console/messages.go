@@ -79,7 +79,7 @@ func (c *Console) messages(w http.ResponseWriter, r *http.Request, q *request) e
 	case d.Conversation != "":
 		title = "Conversation " + d.Conversation
 	}
-	c.render(w, r, http.StatusOK, "messages", q.page(title, "messages", d))
+	c.show(w, r, q, "messages", q.page(title, "messages", d))
 	return nil
 }
 

@@ -44,7 +44,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	d.Chart = barChart(d.Days)
-	c.render(w, r, http.StatusOK, "overview", q.page("Overview", "overview", d))
+	c.show(w, r, q, "overview", q.page("Overview", "overview", d))
 	return nil
 }
 
@@ -60,10 +60,6 @@ type usersData struct {
 }
 
 func (c *Console) users(w http.ResponseWriter, r *http.Request, q *request) error {
-	return c.renderUsers(w, r, q, http.StatusOK, "")
-}
-
-func (c *Console) renderUsers(w http.ResponseWriter, r *http.Request, q *request, status int, notice string) error {
 	d := usersData{Query: strings.TrimSpace(r.URL.Query().Get("q")), All: r.URL.Query().Get("all") == "1"}
 	n, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	n = max(1, min(n, 10000))
@@ -91,9 +87,7 @@ func (c *Console) renderUsers(w http.ResponseWriter, r *http.Request, q *request
 	if n*usersPerPage < d.Total {
 		d.Next = link(n + 1)
 	}
-	pg := q.page("Users", "users", d)
-	pg.Notice = notice
-	c.render(w, r, status, "users", pg)
+	c.show(w, r, q, "users", q.page("Users", "users", d))
 	return nil
 }
 
@@ -101,6 +95,9 @@ func (c *Console) createUser(w http.ResponseWriter, r *http.Request, q *request)
 	u, err := c.svc.CreateUser(r.Context(), q.p, chat.UserCreate{UID: r.PostFormValue("uid"), Name: r.PostFormValue("name"),
 		Role: strings.TrimSpace(r.PostFormValue("role"))})
 	if err != nil {
+		if q.retry(err, r) {
+			return c.users(w, r, q)
+		}
 		return err
 	}
 	c.redirect(w, r, Prefix+"/users/"+url.PathEscape(u.UID))
@@ -128,7 +125,7 @@ func (c *Console) renderUser(w http.ResponseWriter, r *http.Request, q *request,
 			return err
 		}
 	}
-	c.render(w, r, http.StatusOK, "user", q.page("User "+u.Name, "users", d))
+	c.show(w, r, q, "user", q.page("User "+u.Name, "users", d))
 	return nil
 }
 
@@ -136,6 +133,9 @@ func (c *Console) updateUser(w http.ResponseWriter, r *http.Request, q *request)
 	name, role := r.PostFormValue("name"), strings.TrimSpace(r.PostFormValue("role"))
 	u, err := c.svc.UpdateUser(r.Context(), q.p, r.PathValue("uid"), chat.UserChange{Name: &name, Role: &role})
 	if err != nil {
+		if chat.ErrorCode(err) != chat.CodeUIDNotFound && q.retry(err, r) {
+			return c.user(w, r, q)
+		}
 		return err
 	}
 	c.redirect(w, r, Prefix+"/users/"+url.PathEscape(u.UID))
@@ -191,7 +191,7 @@ func (c *Console) renderKeys(w http.ResponseWriter, r *http.Request, q *request,
 		return err
 	}
 	d.Own = q.p.KeyHash
-	c.render(w, r, http.StatusOK, "keys", q.page("API keys", "keys", d))
+	c.show(w, r, q, "keys", q.page("API keys", "keys", d))
 	return nil
 }
 
@@ -199,6 +199,9 @@ func (c *Console) renderKeys(w http.ResponseWriter, r *http.Request, q *request,
 func (c *Console) createKey(w http.ResponseWriter, r *http.Request, q *request) error {
 	k, err := c.svc.CreateAPIKey(r.Context(), q.p, chat.APIKeyCreate{Name: r.PostFormValue("name"), Scope: chat.Scope(r.PostFormValue("scope"))})
 	if err != nil {
+		if q.retry(err, r) {
+			return c.keys(w, r, q)
+		}
 		return err
 	}
 	return c.renderKeys(w, r, q, keysData{NewKey: k.Value, NewName: k.Name, NewScope: string(k.Scope)})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -25,7 +26,8 @@ type page struct {
 	CSRF   string
 	Notice string
 	Error  string
-	Detail []string // the error's field messages
+	Detail []string   // the error's field messages
+	Form   url.Values // what a form sent, shown again after an error
 	Data   any
 }
 
@@ -59,7 +61,7 @@ func parsePages() map[string]*pageTemplate {
 
 // withSession fills the page's session fields.
 func (q *request) page(title, nav string, data any) page {
-	return page{Title: title, Nav: nav, App: q.p.App.ID, CSRF: q.csrf, Data: data}
+	return page{Title: title, Nav: nav, App: q.p.App.ID, CSRF: q.csrf, Data: data, Error: q.errMsg, Detail: q.details, Form: q.form}
 }
 
 // render writes a page whole, or a 500 when its template fails (a bug).
@@ -89,32 +91,63 @@ func (c *Console) forbidden(w http.ResponseWriter, msg string) {
 // fail shows a service error: its message (safe for users) with the field details and the
 // status of its kind; an internal error is logged and shown as such.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var e *chat.Error
-	if !errors.As(err, &e) || e.Kind() == chat.KindInternal || e.Kind() == chat.KindUnavailable {
+	status, msg, details, ok := describe(err)
+	if !ok {
 		c.log.Error("console", "method", r.Method, "path", r.URL.Path, "err", err)
 		c.status(w, http.StatusInternalServerError, "Something went wrong", "Something went wrong. Please try again later.")
 		return
-	}
-	var details []string
-	for field, msgs := range e.Details {
-		for _, m := range msgs {
-			details = append(details, field+": "+m)
-		}
-	}
-	sort.Strings(details)
-	status := map[chat.Kind]int{chat.KindInvalid: 400, chat.KindUnauthenticated: 401, chat.KindForbidden: 403,
-		chat.KindNotFound: 404, chat.KindConflict: 409, chat.KindTooLarge: 413, chat.KindRateLimited: 429}[e.Kind()]
-	if status == 0 {
-		status = http.StatusBadRequest
-	}
-	msg := e.Message
-	if len(details) > 0 && msg == chat.ValidationMessage {
-		msg = "Please correct the form: " + strings.Join(details, "; ")
-		details = nil
 	}
 	title := "Refused"
 	if status == http.StatusNotFound {
 		title = "Not found"
 	}
 	c.render(w, r, status, "status", page{Title: title, Error: msg, Detail: details})
+}
+
+// describe is what a page says of a service error, and its status; ok is false for an
+// internal error, whose text is never shown.
+func describe(err error) (status int, msg string, details []string, ok bool) {
+	var e *chat.Error
+	if !errors.As(err, &e) || e.Kind() == chat.KindInternal || e.Kind() == chat.KindUnavailable {
+		return http.StatusInternalServerError, "", nil, false
+	}
+	for field, msgs := range e.Details {
+		for _, m := range msgs {
+			details = append(details, field+": "+m)
+		}
+	}
+	sort.Strings(details)
+	status = map[chat.Kind]int{chat.KindInvalid: 400, chat.KindUnauthenticated: 401, chat.KindForbidden: 403,
+		chat.KindNotFound: 404, chat.KindConflict: 409, chat.KindTooLarge: 413, chat.KindRateLimited: 429}[e.Kind()]
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	msg = e.Message
+	if len(details) > 0 && msg == chat.ValidationMessage {
+		msg = "Please correct the form: " + strings.Join(details, "; ")
+		details = nil
+	}
+	return status, msg, details, true
+}
+
+// retry prepares a form's page to be shown again after err: with the error, the status of
+// its kind and the values the form sent. It reports false for an internal error, which the
+// caller returns instead.
+func (q *request) retry(err error, r *http.Request) bool {
+	status, msg, details, ok := describe(err)
+	if !ok {
+		return false
+	}
+	q.status, q.errMsg, q.details, q.form = status, msg, details, r.PostForm
+	return true
+}
+
+// show renders a signed-in page with the request's status (200 unless a form is shown
+// again after an error).
+func (c *Console) show(w http.ResponseWriter, r *http.Request, q *request, name string, p page) {
+	status := q.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	c.render(w, r, status, name, p)
 }

@@ -16,13 +16,16 @@ func (c *Console) roles(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
-	c.render(w, r, http.StatusOK, "roles", q.page("Roles", "roles", rolesData{Roles: roles}))
+	c.show(w, r, q, "roles", q.page("Roles", "roles", rolesData{Roles: roles}))
 	return nil
 }
 
 func (c *Console) createRole(w http.ResponseWriter, r *http.Request, q *request) error {
 	if _, err := c.svc.CreateRole(r.Context(), q.p, chat.RoleCreate{Role: r.PostFormValue("role"), Name: r.PostFormValue("name"),
 		Description: r.PostFormValue("description")}); err != nil {
+		if q.retry(err, r) {
+			return c.roles(w, r, q)
+		}
 		return err
 	}
 	c.redirect(w, r, Prefix+"/roles")

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -26,6 +27,11 @@ type request struct {
 	session chat.ConsoleSession
 	p       chat.Principal
 	csrf    string
+	// A form shown again after an error (retry): the status, the error and what was sent.
+	status  int
+	errMsg  string
+	details []string
+	form    url.Values
 }
 
 // authed checks the session cookie, renews it (the idle expiry slides), and on anything but

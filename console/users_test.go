@@ -36,13 +36,18 @@ func TestUserPages(t *testing.T) {
 			}
 			return b
 		}
+		// A refused form comes back with the error and what was typed.
+		p := post("/console/users", url.Values{"uid": {"zed"}, "name": {"Zed Zero"}, "role": {"nosuch"}}, http.StatusNotFound)
+		if !strings.Contains(p, `role="alert"`) || !strings.Contains(p, `value="Zed Zero"`) || !strings.Contains(p, `value="nosuch"`) {
+			t.Fatalf("the refused form:\n%s", p)
+		}
 		post("/console/users", url.Values{"uid": {"Carol"}, "name": {"Carol"}}, http.StatusSeeOther)
 		post("/console/roles", url.Values{"role": {"editor"}, "name": {"Editor"}, "description": {"edits"}}, http.StatusSeeOther)
 		if p := page("/console/roles"); !strings.Contains(p, "<code>editor</code>") || !strings.Contains(p, "<code>default</code>") {
 			t.Fatalf("roles:\n%s", p)
 		}
 		post("/console/users/carol", url.Values{"name": {"Carol Ann"}, "role": {"editor"}}, http.StatusSeeOther)
-		p := page("/console/users/carol")
+		p = page("/console/users/carol")
 		if !strings.Contains(p, `value="Carol Ann"`) || !strings.Contains(p, `value="editor"`) {
 			t.Fatalf("after the edit:\n%s", p)
 		}

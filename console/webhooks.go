@@ -20,7 +20,7 @@ func (c *Console) webhooks(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return err
 	}
-	c.render(w, r, http.StatusOK, "webhooks", q.page("Webhooks", "webhooks", webhooksData{Webhooks: hooks, Triggers: chat.EmittedTriggers}))
+	c.show(w, r, q, "webhooks", q.page("Webhooks", "webhooks", webhooksData{Webhooks: hooks, Triggers: chat.EmittedTriggers}))
 	return nil
 }
 
@@ -33,6 +33,9 @@ func (c *Console) createWebhook(w http.ResponseWriter, r *http.Request, q *reque
 	wh, err := c.svc.CreateWebhook(r.Context(), q.p, chat.WebhookCreate{ID: r.PostForm.Get("id"), URL: r.PostForm.Get("url"),
 		Enabled: &enabled, Triggers: r.PostForm["triggers"]})
 	if err != nil {
+		if q.retry(err, r) {
+			return c.webhooks(w, r, q)
+		}
 		return err
 	}
 	return c.renderWebhook(w, r, q, wh.ID, wh.SigningSecret, "")
@@ -69,7 +72,7 @@ func (c *Console) renderWebhook(w http.ResponseWriter, r *http.Request, q *reque
 	}
 	pg := q.page("Webhook "+wh.ID, "webhooks", d)
 	pg.Notice = notice
-	c.render(w, r, http.StatusOK, "webhook", pg)
+	c.show(w, r, q, "webhook", pg)
 	return nil
 }
 
