@@ -14,6 +14,8 @@ const chartDays = 14
 
 type overviewData struct {
 	Users, Groups, Today int64
+	ActiveToday          int64 // users active today (UTC), as GET /stats counts them
+	PeakToday            int64 // the most users connected at once today
 	SocketsShown         bool
 	Sockets              int64
 	DeadDeliveries       int
@@ -37,6 +39,12 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	d.Users, d.Groups, d.Today = int64(users), int64(groups), d.Days[len(d.Days)-1].Messages
+	day := d.Days[len(d.Days)-1].Day
+	usage, err := c.svc.UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
+	if err != nil {
+		return err
+	}
+	d.ActiveToday, d.PeakToday = usage.ActiveUsers, usage.ConcurrentUsers
 	if c.opt.Sockets != nil {
 		d.SocketsShown, d.Sockets = true, c.opt.Sockets()
 	}
