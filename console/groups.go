@@ -103,11 +103,9 @@ func (c *Console) addMembers(w http.ResponseWriter, r *http.Request, q *request)
 	for _, list := range [][]chat.MemberResult{res.Admins, res.Moderators, res.Participants} {
 		for _, m := range list {
 			if m.Err != nil {
-				var msg string
-				if e, ok := m.Err.(*chat.Error); ok {
-					msg = e.Message
-				} else {
-					msg = "not added"
+				msg := "not added"
+				if _, said, _, ok := describe(m.Err); ok {
+					msg = said
 				}
 				out = append(out, m.UID+": "+msg)
 			} else {
