@@ -42,16 +42,17 @@ var (
 	emailRE      = regexp.MustCompile(`(?i)[a-z0-9][a-z0-9._%+\-]*[ \t]?@[ \t]?` + label + `(?:\.` + label + `)*\.[a-z]{2,24}\b`)
 	emailObfusRE = regexp.MustCompile(`(?i)\b[a-z0-9][a-z0-9._%+\-]*` + atSep + label + `(?:` + dotSep + label + `)*` + dotSep + `([a-z]{2,24})\b`)
 	linkRE       = regexp.MustCompile(`(?i)\b(?:https?://|ftp://|www\.)[^\s<>"']+|\b(?:` + label + dotSep + `)+([a-z]{2,12})\b(/[^\s<>"']*)?`)
-	phoneRE      = regexp.MustCompile(`\+?[ \t]?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
+	phoneRE      = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
 )
 
 func findEmail(text string) string {
-	if strings.IndexByte(text, '@') >= 0 {
+	at := strings.IndexByte(text, '@') >= 0
+	if at {
 		if s := emailRE.FindString(text); s != "" {
 			return s
 		}
 	}
-	if !containsFoldASCII(text, "at") || !(strings.IndexByte(text, '.') >= 0 || containsFoldASCII(text, "dot")) {
+	if !at && !containsFoldASCII(text, "at") || !(strings.IndexByte(text, '.') >= 0 || containsFoldASCII(text, "dot")) {
 		return ""
 	}
 	for _, m := range emailObfusRE.FindAllStringSubmatchIndex(text, 20) {
@@ -63,7 +64,7 @@ func findEmail(text string) string {
 }
 
 func findLink(text string) string {
-	if strings.IndexByte(text, '.') < 0 && !containsFoldASCII(text, "dot") {
+	if strings.IndexByte(text, '.') < 0 && !containsFoldASCII(text, "dot") && !strings.Contains(text, "://") {
 		return ""
 	}
 	for _, m := range linkRE.FindAllStringSubmatchIndex(text, 20) {
