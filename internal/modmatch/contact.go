@@ -45,43 +45,167 @@ var (
 	phoneRE      = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
 )
 
+// Each finder first looks for what any match must contain (an '@', a known top-level domain
+// after a dot, enough digits), so that ordinary text costs a scan, not a regular expression.
+
 func findEmail(text string) string {
-	at := strings.IndexByte(text, '@') >= 0
-	if at {
-		if s := emailRE.FindString(text); s != "" {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' {
+			continue
+		}
+		// The expression runs on a window around the '@': the local part before it (and one
+		// space), at most 255 bytes of domain after.
+		l := i
+		if l > 0 && (text[l-1] == ' ' || text[l-1] == '\t') {
+			l--
+		}
+		for l > 0 && isLocalPart(text[l-1]) {
+			l--
+		}
+		if s := emailRE.FindString(text[l:min(len(text), i+256)]); s != "" {
 			return s
 		}
 	}
-	if !at && !containsFoldASCII(text, "at") || !(strings.IndexByte(text, '.') >= 0 || containsFoldASCII(text, "dot")) {
-		return ""
-	}
-	for _, m := range emailObfusRE.FindAllStringSubmatchIndex(text, 20) {
-		if tlds[strings.ToLower(text[m[2]:m[3]])] {
-			return text[m[0]:m[1]]
+	// Obfuscated, around each top-level domain after a dot-like separator.
+	return searchWindows(text, nextDomainHint, 200, 64, func(w string, _ int) string {
+		for _, m := range emailObfusRE.FindAllStringSubmatchIndex(w, 20) {
+			if tlds[strings.ToLower(w[m[2]:m[3]])] {
+				return w[m[0]:m[1]]
+			}
 		}
+		return ""
+	})
+}
+
+func isLocalPart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._%+-", c) >= 0
+}
+
+func findLink(text string) string {
+	return searchWindows(text, nextLinkHint, 200, 256, func(w string, at int) string {
+		for _, m := range linkRE.FindAllStringSubmatchIndex(w, 20) {
+			s := strings.TrimRight(w[m[0]:m[1]], ".,;:!?)]}'\"")
+			if m[2] < 0 { // scheme or www.
+				return s
+			}
+			if at+m[0] > 0 && text[at+m[0]-1] == '@' { // the domain of an email address
+				continue
+			}
+			tld := strings.ToLower(w[m[2]:m[3]])
+			if !tlds[tld] || (wordTLDs[tld] && m[4] < 0) {
+				continue
+			}
+			return s
+		}
+		return ""
+	})
+}
+
+// searchWindows calls find on windows of text around each position next finds (before bytes
+// before it, from a word start, and after bytes after it), and returns the first detail one
+// finds. After 16 windows, it searches the rest of the text at once.
+func searchWindows(text string, next func(text string, from int) int, before, after int, find func(w string, at int) string) string {
+	for n, from := 0, 0; from < len(text); n++ {
+		a := next(text, from)
+		if a < 0 {
+			return ""
+		}
+		lo, hi := max(0, a-before), min(len(text), a+after)
+		if n == 16 {
+			hi = len(text)
+		}
+		if lo > 0 {
+			if sp := strings.IndexAny(text[lo:a], " \t\n"); sp >= 0 {
+				lo += sp + 1
+			}
+			for lo < a && !utf8.RuneStart(text[lo]) {
+				lo++
+			}
+		}
+		for hi < len(text) && !utf8.RuneStart(text[hi]) {
+			hi--
+		}
+		if s := find(text[lo:hi], lo); s != "" || hi == len(text) && n == 16 {
+			return s
+		}
+		from = a + 1
 	}
 	return ""
 }
 
-func findLink(text string) string {
-	if strings.IndexByte(text, '.') < 0 && !containsFoldASCII(text, "dot") && !strings.Contains(text, "://") {
-		return ""
+// nextLinkHint returns the index, from from, of the next "://", "www." or domain hint, or -1.
+func nextLinkHint(text string, from int) int {
+	for i := from; i < len(text); i++ {
+		switch text[i] {
+		case ':':
+			if strings.HasPrefix(text[i:], "://") {
+				return i
+			}
+		case 'w', 'W':
+			if len(text) >= i+4 && containsFoldASCII(text[i:i+4], "www.") {
+				return i
+			}
+		case '.', 'd', 'D':
+			if isDomainHint(text, i) {
+				return i
+			}
+		}
 	}
-	for _, m := range linkRE.FindAllStringSubmatchIndex(text, 20) {
-		s := strings.TrimRight(text[m[0]:m[1]], ".,;:!?)]}'\"")
-		if m[2] < 0 { // scheme or www.
-			return s
+	return -1
+}
+
+// nextDomainHint returns the index, from from, of the next domain hint, or -1.
+func nextDomainHint(text string, from int) int {
+	for i := from; i < len(text); i++ {
+		if isDomainHint(text, i) {
+			return i
 		}
-		if m[0] > 0 && text[m[0]-1] == '@' { // the domain of an email address
-			continue
-		}
-		tld := strings.ToLower(text[m[2]:m[3]])
-		if !tlds[tld] || (wordTLDs[tld] && m[4] < 0) {
-			continue
-		}
-		return s
 	}
-	return ""
+	return -1
+}
+
+// isDomainHint reports whether a known top-level domain follows a dot-like separator at
+// text[i] written in one of the ways dotSep accepts: ".com", "[.]com", "(.) com", " dot com",
+// "(dot)com".
+func isDomainHint(text string, i int) bool {
+	var j int
+	switch c := text[i]; {
+	case c == '.':
+		j = i + 1
+		if j < len(text) && isCloser(text[j]) {
+			j = skipBlanks(text, j+1)
+		}
+	case (c == 'd' || c == 'D') && i > 0 && (isBlank(text[i-1]) || isOpener(text[i-1])) && len(text) >= i+3 && containsFoldASCII(text[i:i+3], "dot"):
+		j = i + 3
+		if j < len(text) && isCloser(text[j]) {
+			j++
+		}
+		k := skipBlanks(text, j)
+		if k == j && j == i+3 {
+			return false
+		}
+		j = k
+	default:
+		return false
+	}
+	k := j
+	for k < len(text) && k-j <= 12 && isASCIILetter(text[k]) {
+		k++
+	}
+	return k-j >= 2 && k-j <= 12 && (k == len(text) || !isASCIILetter(text[k]) && !('0' <= text[k] && text[k] <= '9')) &&
+		tlds[strings.ToLower(text[j:k])]
+}
+
+func isBlank(c byte) bool       { return c == ' ' || c == '\t' }
+func isOpener(c byte) bool      { return c == '(' || c == '[' || c == '{' || c == '<' }
+func isCloser(c byte) bool      { return c == ')' || c == ']' || c == '}' || c == '>' }
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	return i
 }
 
 // findPhone finds 7 to 15 digits written as a phone number: groups separated by a space, a
@@ -90,18 +214,38 @@ func findLink(text string) string {
 // 02.01.2024), year ranges (1990-2024), decimals (3.14159265), IPv4 addresses and
 // dot-grouped thousands (1.000.000) are not phone numbers.
 func findPhone(text string) string {
-	digits := 0
-	for i := 0; i < len(text); i++ {
-		if '0' <= text[i] && text[i] <= '9' {
-			digits++
+	// phoneRE only matches within spans of digits and the separators, so it runs on the
+	// spans with at least 7 digits.
+	for i := 0; i < len(text); {
+		if !isPhoneByte(text[i]) {
+			i++
+			continue
 		}
+		j, digits := i, 0
+		for ; j < len(text) && isPhoneByte(text[j]); j++ {
+			if '0' <= text[j] && text[j] <= '9' {
+				digits++
+			}
+		}
+		if digits >= 7 {
+			if s := findPhoneIn(text, i, j); s != "" {
+				return s
+			}
+		}
+		i = j
 	}
-	if digits < 7 {
-		return ""
-	}
-	for _, m := range phoneRE.FindAllStringIndex(text, 50) {
-		s := strings.TrimRight(text[m[0]:m[1]], " \t")
-		start := m[0]
+	return ""
+}
+
+func isPhoneByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == ' ' || c == '\t' || c == '+' || c == '(' || c == ')' || c == '.' || c == '-'
+}
+
+// findPhoneIn looks for a phone number in text[from:to].
+func findPhoneIn(text string, from, to int) string {
+	for _, m := range phoneRE.FindAllStringIndex(text[from:to], 50) {
+		start := from + m[0]
+		s := strings.TrimRight(text[start:from+m[1]], " \t")
 		if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && (isAlnum(r) || r == '.' || r == '-' || r == '/' || r == ':' || r == ',') {
 			continue
 		}

@@ -3,7 +3,6 @@ package modmatch
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sync"
 	"unicode/utf8"
 )
@@ -63,7 +62,7 @@ type Matcher struct {
 
 type compiledRule struct {
 	id                    string
-	patterns              []*regexp.Regexp
+	patterns              []pattern
 	emails, phones, links bool
 }
 
@@ -99,7 +98,7 @@ func checkKeyword(n *normalizer, k string) (differ bool, err error) {
 		return false, &Error{Input: k, Reason: fmt.Sprintf("the keyword is longer than %d bytes", MaxKeywordLen)}
 	}
 	differ = n.normalize(k)
-	if len(n.s1.b) == 1 && len(n.s2.b) == 1 {
+	if len(n.s1.b) == 1 && (!differ || len(n.s2.b) == 1) {
 		return false, &Error{Input: k, Reason: "the keyword has no letter or digit"}
 	}
 	return differ, nil
@@ -244,6 +243,14 @@ func (m *Matcher) Match(text string) []Match {
 		m.pool.Put(n)
 	}
 
+	var folded *string
+	fold := func() string {
+		if folded == nil {
+			f := foldString(text)
+			folded = &f
+		}
+		return *folded
+	}
 	var email, phone, link *string
 	detect := func(p **string, find func(string) string) string {
 		if *p == nil {
@@ -257,7 +264,7 @@ func (m *Matcher) Match(text string) []Match {
 			continue
 		}
 		r := &m.rules[i]
-		if mt, ok := r.matchOthers(text, func(kind string) string {
+		if mt, ok := r.matchOthers(text, fold, func(kind string) string {
 			switch kind {
 			case KindEmail:
 				return detect(&email, findEmail)
@@ -283,10 +290,10 @@ func (m *Matcher) Match(text string) []Match {
 
 // matchOthers evaluates a rule's conditions other than keywords: its patterns in order, then
 // emails, phones and links.
-func (r *compiledRule) matchOthers(text string, contact func(kind string) string) (Match, bool) {
-	for _, re := range r.patterns {
-		if re.MatchString(text) {
-			return Match{RuleID: r.id, Kind: KindRegex, Term: re.String()}, true
+func (r *compiledRule) matchOthers(text string, folded func() string, contact func(kind string) string) (Match, bool) {
+	for i := range r.patterns {
+		if p := &r.patterns[i]; p.matches(text, folded) {
+			return Match{RuleID: r.id, Kind: KindRegex, Term: p.re.String()}, true
 		}
 	}
 	for _, c := range [...]struct {

@@ -312,11 +312,11 @@ func TestConcurrentMatch(t *testing.T) {
 		{ID: "c", Emails: true, Phones: true, Links: true},
 	})
 	texts := map[string]int{
-		"hello":                        0,
-		"so b a d":                     1,
-		"free money at joe@example.eu": 2,
-		"a55 and free money":           2,
-		"Café, no problem":             0,
+		"hello":                          0,
+		"so b a d":                       1,
+		"free money at joe@example.eu":   2,
+		"a55 and free money":             2,
+		"Café, no problem":               0,
 		"very   rude, call 555 123 4567": 2,
 	}
 	var wg sync.WaitGroup

@@ -112,7 +112,8 @@ func appendFolded(dst []rune, r rune) []rune {
 // decompose fills n.runes with text compatibility-decomposed (NFKD), lower-cased and folded,
 // without non-spacing marks.
 func (n *normalizer) decompose(text string) {
-	n.runes = n.runes[:0]
+	runes := n.runes[:0]
+	defer func() { n.runes = runes }()
 	ascii := true
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
@@ -122,7 +123,7 @@ func (n *normalizer) decompose(text string) {
 	}
 	if ascii {
 		for i := 0; i < len(text); i++ {
-			n.runes = appendFolded(n.runes, rune(text[i]))
+			runes = appendFolded(runes, rune(text[i]))
 		}
 		return
 	}
@@ -135,14 +136,15 @@ func (n *normalizer) decompose(text string) {
 			if unicode.Is(unicode.Mn, r) {
 				continue
 			}
-			n.runes = appendFolded(n.runes, r)
+			runes = appendFolded(runes, r)
 		}
 	}
 }
 
 // tokenize splits n.runes into tokens.
 func (n *normalizer) tokenize() {
-	n.toks = n.toks[:0]
+	toks := n.toks[:0]
+	defer func() { n.toks = toks }()
 	var sepLen int32
 	var sepSpace, sepNL bool
 	inWord := false
@@ -150,13 +152,13 @@ func (n *normalizer) tokenize() {
 		switch classOf(r) {
 		case classWord:
 			if inWord {
-				n.toks[len(n.toks)-1].end = int32(i) + 1
+				toks[len(toks)-1].end = int32(i) + 1
 				continue
 			}
-			n.toks = append(n.toks, token{start: int32(i), end: int32(i) + 1, sepLen: sepLen, sepSpace: sepSpace, sepNL: sepNL})
+			toks = append(toks, token{start: int32(i), end: int32(i) + 1, sepLen: sepLen, sepSpace: sepSpace, sepNL: sepNL})
 			inWord = true
 		case classCJK:
-			n.toks = append(n.toks, token{start: int32(i), end: int32(i) + 1, sepLen: sepLen, sepSpace: sepSpace, sepNL: sepNL, cjk: true})
+			toks = append(toks, token{start: int32(i), end: int32(i) + 1, sepLen: sepLen, sepSpace: sepSpace, sepNL: sepNL, cjk: true})
 			inWord = false
 		default:
 			inWord = false
@@ -200,7 +202,8 @@ func isLeetSymbol(r rune) bool { return r == '@' || r == '$' || r == '!' || r ==
 // emitWord appends one canonical word to s: trimmed of '!' and '|' at its ends; if it has a
 // letter, leetspeak read as letters and runs of one rune collapsed; if not (a number), only
 // its digits, as they are.
-func emitWord(s *stream, w []rune) {
+func emitWord(s stream, w []rune) stream {
+	b, runs := s.b, s.runs
 	for len(w) > 0 && (w[0] == '!' || w[0] == '|') {
 		w = w[1:]
 	}
@@ -218,7 +221,7 @@ func emitWord(s *stream, w []rune) {
 		}
 	}
 	if !hasLetter && !hasDigit {
-		return
+		return s
 	}
 	var last rune = -1
 	lastAt := -1
@@ -230,31 +233,39 @@ func emitWord(s *stream, w []rune) {
 			continue
 		}
 		if r == last && hasLetter {
-			for i := lastAt; i < len(s.runs); i++ {
-				if s.runs[i] < 255 {
-					s.runs[i]++
+			for i := lastAt; i < len(runs); i++ {
+				if runs[i] < 255 {
+					runs[i]++
 				}
 			}
 			continue
 		}
-		last, lastAt = r, len(s.b)
+		last, lastAt = r, len(b)
+		if r < utf8.RuneSelf {
+			b = append(b, byte(r))
+			runs = append(runs, 1)
+			continue
+		}
 		k := utf8.EncodeRune(enc[:], r)
-		s.b = append(s.b, enc[:k]...)
+		b = append(b, enc[:k]...)
 		for range k {
-			s.runs = append(s.runs, 1)
+			runs = append(runs, 1)
 		}
 	}
-	s.b = append(s.b, ' ')
-	s.runs = append(s.runs, 1)
+	b = append(b, ' ')
+	runs = append(runs, 1)
+	return stream{b, runs}
 }
 
-// normalize reads text into n.s1 and n.s2 and reports whether stream 2 differs from stream 1.
+// normalize reads text into n.s1 and n.s2 and reports whether stream 2 differs from stream 1;
+// when it does not, n.s2 is left as it was.
 func (n *normalizer) normalize(text string) (differ bool) {
 	n.decompose(text)
 	n.tokenize()
 
 	// Stream 1: each token, split at '@'.
 	n.s1.reset()
+	s1 := n.s1
 	hasAt := false
 	for _, t := range n.toks {
 		w := n.runes[t.start:t.end]
@@ -262,34 +273,37 @@ func (n *normalizer) normalize(text string) (differ bool) {
 		for i, r := range w {
 			if r == '@' {
 				hasAt = true
-				emitWord(&n.s1, w[from:i])
+				s1 = emitWord(s1, w[from:i])
 				from = i + 1
 			}
 		}
-		emitWord(&n.s1, w[from:])
+		s1 = emitWord(s1, w[from:])
 	}
+	n.s1 = s1
 
 	// Stream 2: '@' is a letter, and tokens are joined where the separator looks like an
 	// obfuscation: between two single characters (≤ 3 runes, no line break: "b a d", "b.a.d"),
-	// or inside a word (≤ 2 runes, no white space: "sh.it", "f-ck").
+	// or inside a word (≤ 2 runes, no white space: "sh.it", "f-ck"). Built only when it
+	// differs.
 	joined := false
-	n.s2.reset()
-	n.word = n.word[:0]
-	for i, t := range n.toks {
-		if i > 0 && len(n.word) > 0 && n.joins(n.toks[i-1], t) {
-			joined = true
-		} else if len(n.word) > 0 {
-			emitWord(&n.s2, n.word)
-			n.word = n.word[:0]
-		}
-		n.word = append(n.word, n.runes[t.start:t.end]...)
-	}
-	if len(n.word) > 0 {
-		emitWord(&n.s2, n.word)
+	for i := 1; i < len(n.toks) && !joined; i++ {
+		joined = n.joins(n.toks[i-1], n.toks[i])
 	}
 	if !joined && !hasAt {
 		return false
 	}
+	n.s2.reset()
+	s2 := n.s2
+	n.word = n.word[:0]
+	for i, t := range n.toks {
+		if i > 0 && !n.joins(n.toks[i-1], t) {
+			s2 = emitWord(s2, n.word)
+			n.word = n.word[:0]
+		}
+		n.word = append(n.word, n.runes[t.start:t.end]...)
+	}
+	s2 = emitWord(s2, n.word)
+	n.s2 = s2
 	return !n.s1.equal(&n.s2)
 }
 

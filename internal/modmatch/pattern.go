@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,35 +23,43 @@ func ValidatePattern(p string) error {
 	return err
 }
 
-func compilePattern(p string) (*regexp.Regexp, error) {
+func compilePattern(p string) (pattern, error) {
+	re, parsed, err := compileRegexp(p)
+	if err != nil {
+		return pattern{}, err
+	}
+	return newPattern(re, parsed), nil
+}
+
+func compileRegexp(p string) (*regexp.Regexp, *syntax.Regexp, error) {
 	switch {
 	case strings.TrimSpace(p) == "":
-		return nil, &Error{Input: p, Reason: "the pattern is empty"}
+		return nil, nil, &Error{Input: p, Reason: "the pattern is empty"}
 	case len(p) > MaxPatternLen:
-		return nil, &Error{Input: p, Reason: fmt.Sprintf("the pattern is longer than %d bytes", MaxPatternLen)}
+		return nil, nil, &Error{Input: p, Reason: fmt.Sprintf("the pattern is longer than %d bytes", MaxPatternLen)}
 	case !utf8.ValidString(p):
-		return nil, &Error{Input: p, Reason: "the pattern is not valid UTF-8"}
+		return nil, nil, &Error{Input: p, Reason: "the pattern is not valid UTF-8"}
 	}
 	re, err := syntax.Parse(p, syntax.Perl)
 	if err != nil {
-		return nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
+		return nil, nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
 	}
 	re = re.Simplify()
 	if matchesEmpty(re) {
-		return nil, &Error{Input: p, Reason: "the pattern can match an empty string, so it would match almost every message"}
+		return nil, nil, &Error{Input: p, Reason: "the pattern can match an empty string, so it would match almost every message"}
 	}
 	prog, err := syntax.Compile(re)
 	if err != nil {
-		return nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
+		return nil, nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
 	}
 	if len(prog.Inst) > MaxProgramLen {
-		return nil, &Error{Input: p, Reason: fmt.Sprintf("the pattern is too complex (%d instructions compiled, at most %d)", len(prog.Inst), MaxProgramLen)}
+		return nil, nil, &Error{Input: p, Reason: fmt.Sprintf("the pattern is too complex (%d instructions compiled, at most %d)", len(prog.Inst), MaxProgramLen)}
 	}
 	rx, err := regexp.Compile(p)
 	if err != nil {
-		return nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
+		return nil, nil, &Error{Input: p, Reason: "not a valid RE2 regular expression: " + syntaxReason(err)}
 	}
-	return rx, nil
+	return rx, re, nil
 }
 
 func syntaxReason(err error) string {
@@ -89,4 +98,87 @@ func matchesEmpty(re *syntax.Regexp) bool {
 		return false
 	}
 	return true
+}
+
+// pattern is a compiled regular expression with the literals every match of it contains,
+// checked first with a substring search: most patterns are skipped without running.
+type pattern struct {
+	re   *regexp.Regexp
+	lits []literal
+}
+
+type literal struct {
+	s    string
+	fold bool // s is case-folded (foldString), to look for in the folded text
+}
+
+func newPattern(re *regexp.Regexp, parsed *syntax.Regexp) pattern {
+	p := pattern{re: re}
+	for _, l := range requiredLiterals(parsed) {
+		if strings.ContainsRune(l.s, utf8.RuneError) {
+			continue // it also matches invalid bytes in the text
+		}
+		if l.fold {
+			l.s = foldString(l.s)
+		}
+		p.lits = append(p.lits, l)
+	}
+	return p
+}
+
+// requiredLiterals returns literals that every match of re contains.
+func requiredLiterals(re *syntax.Regexp) []literal {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []literal{{s: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0}}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var out []literal
+		for _, s := range re.Sub {
+			out = append(out, requiredLiterals(s)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// matches reports whether the pattern matches text; folded returns text case-folded.
+func (p *pattern) matches(text string, folded func() string) bool {
+	for _, l := range p.lits {
+		if l.fold {
+			if !strings.Contains(folded(), l.s) {
+				return false
+			}
+		} else if !strings.Contains(text, l.s) {
+			return false
+		}
+	}
+	return p.re.MatchString(text)
+}
+
+// foldString maps each rune to the smallest rune of its case-folding orbit (unicode.SimpleFold),
+// the equivalence a case-insensitive regular expression matches by. Invalid bytes become
+// U+FFFD, as the regular expression reads them.
+func foldString(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			continue
+		}
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b = utf8.AppendRune(b, m)
+	}
+	return string(b)
 }
