@@ -31,22 +31,18 @@ func setOf(s ...string) map[string]bool {
 	return m
 }
 
-// The separators an address is written with: "@", "(at)", " at "; ".", "[.]", "(dot)", " dot ".
-const (
-	atSep  = `(?:[ \t]*[(\[{<][ \t]*(?:at|@)[ \t]*[)\]}>][ \t]*|[ \t]+at[ \t]+)`
-	dotSep = `(?:\.|[ \t]*[(\[{<][ \t]*(?:dot|\.)[ \t]*[)\]}>][ \t]*|[ \t]+dot[ \t]+)`
-	label  = `[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?`
-)
+const label = `[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?`
 
 var (
-	emailRE      = regexp.MustCompile(`(?i)[a-z0-9][a-z0-9._%+\-]*[ \t]?@[ \t]?` + label + `(?:\.` + label + `)*\.[a-z]{2,24}\b`)
-	emailObfusRE = regexp.MustCompile(`(?i)\b[a-z0-9][a-z0-9._%+\-]*` + atSep + label + `(?:` + dotSep + label + `)*` + dotSep + `([a-z]{2,24})\b`)
-	linkRE       = regexp.MustCompile(`(?i)\b(?:https?://|ftp://|www\.)[^\s<>"']+|\b(?:` + label + dotSep + `)+([a-z]{2,12})\b(/[^\s<>"']*)?`)
-	phoneRE      = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
+	emailRE = regexp.MustCompile(`(?i)[a-z0-9][a-z0-9._%+\-]*[ \t]?@[ \t]?` + label + `(?:\.` + label + `)*\.[a-z]{2,24}\b`)
+	phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
 )
 
 // Each finder first looks for what any match must contain (an '@', a known top-level domain
 // after a dot, enough digits), so that ordinary text costs a scan, not a regular expression.
+// Obfuscated addresses and links are parsed by hand from their top-level domain leftwards:
+// a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any bracket of ()[]{}<>), an at
+// "@", "(at)", "(@)", " at ".
 
 func findEmail(text string) string {
 	for i := 0; i < len(text); i++ {
@@ -66,15 +62,26 @@ func findEmail(text string) string {
 			return s
 		}
 	}
-	// Obfuscated, around each top-level domain after a dot-like separator.
-	return searchWindows(text, nextDomainHint, 200, 64, func(w string, _ int) string {
-		for _, m := range emailObfusRE.FindAllStringSubmatchIndex(w, 20) {
-			if tlds[strings.ToLower(w[m[2]:m[3]])] {
-				return w[m[0]:m[1]]
-			}
+	// Obfuscated: a domain with a known top-level domain, an at, a local part.
+	for i := 0; i < len(text); i++ {
+		start, end, ok := domainAt(text, i)
+		if !ok {
+			continue
 		}
-		return ""
-	})
+		p := atSepBefore(text, start)
+		if p < 0 {
+			continue
+		}
+		l := p
+		for l > 0 && isLocalPart(text[l-1]) {
+			l--
+		}
+		if l == p || !isASCIIAlnum(text[l]) || !wordStart(text, l) {
+			continue
+		}
+		return text[l:end]
+	}
+	return ""
 }
 
 func isLocalPart(c byte) bool {
@@ -82,92 +89,83 @@ func isLocalPart(c byte) bool {
 }
 
 func findLink(text string) string {
-	return searchWindows(text, nextLinkHint, 200, 256, func(w string, at int) string {
-		for _, m := range linkRE.FindAllStringSubmatchIndex(w, 20) {
-			s := strings.TrimRight(w[m[0]:m[1]], ".,;:!?)]}'\"")
-			if m[2] < 0 { // scheme or www.
-				return s
-			}
-			if at+m[0] > 0 && text[at+m[0]-1] == '@' { // the domain of an email address
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case ':': // scheme://
+			if !strings.HasPrefix(text[i:], "://") {
 				continue
 			}
-			tld := strings.ToLower(w[m[2]:m[3]])
-			if !tlds[tld] || (wordTLDs[tld] && m[4] < 0) {
-				continue
+			l := i
+			for l > 0 && isASCIILetter(text[l-1]) {
+				l--
 			}
-			return s
-		}
-		return ""
-	})
-}
-
-// searchWindows calls find on windows of text around each position next finds (before bytes
-// before it, from a word start, and after bytes after it), and returns the first detail one
-// finds. After 16 windows, it searches the rest of the text at once.
-func searchWindows(text string, next func(text string, from int) int, before, after int, find func(w string, at int) string) string {
-	for n, from := 0, 0; from < len(text); n++ {
-		a := next(text, from)
-		if a < 0 {
-			return ""
-		}
-		lo, hi := max(0, a-before), min(len(text), a+after)
-		if n == 16 {
-			hi = len(text)
-		}
-		if lo > 0 {
-			if sp := strings.IndexAny(text[lo:a], " \t\n"); sp >= 0 {
-				lo += sp + 1
+			if scheme := strings.ToLower(text[l:i]); (scheme == "http" || scheme == "https" || scheme == "ftp") && wordStart(text, l) {
+				if e := urlEnd(text, i+3); e > i+3 {
+					return text[l:e]
+				}
 			}
-			for lo < a && !utf8.RuneStart(text[lo]) {
-				lo++
+		case 'w', 'W': // www.
+			if len(text) >= i+5 && strings.EqualFold(text[i:i+4], "www.") && wordStart(text, i) && isASCIIAlnum(text[i+4]) {
+				return text[i:urlEnd(text, i+4)]
 			}
 		}
-		for hi < len(text) && !utf8.RuneStart(text[hi]) {
-			hi--
+		if start, end, ok := domainAt(text, i); ok && (start == 0 || text[start-1] != '@') {
+			tld := strings.ToLower(text[tldStart(text, end):end])
+			if end < len(text) && text[end] == '/' {
+				return text[start:urlEnd(text, end)]
+			}
+			if !wordTLDs[tld] {
+				return text[start:end]
+			}
 		}
-		if s := find(text[lo:hi], lo); s != "" || hi == len(text) && n == 16 {
-			return s
-		}
-		from = a + 1
 	}
 	return ""
 }
 
-// nextLinkHint returns the index, from from, of the next "://", "www." or domain hint, or -1.
-func nextLinkHint(text string, from int) int {
-	for i := from; i < len(text); i++ {
-		switch text[i] {
-		case ':':
-			if strings.HasPrefix(text[i:], "://") {
-				return i
-			}
-		case 'w', 'W':
-			if len(text) >= i+4 && containsFoldASCII(text[i:i+4], "www.") {
-				return i
-			}
-		case '.', 'd', 'D':
-			if isDomainHint(text, i) {
-				return i
-			}
-		}
+// urlEnd returns where a URL that goes on at text[i] ends: at white space or <>"', without
+// the punctuation that ends a sentence.
+func urlEnd(text string, i int) int {
+	for i < len(text) && !isSpaceByte(text[i]) && strings.IndexByte(`<>"'`, text[i]) < 0 {
+		i++
 	}
-	return -1
+	for i > 0 && strings.IndexByte(".,;:!?)]}", text[i-1]) >= 0 {
+		i--
+	}
+	return i
 }
 
-// nextDomainHint returns the index, from from, of the next domain hint, or -1.
-func nextDomainHint(text string, from int) int {
-	for i := from; i < len(text); i++ {
-		if isDomainHint(text, i) {
-			return i
-		}
-	}
-	return -1
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
-// isDomainHint reports whether a known top-level domain follows a dot-like separator at
-// text[i] written in one of the ways dotSep accepts: ".com", "[.]com", "(.) com", " dot com",
-// "(dot)com".
-func isDomainHint(text string, i int) bool {
+// domainAt reports whether a dot-like separator at text[i] ('.', or the 'd' of "dot") is
+// followed by a known top-level domain and preceded by at least one label, and if so where
+// the domain starts and ends.
+func domainAt(text string, i int) (start, end int, ok bool) {
+	j, k := tldAfter(text, i)
+	if j < 0 {
+		return 0, 0, false
+	}
+	start = -1
+	for p := dotSepBefore(text, j); p >= 0; p = dotSepBefore(text, start) {
+		l := p
+		for l > 0 && (isASCIIAlnum(text[l-1]) || text[l-1] == '-') && p-l < 63 {
+			l--
+		}
+		if l == p || !isASCIIAlnum(text[l]) || !isASCIIAlnum(text[p-1]) {
+			break
+		}
+		start = l
+	}
+	if start < 0 || !wordStart(text, start) && text[start-1] != '@' {
+		return 0, 0, false
+	}
+	return start, k, true
+}
+
+// tldAfter returns the bounds of the known top-level domain that follows the separator at
+// text[i], or -1, -1.
+func tldAfter(text string, i int) (int, int) {
 	var j int
 	switch c := text[i]; {
 	case c == '.':
@@ -175,25 +173,111 @@ func isDomainHint(text string, i int) bool {
 		if j < len(text) && isCloser(text[j]) {
 			j = skipBlanks(text, j+1)
 		}
-	case (c == 'd' || c == 'D') && i > 0 && (isBlank(text[i-1]) || isOpener(text[i-1])) && len(text) >= i+3 && containsFoldASCII(text[i:i+3], "dot"):
+	case (c == 'd' || c == 'D') && i > 0 && (isBlank(text[i-1]) || isOpener(text[i-1])) && len(text) >= i+3 && strings.EqualFold(text[i:i+3], "dot"):
 		j = i + 3
 		if j < len(text) && isCloser(text[j]) {
 			j++
 		}
 		k := skipBlanks(text, j)
 		if k == j && j == i+3 {
-			return false
+			return -1, -1
 		}
 		j = k
 	default:
-		return false
+		return -1, -1
 	}
 	k := j
 	for k < len(text) && k-j <= 12 && isASCIILetter(text[k]) {
 		k++
 	}
-	return k-j >= 2 && k-j <= 12 && (k == len(text) || !isASCIILetter(text[k]) && !('0' <= text[k] && text[k] <= '9')) &&
-		tlds[strings.ToLower(text[j:k])]
+	if k-j >= 2 && k-j <= 12 && (k == len(text) || !isASCIIAlnum(text[k]) && text[k] != '-' && text[k] != '@') &&
+		!(k+1 < len(text) && text[k] == '.' && isASCIIAlnum(text[k+1])) && tlds[strings.ToLower(text[j:k])] {
+		if dotSepBefore(text, j) >= 0 {
+			return j, k
+		}
+	}
+	return -1, -1
+}
+
+func tldStart(text string, end int) int {
+	i := end
+	for i > 0 && isASCIILetter(text[i-1]) {
+		i--
+	}
+	return i
+}
+
+// dotSepBefore returns where the dot-like separator that ends at text[j] starts, or -1.
+func dotSepBefore(text string, j int) int {
+	if j > 0 && text[j-1] == '.' {
+		return j - 1
+	}
+	p := skipBlanksLeft(text, j)
+	closer := p > 0 && isCloser(text[p-1])
+	if closer {
+		p = skipBlanksLeft(text, p-1)
+	}
+	switch {
+	case closer && p > 0 && text[p-1] == '.':
+		p--
+	case p >= 3 && strings.EqualFold(text[p-3:p], "dot"):
+		p -= 3
+	default:
+		return -1
+	}
+	return sepOpen(text, p, j, closer)
+}
+
+// atSepBefore returns where the at-like separator that ends at text[j] starts, or -1.
+func atSepBefore(text string, j int) int {
+	p := skipBlanksLeft(text, j)
+	closer := p > 0 && isCloser(text[p-1])
+	if closer {
+		p = skipBlanksLeft(text, p-1)
+	}
+	switch {
+	case p > 0 && text[p-1] == '@' && closer: // "(@)"
+		return sepOpen(text, p-1, j, true)
+	case p > 0 && text[p-1] == '@':
+		return skipBlanksLeft(text, p-1)
+	case p >= 2 && strings.EqualFold(text[p-2:p], "at"):
+		p -= 2
+	default:
+		return -1
+	}
+	return sepOpen(text, p, j, closer)
+}
+
+// sepOpen checks the left side of a separator word ("dot", "at") that starts at text[p] and
+// whose separator ends at text[j]: an opening bracket if it was closed by one, or else blanks
+// on both sides. It returns where the separator starts, or -1.
+func sepOpen(text string, p, j int, closed bool) int {
+	if closed {
+		p = skipBlanksLeft(text, p)
+		if p == 0 || !isOpener(text[p-1]) {
+			return -1
+		}
+		return skipBlanksLeft(text, p-1)
+	}
+	if p == 0 || !isBlank(text[p-1]) || !isBlank(text[j-1]) {
+		return -1
+	}
+	return skipBlanksLeft(text, p)
+}
+
+func skipBlanksLeft(s string, i int) int {
+	for i > 0 && isBlank(s[i-1]) {
+		i--
+	}
+	return i
+}
+
+func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || '0' <= c && c <= '9' }
+
+// wordStart reports whether text[i] starts a word: nothing before it, or not a letter or digit.
+func wordStart(text string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(text[:i])
+	return i == 0 || !isAlnum(r) && r != '_'
 }
 
 func isBlank(c byte) bool       { return c == ' ' || c == '\t' }
