@@ -64,6 +64,9 @@ func findEmail(text string) string {
 	}
 	// Obfuscated: a domain with a known top-level domain, an at, a local part.
 	for i := 0; i < len(text); i++ {
+		if c := text[i]; c != '.' && c != 'd' && c != 'D' {
+			continue
+		}
 		start, end, ok := domainAt(text, i)
 		if !ok {
 			continue
@@ -108,6 +111,9 @@ func findLink(text string) string {
 			if len(text) >= i+5 && strings.EqualFold(text[i:i+4], "www.") && wordStart(text, i) && isASCIIAlnum(text[i+4]) {
 				return text[i:urlEnd(text, i+4)]
 			}
+		case '.', 'd', 'D':
+		default:
+			continue
 		}
 		if start, end, ok := domainAt(text, i); ok && (start == 0 || text[start-1] != '@') {
 			tld := strings.ToLower(text[tldStart(text, end):end])

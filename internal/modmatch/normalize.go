@@ -41,7 +41,6 @@ func (s *stream) equal(o *stream) bool {
 
 // normalizer holds the scratch space of one normalisation; reuse it through a pool.
 type normalizer struct {
-	it    norm.Iter
 	runes []rune
 	toks  []token
 	word  []rune
@@ -109,36 +108,33 @@ func appendFolded(dst []rune, r rune) []rune {
 	return append(dst, r)
 }
 
-// decompose fills n.runes with text compatibility-decomposed (NFKD), lower-cased and folded,
-// without non-spacing marks.
+// decompose fills n.runes with text compatibility-decomposed (NFKD, rune by rune),
+// lower-cased and folded, without non-spacing marks (so without the order of marks NFKD
+// would restore). Hangul syllables are left whole.
 func (n *normalizer) decompose(text string) {
 	runes := n.runes[:0]
-	defer func() { n.runes = runes }()
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			ascii = false
-			break
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			runes = appendFolded(runes, rune(c))
+			i++
+			continue
 		}
-	}
-	if ascii {
-		for i := 0; i < len(text); i++ {
-			runes = appendFolded(runes, rune(text[i]))
-		}
-		return
-	}
-	n.it.InitString(norm.NFKD, text)
-	for !n.it.Done() {
-		seg := n.it.Next()
-		for len(seg) > 0 {
-			r, size := utf8.DecodeRune(seg)
-			seg = seg[size:]
-			if unicode.Is(unicode.Mn, r) {
-				continue
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if d := norm.NFKD.PropertiesString(text[i : i+size]).Decomposition(); r != utf8.RuneError && d != nil {
+			for len(d) > 0 {
+				dr, ds := utf8.DecodeRune(d)
+				d = d[ds:]
+				if !unicode.Is(unicode.Mn, dr) {
+					runes = appendFolded(runes, dr)
+				}
 			}
+		} else if !unicode.Is(unicode.Mn, r) {
 			runes = appendFolded(runes, r)
 		}
+		i += size
 	}
+	n.runes = runes
 }
 
 // tokenize splits n.runes into tokens.
