@@ -31,16 +31,13 @@ func setOf(s ...string) map[string]bool {
 	return m
 }
 
-const label = `[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?`
-
 var (
-	emailRE = regexp.MustCompile(`(?i)[a-z0-9][a-z0-9._%+\-]*[ \t]?@[ \t]?` + label + `(?:\.` + label + `)*\.[a-z]{2,24}\b`)
 	phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
 )
 
-// Each finder first looks for what any match must contain (an '@', a known top-level domain
-// after a dot, enough digits), so that ordinary text costs a scan, not a regular expression.
-// Obfuscated addresses and links are parsed by hand from their top-level domain leftwards:
+// Each finder looks for what any match must contain (an '@', a known top-level domain after a
+// dot, enough digits) and parses from there, each step bounded, so a message costs time linear
+// in its length. Obfuscated addresses and links are parsed from their top-level domain leftwards:
 // a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any bracket of ()[]{}<>), an at
 // "@", "(at)", "(@)", " at ".
 
@@ -49,17 +46,21 @@ func findEmail(text string) string {
 		if text[i] != '@' {
 			continue
 		}
-		// The expression runs on a window around the '@': the local part before it (and one
-		// space), at most 255 bytes of domain after.
-		l := i
-		if l > 0 && (text[l-1] == ' ' || text[l-1] == '\t') {
-			l--
+		// A local part before it (and a blank), a domain after (and a blank).
+		p := i
+		if p > 0 && isBlank(text[p-1]) {
+			p--
 		}
-		for l > 0 && isLocalPart(text[l-1]) {
-			l--
+		l := localPartStart(text, p)
+		if l < 0 {
+			continue
 		}
-		if s := emailRE.FindString(text[l:min(len(text), i+256)]); s != "" {
-			return s
+		j := i + 1
+		if j < len(text) && isBlank(text[j]) {
+			j++
+		}
+		if end := plainDomainEnd(text, j); end > 0 {
+			return text[l:end]
 		}
 	}
 	// Obfuscated: a domain with a known top-level domain, an at, a local part.
@@ -75,16 +76,60 @@ func findEmail(text string) string {
 		if p < 0 {
 			continue
 		}
-		l := p
-		for l > 0 && isLocalPart(text[l-1]) {
-			l--
+		if l := localPartStart(text, p); l >= 0 {
+			return text[l:end]
 		}
-		if l == p || !isASCIIAlnum(text[l]) || !wordStart(text, l) {
-			continue
-		}
-		return text[l:end]
 	}
 	return ""
+}
+
+// localPartStart returns where the local part of an address that ends at text[p] starts
+// (at most 64 bytes, from a letter or digit), or -1.
+func localPartStart(text string, p int) int {
+	l := p
+	for l > 0 && p-l < 64 && isLocalPart(text[l-1]) {
+		l--
+	}
+	for l < p && !isASCIIAlnum(text[l]) {
+		l++
+	}
+	if l == p || !wordStart(text, l) && !isLocalPart(text[l-1]) {
+		return -1
+	}
+	return l
+}
+
+// plainDomainEnd returns where the domain name that starts at text[j] ends: labels of
+// letters, digits and inner dashes separated by dots, the last of them (not the first) of 2 to
+// 24 letters. It returns -1 for none.
+func plainDomainEnd(text string, j int) int {
+	end := -1
+	for n := 0; n < 32; n++ {
+		k := j
+		for k < len(text) && k-j < 63 && (isASCIIAlnum(text[k]) || text[k] == '-') {
+			k++
+		}
+		if k == j || text[j] == '-' || text[k-1] == '-' {
+			break
+		}
+		if n > 0 && k-j >= 2 && k-j <= 24 && (k == len(text) || !isASCIIAlnum(text[k]) && text[k] != '_' && text[k] != '-') && allLetters(text[j:k]) {
+			end = k
+		}
+		if k >= len(text) || text[k] != '.' {
+			break
+		}
+		j = k + 1
+	}
+	return end
+}
+
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isASCIILetter(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLocalPart(c byte) bool {
@@ -99,7 +144,7 @@ func findLink(text string) string {
 				continue
 			}
 			l := i
-			for l > 0 && isASCIILetter(text[l-1]) {
+			for l > 0 && i-l <= 5 && isASCIILetter(text[l-1]) {
 				l--
 			}
 			if scheme := strings.ToLower(text[l:i]); (scheme == "http" || scheme == "https" || scheme == "ftp") && wordStart(text, l) {
@@ -153,7 +198,7 @@ func domainAt(text string, i int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	start = -1
-	for p := dotSepBefore(text, j); p >= 0; p = dotSepBefore(text, start) {
+	for n, p := 0, dotSepBefore(text, j); p >= 0 && n < 16; n, p = n+1, dotSepBefore(text, start) {
 		l := p
 		for l > 0 && (isASCIIAlnum(text[l-1]) || text[l-1] == '-') && p-l < 63 {
 			l--

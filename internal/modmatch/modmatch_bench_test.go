@@ -147,3 +147,31 @@ func BenchmarkPathologicalRegex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAdversarial: 64 KiB messages built to make a careless scanner quadratic, against
+// the matcher of BenchmarkMatch. Each should cost about what ordinary text of that size does.
+func BenchmarkAdversarial(b *testing.B) {
+	m := benchMatcher(b, 10_000)
+	fill := func(unit string) string { return strings.Repeat(unit, MaxTextLen/len(unit)) }
+	for _, tc := range []struct{ name, text string }{
+		{"ordinary", benchText(MaxTextLen)},
+		{"at-signs", fill("a@")},
+		{"local-parts", fill("a.b.c.d.e.f@")},
+		{"dot-com", fill("com dot ")},
+		{"domains", fill("a.co ")},
+		{"labels", fill("a.") + "com"},
+		{"digits", fill("1 ")},
+		{"single-letters", fill("b a d ")},
+		{"one-word", fill("x")},
+		{"keyword", fill(benchKeywords(10_000)[3] + " ")},
+		{"leet", fill("@$!|")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				m.Match(tc.text)
+			}
+		})
+	}
+}
