@@ -336,3 +336,25 @@ func TestConcurrentMatch(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestPatternPrefilter(t *testing.T) {
+	tests := []struct {
+		pattern, text string
+		want          bool
+	}{
+		{`(?i)kelvin`, "\u212Aelvin", true}, // Kelvin sign folds to k
+		{`(?i)kelvin`, "KELVIN", true},
+		{`(?i)kelvin`, "kelvi", false},
+		{`(?i)straße`, "STRAẞE", true},
+		{`(?i)σx`, "ςX", true},
+		{`kelvin`, "Kelvin", false},
+		{`(?i)(bit|eth)coin\s+doubler`, "ETHCOIN   Doubler", true},
+		{`x\x{FFFD}`, "x\xff", true}, // an invalid byte reads as U+FFFD
+	}
+	for _, tt := range tests {
+		m := mustCompile(t, []Rule{{ID: "p", Patterns: []string{tt.pattern}}})
+		if got := m.Match(tt.text) != nil; got != tt.want {
+			t.Errorf("pattern %q on %q: matched %v, want %v", tt.pattern, tt.text, got, tt.want)
+		}
+	}
+}
