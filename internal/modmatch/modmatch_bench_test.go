@@ -3,6 +3,7 @@ package modmatch
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,8 +103,25 @@ func BenchmarkCompile(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(retained(b, kws)), "retained-B")
 		})
 	}
+}
+
+// retained returns the heap a Matcher of the keywords keeps, in bytes.
+func retained(b *testing.B, kws []string) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Compile([]Rule{{ID: "r", Keywords: kws}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(m)
+	return after.HeapAlloc - before.HeapAlloc
 }
 
 func BenchmarkMatch(b *testing.B) {
