@@ -29,12 +29,15 @@
 //     of its own, so the keyword "坏蛋" is the two-word phrase found in "你是坏蛋".
 //  3. ! and | at either end of a word are punctuation and dropped ("bad!" is "bad"); a word
 //     left with no letter or digit is dropped.
-//  4. In a word with at least one letter, leetspeak is read as letters: 0→o, 1→i, 3→e, 4→a,
+//  4. In a word that mixes Latin letters with Cyrillic or Greek ones, the Cyrillic and Greek
+//     letters that look like Latin ones are read as those ("pаypal" with a Cyrillic а is
+//     "paypal"); words of one script are left alone, so Russian "сор" is not "cop".
+//  5. In a word with at least one letter, leetspeak is read as letters: 0→o, 1→i, 3→e, 4→a,
 //     5→s, 7→t, 8→b, @→a, $→s, !→i, |→i. Because 1 and | stand for both i and l, l is also
 //     read as i: i, l, 1, | and ! are one class, in keywords and text alike ("k1ll", "ki11"
 //     and "kiii" match "kill"; "lit" matches "iit" too, a price paid for "1it"). A word of
 //     digits only is a number and kept as it is ("455" is not "ass"; "420" matches "420").
-//  5. In a word with a letter, a run of one repeated character collapses to one, and its
+//  6. In a word with a letter, a run of one repeated character collapses to one, and its
 //     length is kept: a text run matches a keyword run at least as long. "baaaad" matches
 //     "bad"; "ass" matches "ass" and "asssss" but not "as"; "hello" does not match "helo".
 //     Numbers are not collapsed ("1000" does not match "100").

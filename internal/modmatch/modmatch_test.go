@@ -42,6 +42,11 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"bad", "ｂａｄ", true},      // fullwidth
 		{"bad", "𝐛𝐚𝐝 news", true}, // mathematical bold
 		{"lodz", "Łódź", true},
+		// Cyrillic and Greek lookalikes, in words that mix them with Latin letters only.
+		{"paypal", "p\u0430yp\u0430l", true}, // Cyrillic а
+		{"paypal", "\u0420\u0410YPAL", true}, // Cyrillic Р and А, capitals
+		{"cop", "\u0441\u043e\u0440", false}, // the Russian word сор
+		{"hello", "h\u03b5llo", true},        // Greek ε
 		// Whole words and phrases.
 		{"very rude", "you are VERY,   rude!", true},
 		{"very rude", "very\nrude", true},

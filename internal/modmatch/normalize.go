@@ -193,6 +193,57 @@ func leet(r rune) rune {
 	return r
 }
 
+// homoglyph returns the Latin letter a Cyrillic or Greek lower-case letter looks like (itself
+// or its capital), or 0. It is applied only in words that also have a Latin letter ("pаypal"
+// with a Cyrillic а), so Russian and Greek words are left alone.
+func homoglyph(r rune) rune {
+	switch r {
+	case 'а', 'α':
+		return 'a'
+	case 'в', 'β':
+		return 'b'
+	case 'с', 'ϲ':
+		return 'c'
+	case 'ԁ':
+		return 'd'
+	case 'е', 'ε':
+		return 'e'
+	case 'һ', 'н', 'η':
+		return 'h'
+	case 'і', 'ι':
+		return 'i'
+	case 'ј':
+		return 'j'
+	case 'к', 'κ':
+		return 'k'
+	case 'ӏ':
+		return 'l'
+	case 'м':
+		return 'm'
+	case 'о', 'ο':
+		return 'o'
+	case 'р', 'ρ':
+		return 'p'
+	case 'ԛ':
+		return 'q'
+	case 'ѕ':
+		return 's'
+	case 'т', 'τ':
+		return 't'
+	case 'υ':
+		return 'u'
+	case 'ν':
+		return 'v'
+	case 'ԝ':
+		return 'w'
+	case 'х', 'χ':
+		return 'x'
+	case 'у', 'γ':
+		return 'y'
+	}
+	return 0
+}
+
 func isLeetSymbol(r rune) bool { return r == '@' || r == '$' || r == '!' || r == '|' }
 
 // emitWord appends one canonical word to s: trimmed of '!' and '|' at its ends; if it has a
@@ -206,9 +257,13 @@ func emitWord(s stream, w []rune) stream {
 	for len(w) > 0 && (w[len(w)-1] == '!' || w[len(w)-1] == '|') {
 		w = w[:len(w)-1]
 	}
-	hasLetter, hasDigit := false, false
+	hasLetter, hasDigit, latin, lookalike := false, false, false, false
 	for _, r := range w {
 		switch {
+		case 'a' <= r && r <= 'z':
+			hasLetter, latin = true, true
+		case r >= utf8.RuneSelf && homoglyph(r) != 0:
+			hasLetter, lookalike = true, true
 		case isLeetSymbol(r):
 		case r < utf8.RuneSelf && '0' <= r && r <= '9', r >= utf8.RuneSelf && unicode.IsDigit(r):
 			hasDigit = true
@@ -222,7 +277,13 @@ func emitWord(s stream, w []rune) stream {
 	var last rune = -1
 	lastAt := -1
 	var enc [utf8.UTFMax]byte
+	mixed := latin && lookalike
 	for _, r := range w {
+		if mixed && r >= utf8.RuneSelf {
+			if h := homoglyph(r); h != 0 {
+				r = h
+			}
+		}
 		if hasLetter {
 			r = leet(r)
 		} else if isLeetSymbol(r) {
