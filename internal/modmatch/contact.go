@@ -8,8 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// Contact details are found on the text as written (not normalised), by small fixed
-// expressions checked further in Go. Each finder returns the first detail found, or "".
+// Contact details are found on the text as written (not normalised). Each finder returns the
+// first detail found, or "". Each looks for what any detail must contain (an '@', a known
+// top-level domain after a dot, enough digits) and parses from there, each step bounded, so a
+// message costs time linear in its length. Obfuscated addresses and links are parsed from
+// their top-level domain leftwards: a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any
+// bracket of ()[]{}<>), an at "@", "(at)", "(@)", " at ".
 
 // tlds are the top-level domains a bare domain ("example.com") or an obfuscated address
 // ("name at example dot com") must end with to count. Those that are also common words
@@ -31,15 +35,9 @@ func setOf(s ...string) map[string]bool {
 	return m
 }
 
-var (
-	phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
-)
-
-// Each finder looks for what any match must contain (an '@', a known top-level domain after a
-// dot, enough digits) and parses from there, each step bounded, so a message costs time linear
-// in its length. Obfuscated addresses and links are parsed from their top-level domain leftwards:
-// a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any bracket of ()[]{}<>), an at
-// "@", "(at)", "(@)", " at ".
+// phoneRE finds phone number candidates: digits and parenthesised area codes, separated by
+// at most a blank, a dot or a dash (with blanks around), after an optional +.
+var phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
 
 func findEmail(text string) string {
 	for i := 0; i < len(text); i++ {

@@ -7,8 +7,8 @@
 // # What a Match reports
 //
 // At most one Match per rule, in the rules' order; nil when no rule matches. For a rule, the
-// first condition that holds wins, in this order: a keyword (the one found earliest in the
-// text; Term is the keyword as given), a pattern (in the rule's order; Term is the pattern),
+// first condition that holds wins, in this order: a keyword (the first found, by where it
+// ends in the text; Term is the keyword as given), a pattern (in the rule's order; Term is the pattern),
 // an email, a phone number, a link (Term is the detail as written in the text). Match reads at
 // most the first MaxTextLen (64 KiB) bytes of a text; what follows is not evaluated (messages
 // are bounded well below that elsewhere).

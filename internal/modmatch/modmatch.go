@@ -148,11 +148,11 @@ func Compile(rules []Rule) (*Matcher, error) {
 			}
 		}
 		for _, p := range r.Patterns {
-			re, err := compilePattern(p)
+			pt, err := compilePattern(p)
 			if err != nil {
 				return nil, ruleError(err, r.ID)
 			}
-			cr.patterns = append(cr.patterns, re)
+			cr.patterns = append(cr.patterns, pt)
 		}
 	}
 	if len(ents) > 0 {

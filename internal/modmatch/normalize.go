@@ -8,11 +8,11 @@ import (
 )
 
 // The normalisation described in the package comment. A text (or a keyword) becomes two
-// "streams" of canonical words: " w1 w2 w3 ", one space before, between and after the words.
-// Stream 1 splits at '@'; stream 2 reads '@' as a letter and joins obfuscated words. Each byte
-// of a stream has the run length of the canonical rune it belongs to (repeated runes are
-// collapsed to one, and the count kept), so a keyword's doubled letter can ask for a run of at
-// least two.
+// streams (the comment's two readings) of canonical words: " w1 w2 w3 ", one space before,
+// between and after the words. Stream 1 splits at '@'; stream 2 reads '@' as a letter and
+// joins obfuscated words. Each byte of a stream has the run length of the canonical rune it
+// belongs to (repeated runes are collapsed to one, and the count kept), so a keyword's
+// doubled letter can ask for a run of at least two.
 
 // token is a maximal run of word runes in normalizer.runes, with what separated it from the
 // previous token.
