@@ -26,7 +26,9 @@
 //  2. Words are maximal runs of letters, digits (Unicode), spacing marks (Mc) and the
 //     leetspeak symbols @ $ ! |. Everything else separates words. Each character of a script
 //     written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) is a word
-//     of its own, so the keyword "坏蛋" is the two-word phrase found in "你是坏蛋".
+//     of its own, so the keyword "坏蛋" is the two-word phrase found in "你是坏蛋"; so is each
+//     emoji and other pictograph (Unicode So), so "🍆" can be a keyword (skin-tone modifiers
+//     and joiners separate, so "👍🏽" has the word "👍").
 //  3. ! and | at either end of a word are punctuation and dropped ("bad!" is "bad"); a word
 //     left with no letter or digit is dropped.
 //  4. In a word that mixes Latin letters with Cyrillic or Greek ones, the Cyrillic and Greek
@@ -57,7 +59,7 @@
 // All keywords of all rules are compiled into one Aho-Corasick automaton (each keyword as its
 // normalised words with one space before, between and after), so a message costs one pass
 // over each reading, whatever the number of keywords. A keyword must be valid UTF-8, at most
-// MaxKeywordLen bytes, and have a letter or digit (ValidateKeyword); a Matcher has at most
+// MaxKeywordLen bytes, and have a letter, digit or emoji (ValidateKeyword); a Matcher has at most
 // MaxKeywords.
 //
 // # Regular expressions

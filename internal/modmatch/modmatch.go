@@ -82,7 +82,7 @@ type runReq struct {
 }
 
 // ValidateKeyword refuses what Compile would refuse: a keyword that is not UTF-8, is longer
-// than MaxKeywordLen bytes, or has no letter or digit.
+// than MaxKeywordLen bytes, or has no letter, digit or emoji.
 func ValidateKeyword(k string) error {
 	var n normalizer
 	_, err := checkKeyword(&n, k)
@@ -99,7 +99,7 @@ func checkKeyword(n *normalizer, k string) (differ bool, err error) {
 	}
 	differ = n.normalize(k)
 	if len(n.s1.b) == 1 && (!differ || len(n.s2.b) == 1) {
-		return false, &Error{Input: k, Reason: "the keyword has no letter or digit"}
+		return false, &Error{Input: k, Reason: "the keyword has no letter, digit or emoji"}
 	}
 	return differ, nil
 }

@@ -106,6 +106,12 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"坏蛋", "你是坏蛋", true},
 		{"坏蛋", "你是坏人", false},
 		{"哈哈", "哈哈哈", true},
+		// Emoji are words of their own.
+		{"🍆", "nice 🍆!", true},
+		{"🍆", "🍆🍆🍆", true},
+		{"👍", "ok 👍🏽", true},
+		{"👨‍👩‍👧", "family: 👨‍👩‍👧", true},
+		{"🍆", "nice", false},
 		// Scunthorpe and friends: never a substring.
 		{"cunt", "Scunthorpe", false},
 		{"cunt", "S c u n t h o r p e", false},
@@ -219,6 +225,7 @@ func TestValidateKeyword(t *testing.T) {
 		{"   ", false},
 		{"!!!", false},
 		{"@$!|", false},
+		{"🍆", true},
 		{"...", false},
 		{"\xff\xfe", false},
 	}

@@ -21,7 +21,7 @@ type token struct {
 	sepLen     int32 // runes of separator before this token (0: adjacent CJK characters)
 	sepSpace   bool  // the separator before holds white space
 	sepNL      bool  // the separator before holds a line break
-	cjk        bool  // one character of a script written without spaces
+	cjk        bool  // one character of a script written without spaces, or an emoji
 }
 
 // stream is one normalised reading of a text.
@@ -65,8 +65,8 @@ func classOf(r rune) int {
 	}
 	switch {
 	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao,
-		unicode.Khmer, unicode.Myanmar):
-		return classCJK
+		unicode.Khmer, unicode.Myanmar, unicode.So):
+		return classCJK // each one a word; So: emoji and other pictographs
 	case unicode.IsLetter(r), unicode.IsDigit(r), unicode.Is(unicode.Mc, r):
 		return classWord
 	}
