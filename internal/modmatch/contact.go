@@ -36,8 +36,10 @@ func setOf(s ...string) map[string]bool {
 }
 
 // phoneRE finds phone number candidates: digits and parenthesised area codes, separated by
-// at most a blank, a dot or a dash (with blanks around), after an optional +.
-var phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
+// at most a blank, a dot or a dash (with blanks around), after an optional +. At most 24
+// units, so a long run of digits makes many short candidates (refused by the boundary check)
+// rather than one long one.
+var phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d)){0,23}`)
 
 func findEmail(text string) string {
 	for i := 0; i < len(text); i++ {
@@ -376,7 +378,7 @@ func isPhoneByte(c byte) bool {
 
 // findPhoneIn looks for a phone number in text[from:to].
 func findPhoneIn(text string, from, to int) string {
-	for _, m := range phoneRE.FindAllStringIndex(text[from:to], 50) {
+	for _, m := range phoneRE.FindAllStringIndex(text[from:to], -1) {
 		start := from + m[0]
 		s := strings.TrimRight(text[start:from+m[1]], " \t")
 		if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && (isAlnum(r) || r == '.' || r == '-' || r == '/' || r == ':' || r == ',') {
