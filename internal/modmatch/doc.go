@@ -10,8 +10,7 @@
 // first condition that holds wins, in this order: a keyword (the first found, by where it
 // ends in the text; Term is the keyword as given), a pattern (in the rule's order; Term is the pattern),
 // an email, a phone number, a link (Term is the detail as written in the text). Match reads at
-// most the first MaxTextLen (64 KiB) bytes of a text; what follows is not evaluated (messages
-// are bounded well below that elsewhere).
+// most the first MaxTextLen (64 KiB) bytes of a text; what follows is not evaluated.
 //
 // # Keywords
 //
@@ -64,8 +63,8 @@
 //
 // # Regular expressions
 //
-// Patterns are Go's RE2 syntax (linear time in the text, no backtracking blow-up: `(a+)+$`
-// costs what `a+$` does), evaluated on the text as written, not normalised, and case-sensitive
+// Patterns are Go's RE2 syntax (linear time in the text, no backtracking blow-up: even
+// `(a+)+$` on 4 KiB of "a" is a fraction of a millisecond), evaluated on the text as written, not normalised, and case-sensitive
 // as written: use (?i) for case-insensitive matching. They match anywhere (use \b for words).
 // Refused (ValidatePattern): an empty pattern, one longer than MaxPatternLen bytes, one that
 // does not parse, one whose compiled program exceeds MaxProgramLen instructions, and one that

@@ -11,8 +11,8 @@ import (
 )
 
 // MaxProgramLen bounds a pattern's compiled program, in instructions: a short pattern can
-// still expand to a large one (`(x{1,100}){1,100}`), and the work per byte of text grows
-// with it.
+// still expand to a large one (`[a-z]{1000}` is a thousand instructions), and the work per
+// byte of text grows with it.
 const MaxProgramLen = 10_000
 
 // ValidatePattern refuses what Compile would refuse: an empty pattern, one longer than
