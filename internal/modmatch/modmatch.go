@@ -202,6 +202,7 @@ func (m *Matcher) Match(text string) []Match {
 	ev := m.pool.Get().(*evaluation)
 	ev.reset(m, text)
 	defer m.pool.Put(ev)
+	defer ev.release()
 
 	if m.ac != nil {
 		n := &ev.n
@@ -251,6 +252,12 @@ func (ev *evaluation) reset(m *Matcher, text string) {
 		ev.found = make([]Match, len(m.rules))
 	}
 	ev.found = ev.found[:len(m.rules)]
+	clear(ev.found)
+}
+
+// release drops what refers to the text, so that a pooled evaluation does not keep it.
+func (ev *evaluation) release() {
+	ev.text, ev.contact = "", [3]string{}
 	clear(ev.found)
 }
 
