@@ -130,6 +130,21 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"bad", "badge", false},
 		{"bad", "b a d g e", false},
 		{"nazi", "a Nazir", false},
+		{"penis", "Penistone", false},
+		{"arse", "Arsenal won", false},
+		{"sex", "Middlesex", false},
+		{"cock", "Cockburn", false},
+		{"shit", "shiitake", false},
+		{"shit", "Matsushita", false},
+		{"rape", "grape juice", false},
+		{"rapist", "my therapist", false},
+		{"rapist", "the-rapist", true}, // a dash separates words (reading 1)
+		{"anal", "analysis", false},
+		{"dick", "Dickens", false},
+		{"butt", "button", false},
+		{"cialis", "specialist", false},
+		{"ass", "a ss", false},
+		{"ass", "as s", false},
 	}
 	for _, tt := range tests {
 		if got := keywordMatches(t, tt.keyword, tt.text); got != tt.want {
