@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -55,15 +57,51 @@ func (t *importTime) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// keyedItem is one item of an import body: its wrapping key and its JSON.
-type keyedItem struct {
+// ImportItem is one item of an import body: its wrapping key and its JSON.
+type ImportItem struct {
 	Key string
 	Raw json.RawMessage
 }
 
+// ImportOutcome is one item's result, for callers outside HTTP.
+type ImportOutcome struct {
+	Key     string
+	Skipped bool
+	Err     error
+}
+
+// RunImport imports one batch of kind ("users", "groups", "members", "messages") the way
+// the endpoints do, for natter import's direct-to-database mode: the items decode exactly as
+// a request's would.
+func RunImport(ctx context.Context, svc *chat.Service, p chat.Principal, kind string, items []ImportItem) ([]ImportOutcome, error) {
+	switch kind {
+	case "users":
+		res, err := svc.ImportUsers(ctx, p, usersIn(items))
+		return outcomes(res), err
+	case "groups":
+		res, err := svc.ImportGroups(ctx, p, groupsIn(items))
+		return outcomes(res), err
+	case "members":
+		res, err := svc.ImportMembers(ctx, p, membersIn(items))
+		return outcomes(res), err
+	case "messages":
+		res, err := svc.ImportMessages(ctx, p, messagesIn(items))
+		return outcomes(res), err
+	}
+	return nil, fmt.Errorf("unknown import kind %q", kind)
+}
+
+func outcomes[T any](res []chat.ImportResult[T]) []ImportOutcome {
+	out := make([]ImportOutcome, len(res))
+	for i, r := range res {
+		out[i] = ImportOutcome{Key: r.Key, Skipped: r.Skipped, Err: r.Err}
+	}
+	return out
+}
+
 // decodeImport reads an import body, {"<wrapper>": {"<key>": {…}, …}}, keeping the items'
 // order and any repeated key (which a map would drop).
-func decodeImport(r *http.Request, wrapper string) ([]keyedItem, error) {
+func decodeImport(r *http.Request, wrapper string) ([]ImportItem, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		if isTooLarge(err) {
@@ -89,7 +127,7 @@ func decodeImport(r *http.Request, wrapper string) ([]keyedItem, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, notObject
 	}
-	var items []keyedItem
+	var items []ImportItem
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -100,7 +138,7 @@ func decodeImport(r *http.Request, wrapper string) ([]keyedItem, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, notObject
 		}
-		items = append(items, keyedItem{key, v})
+		items = append(items, ImportItem{key, v})
 		if len(items) > chat.MaxImportItems {
 			break // refused below, whatever follows
 		}
@@ -176,11 +214,7 @@ type importUserRequest struct {
 	Tags          []string        `json:"tags"`
 }
 
-func (s *Server) importUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "users")
-	if err != nil {
-		return err
-	}
+func usersIn(items []ImportItem) []chat.UserImport {
 	in := make([]chat.UserImport, len(items))
 	for i, it := range items {
 		var req importUserRequest
@@ -189,7 +223,15 @@ func (s *Server) importUsers(w http.ResponseWriter, r *http.Request, p chat.Prin
 			Metadata: req.Metadata, Tags: req.Tags, CreatedAt: int64(req.CreatedAt), LastActiveAt: int64(req.LastActiveAt),
 			DeactivatedAt: int64(req.DeactivatedAt)}
 	}
-	res, err := s.svc.ImportUsers(r.Context(), p, in)
+	return in
+}
+
+func (s *Server) importUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	items, err := decodeImport(r, "users")
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.ImportUsers(r.Context(), p, usersIn(items))
 	if err != nil {
 		return err
 	}
@@ -210,11 +252,7 @@ type importGroupRequest struct {
 	Tags        []string        `json:"tags"`
 }
 
-func (s *Server) importGroups(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "groups")
-	if err != nil {
-		return err
-	}
+func groupsIn(items []ImportItem) []chat.GroupImport {
 	in := make([]chat.GroupImport, len(items))
 	for i, it := range items {
 		var req importGroupRequest
@@ -222,7 +260,15 @@ func (s *Server) importGroups(w http.ResponseWriter, r *http.Request, p chat.Pri
 		in[i] = chat.GroupImport{Key: it.Key, Malformed: bad, GUID: req.GUID, Name: req.Name, Type: req.Type, Password: req.Password, Icon: req.Icon,
 			Description: req.Description, Owner: req.Owner, CreatedAt: int64(req.CreatedAt), Metadata: req.Metadata, Tags: req.Tags}
 	}
-	res, err := s.svc.ImportGroups(r.Context(), p, in)
+	return in
+}
+
+func (s *Server) importGroups(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	items, err := decodeImport(r, "groups")
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.ImportGroups(r.Context(), p, groupsIn(items))
 	if err != nil {
 		return err
 	}
@@ -248,11 +294,7 @@ type importedMemberJSON struct {
 	JoinedAt int64  `json:"joinedAt"`
 }
 
-func (s *Server) importMembers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "members")
-	if err != nil {
-		return err
-	}
+func membersIn(items []ImportItem) []chat.MemberImport {
 	in := make([]chat.MemberImport, len(items))
 	for i, it := range items {
 		var req importMemberRequest
@@ -262,7 +304,15 @@ func (s *Server) importMembers(w http.ResponseWriter, r *http.Request, p chat.Pr
 		}
 		in[i] = chat.MemberImport{Key: it.Key, Malformed: bad, GUID: req.GUID, UID: req.UID, Scope: req.Scope, IsBanned: req.IsBanned, JoinedAt: int64(req.JoinedAt)}
 	}
-	res, err := s.svc.ImportMembers(r.Context(), p, in)
+	return in
+}
+
+func (s *Server) importMembers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	items, err := decodeImport(r, "members")
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.ImportMembers(r.Context(), p, membersIn(items))
 	if err != nil {
 		return err
 	}
@@ -305,11 +355,7 @@ type importedMessageJSON struct {
 	Tags           []string        `json:"tags,omitempty"`
 }
 
-func (s *Server) importMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "messages")
-	if err != nil {
-		return err
-	}
+func messagesIn(items []ImportItem) []chat.MessageImport {
 	in := make([]chat.MessageImport, len(items))
 	for i, it := range items {
 		var req importMessageRequest
@@ -318,7 +364,15 @@ func (s *Server) importMessages(w http.ResponseWriter, r *http.Request, p chat.P
 			Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, SentAt: int64(req.SentAt),
 			DeliveredAt: int64(req.DeliveredAt), ReadAt: int64(req.ReadAt)}
 	}
-	res, err := s.svc.ImportMessages(r.Context(), p, in)
+	return in
+}
+
+func (s *Server) importMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	items, err := decodeImport(r, "messages")
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.ImportMessages(r.Context(), p, messagesIn(items))
 	if err != nil {
 		return err
 	}
