@@ -13,9 +13,21 @@ import (
 
 const importChunkArgs = 8000
 
+// params is a list of n placeholders, the first numbered from, in the dialect's own syntax:
+// $from, … on PostgreSQL; on SQLite bare ?s, which SQLite numbers on from the previous one.
+// (A ?NNN or $NNN costs SQLite a scan of the statement's parameter names per bind, which is
+// quadratic in a statement of thousands.) Queries using it run through execRaw and rowsRaw.
+func (tx txStore) params(from, n int) string {
+	if tx.db.dialect.name == "postgres" {
+		return placeholders(from, n)
+	}
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
 // multiInsert runs head + "VALUES (…), (…)" + tail for n rows of cols arguments each, in
-// chunks, passing each chunk's statement and arguments to run.
-func multiInsert(n, cols int, head, tail string, args func(i int) []any, run func(query string, args []any) error) error {
+// chunks, passing each chunk's statement (in the dialect's syntax) and arguments to run.
+// head and tail hold no placeholders.
+func (tx txStore) multiInsert(n, cols int, head, tail string, args func(i int) []any, run func(query string, args []any) error) error {
 	per := max(importChunkArgs/cols, 1)
 	for from := 0; from < n; from += per {
 		to := min(from+per, n)
@@ -27,7 +39,7 @@ func multiInsert(n, cols int, head, tail string, args func(i int) []any, run fun
 			if i > from {
 				b.WriteString(", ")
 			}
-			b.WriteString("(" + placeholders(len(all)+1, cols) + ")")
+			b.WriteString("(" + tx.params(len(all)+1, cols) + ")")
 			all = append(all, args(i)...)
 		}
 		b.WriteString(tail)
@@ -39,8 +51,8 @@ func multiInsert(n, cols int, head, tail string, args func(i int) []any, run fun
 }
 
 func (tx txStore) execMulti(n, cols int, head, tail string, args func(i int) []any) error {
-	return multiInsert(n, cols, head, tail, args, func(q string, a []any) error {
-		_, err := tx.exec(q, a...)
+	return tx.multiInsert(n, cols, head, tail, args, func(q string, a []any) error {
+		_, err := tx.execRaw(q, a...)
 		return mapErr(err)
 	})
 }
@@ -74,8 +86,8 @@ func (tx txStore) ImportRecords(appID, kind string, keys []string) (map[string]c
 		for _, k := range chunk {
 			args = append(args, k)
 		}
-		return each(tx.rows(`SELECT key, digest, ref FROM import_keys WHERE app_id = $1 AND kind = $2 AND key IN (`+
-			placeholders(3, len(chunk))+`)`, args...), func(s scanner) error {
+		return each(tx.rowsRaw(tx.db.q(`SELECT key, digest, ref FROM import_keys WHERE app_id = $1 AND kind = $2 AND key IN (`)+
+			tx.params(3, len(chunk))+`)`, args...), func(s scanner) error {
 			var r chat.ImportRecord
 			if err := s.Scan(&r.Key, &r.Digest, &r.Ref); err != nil {
 				return err
@@ -102,7 +114,7 @@ func (tx txStore) existing(table, col, appID string, ids []string) (map[string]b
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		return each(tx.rows(`SELECT `+col+` FROM `+table+` WHERE app_id = $1 AND `+col+` IN (`+placeholders(2, len(chunk))+`)`, args...),
+		return each(tx.rowsRaw(tx.db.q(`SELECT `+col+` FROM `+table+` WHERE app_id = $1 AND `+col+` IN (`)+tx.params(2, len(chunk))+`)`, args...),
 			func(s scanner) error {
 				var id string
 				if err := s.Scan(&id); err != nil {
@@ -142,7 +154,7 @@ func (tx txStore) ExistingMemberships(appID string, ms []chat.MemberImport) (map
 				args = append(args, g)
 			}
 			// A group's rows; a group imported in bulk has few before its members come.
-			return each(tx.rows(`SELECT guid, uid FROM `+table+` WHERE app_id = $1 AND guid IN (`+placeholders(2, len(chunk))+`)`, args...),
+			return each(tx.rowsRaw(tx.db.q(`SELECT guid, uid FROM `+table+` WHERE app_id = $1 AND guid IN (`)+tx.params(2, len(chunk))+`)`, args...),
 				func(s scanner) error {
 					var g, u string
 					if err := s.Scan(&g, &u); err != nil {
@@ -253,9 +265,9 @@ func (tx txStore) ConversationTails(appID string, ids []string) (map[string]chat
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		return each(tx.rows(`SELECT c.conversation_id, c.last_seq, COALESCE(m.sent_at, 0) FROM conversations c
+		return each(tx.rowsRaw(tx.db.q(`SELECT c.conversation_id, c.last_seq, COALESCE(m.sent_at, 0) FROM conversations c
 			LEFT JOIN messages m ON m.id = c.last_message_id
-			WHERE c.app_id = $1 AND c.conversation_id IN (`+placeholders(2, len(chunk))+`)`+lock, args...),
+			WHERE c.app_id = $1 AND c.conversation_id IN (`)+tx.params(2, len(chunk))+`)`+lock, args...),
 			func(s scanner) error {
 				var id string
 				var t chat.ConversationTail
@@ -285,13 +297,13 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	for _, m := range msgs {
 		byMUID[m.MUID] = m
 	}
-	err := multiInsert(len(msgs), 18, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+	err := tx.multiInsert(len(msgs), 18, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
 		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, delivered_at, read_at)`,
 		` RETURNING id, muid`, func(i int) []any {
 			m := msgs[i]
 			return append(insertMessageArgs(m, m.Seq), m.DeliveredAt, m.ReadAt)
 		}, func(q string, args []any) error {
-			return each(tx.rows(q, args...), func(s scanner) error {
+			return each(tx.rowsRaw(q, args...), func(s scanner) error {
 				var id int64
 				var muid string
 				if err := s.Scan(&id, &muid); err != nil {
