@@ -123,6 +123,10 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	return runImport(ctx, o, send, stdout, stderr)
 }
 
+// importBatchBytes ends a batch early when its items add up to this many bytes, well within
+// the server's 16 MiB cap on an import body (httpapi.ImportMaxBodyBytes).
+const importBatchBytes = 8 << 20
+
 // needsValue reports whether a flag argument takes the next argument as its value.
 func needsValue(a string) bool {
 	if !strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
@@ -277,6 +281,7 @@ func runImport(ctx context.Context, o importOptions, send sender, stdout, stderr
 	offset := st.Offset // where the next line starts
 	var kind string
 	var batch []httpapi.ImportItem
+	var batchBytes int
 	var failures int
 	batches := 0
 	flush := func(end int64) error {
@@ -310,7 +315,7 @@ func runImport(ctx context.Context, o importOptions, send sender, stdout, stderr
 			return err
 		}
 		prog.add(len(batch), end)
-		batch = batch[:0]
+		batch, batchBytes = batch[:0], 0
 		batches++
 		return nil
 	}
@@ -329,7 +334,7 @@ func runImport(ctx context.Context, o importOptions, send sender, stdout, stderr
 				return fmt.Errorf("import: %s at byte %d: %v", o.file, lineStart, err)
 			}
 			for _, it := range items {
-				if (k != kind && len(batch) > 0) || len(batch) >= o.batch {
+				if (k != kind && len(batch) > 0) || len(batch) >= o.batch || (len(batch) > 0 && batchBytes+len(it.Raw) > importBatchBytes) {
 					if err := flush(lineStart); err != nil {
 						return importStopped(err, o, st, stderr)
 					}
@@ -339,6 +344,7 @@ func runImport(ctx context.Context, o importOptions, send sender, stdout, stderr
 				}
 				kind = k
 				batch = append(batch, it)
+				batchBytes += len(it.Raw) + len(it.Key) + 8
 			}
 			if ctx.Err() != nil || (o.maxBatches > 0 && batches >= o.maxBatches) {
 				break
