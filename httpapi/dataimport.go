@@ -49,7 +49,7 @@ func (t *importTime) UnmarshalJSON(b []byte) error {
 		// A fraction of a second is dropped; anything else is not a time.
 		f, ferr := strconv.ParseFloat(s, 64)
 		if ferr != nil || f < -1e12 || f > 1e12 {
-			return errors.New("not a UNIX time")
+			return errors.New("a time must be a 10-digit UNIX time in seconds, as a number or a string of digits")
 		}
 		n = int64(f)
 	}
@@ -158,7 +158,11 @@ func decodeItem(raw json.RawMessage, v any) error {
 		return chat.Errorf(chat.CodeBadRequest, "Each item must be a JSON object.")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return jsonError(err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return jsonError(err)
+		}
+		return chat.Errorf(chat.CodeBadRequest, "The item could not be read: %s.", err)
 	}
 	return nil
 }
