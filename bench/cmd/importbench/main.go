@@ -56,7 +56,8 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(tmp)
+	cleanups = append(cleanups, func() { os.RemoveAll(tmp) })
+	defer cleanup()
 	if *natter == "" {
 		*natter = filepath.Join(tmp, "natter")
 		logf("building natter")
@@ -81,7 +82,7 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("start PostgreSQL: %w", err))
 		}
-		defer srv.Close()
+		cleanups = append(cleanups, func() { srv.Close() })
 		logf("%s on 127.0.0.1:%d", srv.Version(), srv.Port())
 		url, err := srv.CreateDatabase(ctx, "importbench")
 		if err != nil {
@@ -169,7 +170,19 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "importbench: "+format+"\n", args...)
 }
 
+// cleanups run on exit, failure included, last first: the PostgreSQL server, then the
+// temporary directory.
+var cleanups []func()
+
+func cleanup() {
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
+	cleanups = nil
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "importbench:", err)
+	cleanup()
 	os.Exit(1)
 }
