@@ -195,6 +195,14 @@ func (e *env) importState() string {
 func TestDataImportRefusals(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		e.importWorld()
+		// carol is made through the API, and joins hikers through it.
+		e.mustUser("carol", "Carol")
+		if r := e.do(request{method: http.MethodPost, path: "/v3/groups/hikers/members", body: `{"participants": ["carol"]}`}); r.status != 200 {
+			t.Fatalf("add carol: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: http.MethodPost, path: "/v3/groups", body: `{"guid": "club", "name": "Club", "type": "public"}`}); r.status != 200 {
+			t.Fatalf("create club: %d %s", r.status, r.body)
+		}
 		items := func(n int) string {
 			var b strings.Builder
 			for i := range n {
@@ -245,6 +253,10 @@ func TestDataImportRefusals(t *testing.T) {
 				map[string]string{"dup": "ERR_IMPORT_DUPLICATE_KEY", "DUP": "ERR_IMPORT_DUPLICATE_KEY", "ok1": ""}},
 			{"repeated JSON key", "users", `{"users": {"rep": {"name": "A"}, "rep": {"name": "A"}}}`,
 				map[string]string{"rep": "ERR_IMPORT_DUPLICATE_KEY"}},
+			{"user made through the API", "users", `{"users": {"carol": {"name": "Carol"}}}`, map[string]string{"carol": "ERR_UID_ALREADY_EXISTS"}},
+			{"group made through the API", "groups", `{"groups": {"club": {"name": "Club", "type": "public"}}}`, map[string]string{"club": "ERR_GUID_ALREADY_EXISTS"}},
+			{"member added through the API", "members", `{"members": {"hikers_member_carol": {"guid": "hikers", "uid": "carol"}}}`,
+				map[string]string{"hikers_member_carol": "ERR_ALREADY_JOINED"}},
 			{"conflicting user", "users", `{"users": {"alice": {"name": "Not Alice"}}}`, map[string]string{"alice": "ERR_IMPORT_CONFLICT"}},
 			{"key mismatch", "users", `{"users": {"k1": {"uid": "k2", "name": "x"}}}`, map[string]string{"k1": "ERR_BAD_REQUEST"}},
 			{"malformed item", "users", `{"users": {"m1": "text", "m2": {"name": 5}, "m3": {"name": "x", "createdAt": "soon"}}}`,

@@ -138,36 +138,44 @@ func (tx txStore) ExistingGroups(appID string, guids []string) (map[string]bool,
 }
 
 // ExistingMemberships returns which memberships are members or bans already (chat.ImportTx).
+// Each chunk asks for its guids and its uids together, so a large group's other members are
+// not read.
 func (tx txStore) ExistingMemberships(appID string, ms []chat.MemberImport) (map[string]bool, error) {
 	out := map[string]bool{}
-	var guids []string
-	want := map[string]bool{}
-	for _, m := range ms {
-		guids = append(guids, m.GUID)
-		want[chat.MemberKey(m.GUID, m.UID)] = true
-	}
-	guids = uniqStrings(guids)
-	for _, table := range []string{"group_members", "group_bans"} {
-		err := inChunks(guids, func(chunk []string) error {
-			args := []any{appID}
-			for _, g := range chunk {
-				args = append(args, g)
+	const per = importChunkArgs / 2
+	for from := 0; from < len(ms); from += per {
+		chunk := ms[from:min(from+per, len(ms))]
+		want := map[string]bool{}
+		var guids, uids []string
+		for _, m := range chunk {
+			want[chat.MemberKey(m.GUID, m.UID)] = true
+			guids = append(guids, m.GUID)
+			uids = append(uids, m.UID)
+		}
+		guids, uids = uniqStrings(guids), uniqStrings(uids)
+		args := []any{appID}
+		for _, g := range guids {
+			args = append(args, g)
+		}
+		for _, u := range uids {
+			args = append(args, u)
+		}
+		for _, table := range []string{"group_members", "group_bans"} {
+			q := tx.db.q(`SELECT guid, uid FROM `+table+` WHERE app_id = $1 AND guid IN (`) + tx.params(2, len(guids)) +
+				`) AND uid IN (` + tx.params(2+len(guids), len(uids)) + `)`
+			err := each(tx.rowsRaw(q, args...), func(s scanner) error {
+				var g, u string
+				if err := s.Scan(&g, &u); err != nil {
+					return err
+				}
+				if k := chat.MemberKey(g, u); want[k] {
+					out[k] = true
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			// A group's rows; a group imported in bulk has few before its members come.
-			return each(tx.rowsRaw(tx.db.q(`SELECT guid, uid FROM `+table+` WHERE app_id = $1 AND guid IN (`)+tx.params(2, len(chunk))+`)`, args...),
-				func(s scanner) error {
-					var g, u string
-					if err := s.Scan(&g, &u); err != nil {
-						return err
-					}
-					if k := chat.MemberKey(g, u); want[k] {
-						out[k] = true
-					}
-					return nil
-				})
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	return out, nil
