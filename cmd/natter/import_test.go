@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
@@ -147,5 +148,65 @@ func TestImportHTTP(t *testing.T) {
 		if _, _, err := runIn(t, nil, args...); err != errUsage {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// cancelAfter is a sender that cancels the import's context after its first batch, as a
+// Ctrl-C during that batch would.
+type cancelAfter struct {
+	sender
+	cancel context.CancelFunc
+}
+
+func (c cancelAfter) send(ctx context.Context, kind string, items []httpapi.ImportItem) ([]httpapi.ImportOutcome, error) {
+	res, err := c.sender.send(ctx, kind, items)
+	c.cancel()
+	return res, err
+}
+
+// An interrupt finishes the batch in flight, records it, and says how to resume.
+func TestImportInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(dir, "natter.db"), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	svc := chat.New(db, chat.Config{StatsFlushInterval: -1})
+	if _, _, err := svc.CreateApp(ctx, chat.AppCreate{ID: "shop", Region: "eu"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.OperatorPrincipal(ctx, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "export.jsonl")
+	os.WriteFile(file, []byte(importFile), 0o600)
+	o := importOptions{file: file, state: file + ".state", batch: 2, every: time.Hour}
+	cctx, cancel := context.WithCancel(ctx)
+	var stdout, stderr bytes.Buffer
+	err = runImport(cctx, o, cancelAfter{dbSender{svc, p}, cancel}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v", err)
+	}
+	if summaryRow(t, stdout.String(), "users") != "2/0/0" || !strings.Contains(stdout.String(), "run the same command again") {
+		t.Errorf("summary:\n%s", stdout.String())
+	}
+	var st importState
+	b, _ := os.ReadFile(o.state)
+	if json.Unmarshal(b, &st) != nil || st.Counts["users"].Imported != 2 {
+		t.Fatalf("state: %s", b)
+	}
+	// The state's offset is where the third user's line starts.
+	if want := int64(strings.Index(importFile, `{"kind": "user", "uid": "carol"`)); st.Offset != want {
+		t.Errorf("offset %d, want %d", st.Offset, want)
+	}
+	stdout.Reset()
+	if err := runImport(ctx, o, dbSender{svc, p}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if summaryRow(t, stdout.String(), "users") != "1/0/0" || summaryRow(t, stdout.String(), "messages") != "4/0/1" {
+		t.Errorf("resumed:\n%s", stdout.String())
 	}
 }
