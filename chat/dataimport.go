@@ -153,7 +153,7 @@ type ImportTx interface {
 	// transaction.
 	ConversationTails(appID string, ids []string) (map[string]ConversationTail, error)
 	// InsertImportedMessages inserts messages with the seqs given, in order, and sets their
-	// ids; then moves each conversation's row (last message, last seq, updated at, created
+	// ids, with whom each mentions (Mentions: the uids only); then moves each conversation's row (last message, last seq, updated at, created
 	// with its first message) and the one-to-one receivers' read and delivery markers to
 	// the messages they had read or received.
 	InsertImportedMessages(msgs []*Message) error

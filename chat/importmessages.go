@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strconv"
 )
@@ -41,6 +42,19 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 	}
 	sort.SliceStable(order, func(a, b int) bool { return msgs[order[a]].SentAt < msgs[order[b]].SentAt })
 
+	// Whom each message's text mentions; those that exist are indexed as a sent message's.
+	mentioned := make([][]string, n)
+	for i := range msgs {
+		if errs[i] == nil {
+			var d struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(msgs[i].Data, &d) == nil && d.Text != "" {
+				mentioned[i] = ParseMentions(d.Text)
+			}
+		}
+	}
+
 	res := make([]ImportResult[Message], n)
 	err := s.store.Transact(ctx, func(tx Tx) error {
 		for i := range res {
@@ -57,6 +71,7 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 			m := &res[i].Value
 			keys = append(keys, m.MUID)
 			uids = append(uids, m.Sender)
+			uids = append(uids, mentioned[i]...)
 			if m.ReceiverType == ReceiverGroup {
 				guids = append(guids, m.Receiver)
 			} else {
@@ -108,6 +123,11 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 				t.LastSentAt = m.SentAt
 				tails[m.ConversationID] = t
 				m.Seq = t.LastSeq
+				for _, uid := range mentioned[i] {
+					if users[uid] {
+						m.Mentions = append(m.Mentions, Entity{UID: uid})
+					}
+				}
 				add = append(add, m)
 				addIdx = append(addIdx, i)
 			}

@@ -58,7 +58,7 @@ const (
 			"data": {"text": "first"}, "sentAt": "1674104348", "deliveredAt": "1674224684", "readAt": "1674224684",
 			"senderUserDetails": {"uid": "alice", "name": "Alice"}},
 		"m2": {"muid": "m2", "sender": "bob", "receiverType": "user", "receiver": "alice", "type": "text", "category": "message",
-			"data": {"text": "second"}, "sentAt": 1674104349},
+			"data": {"text": "second <@uid:Alice> <@uid:nobody>"}, "sentAt": 1674104349},
 		"g1": {"muid": "g1", "sender": "alice", "receiverType": "group", "receiver": "hikers", "category": "custom", "type": "location",
 			"data": {"customData": {"lat": 1}}, "sentAt": 1674104300, "tags": ["x"]}}}`
 )
@@ -139,6 +139,13 @@ func TestDataImport(t *testing.T) {
 		if convs.status != 200 || !strings.Contains(string(convs.body), `"unreadMessageCount":"2"`) {
 			t.Errorf("alice's conversations: %d %s", convs.status, convs.body)
 		}
+		// Mentions of users that exist are indexed as a sent message's.
+		if convs.status == 200 && !strings.Contains(string(convs.body), `"unreadMentionsCount":1`) {
+			t.Errorf("alice's mention of m2 is not counted: %s", convs.body)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM message_mentions`); n != 1 {
+			t.Errorf("%d mentions, want alice's one", n)
+		}
 		if n := e.count(`SELECT COUNT(*) FROM webhook_events`); n != 0 {
 			t.Errorf("imported history made %d webhook events", n)
 		}
@@ -166,6 +173,7 @@ func (e *env) importState() string {
 		"SELECT app_id, conversation_id, kind, uid_a, uid_b, guid, last_message_id, last_seq, created_at, updated_at FROM conversations ORDER BY conversation_id",
 		"SELECT uid, conversation_id, read_id, read_seq, delivered_id FROM conversation_markers ORDER BY uid, conversation_id",
 		"SELECT id, muid, seq, sent_at, delivered_at, read_at FROM messages ORDER BY id",
+		"SELECT app_id, uid, conversation_id, message_id, pos FROM message_mentions ORDER BY message_id, pos",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

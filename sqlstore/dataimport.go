@@ -327,6 +327,25 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 		return err
 	}
 
+	type mention struct {
+		m   *chat.Message
+		uid string
+		pos int
+	}
+	var mentions []mention
+	for _, m := range msgs {
+		for i, e := range m.Mentions {
+			mentions = append(mentions, mention{m, e.UID, i})
+		}
+	}
+	err = tx.execMulti(len(mentions), 5, `INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos)`, ``, func(i int) []any {
+		x := mentions[i]
+		return []any{x.m.AppID, x.uid, x.m.ConversationID, x.m.ID, x.pos}
+	})
+	if err != nil {
+		return err
+	}
+
 	convs := map[string]*importConversation{}
 	var order []string
 	for _, m := range msgs {
