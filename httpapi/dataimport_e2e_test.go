@@ -165,11 +165,11 @@ func TestDataImport(t *testing.T) {
 	})
 }
 
-// importState is what the snapshot does not hold of an import: keys and conversations.
+// importState is what the snapshot does not hold of an import: conversations, markers,
+// messages' numbering and mentions.
 func (e *env) importState() string {
 	var b strings.Builder
 	for _, q := range []string{
-		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
 		"SELECT app_id, conversation_id, kind, uid_a, uid_b, guid, last_message_id, last_seq, created_at, updated_at FROM conversations ORDER BY conversation_id",
 		"SELECT uid, conversation_id, read_id, read_seq, delivered_id FROM conversation_markers ORDER BY uid, conversation_id",
 		"SELECT id, muid, seq, sent_at, delivered_at, read_at FROM messages ORDER BY id",
