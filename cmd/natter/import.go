@@ -166,7 +166,9 @@ func (h httpSender) send(ctx context.Context, kind string, items []httpapi.Impor
 	for attempt := 0; ; attempt++ {
 		res, err := h.c.Import(context.WithoutCancel(ctx), kind, batch)
 		var ce *client.Error
-		if errors.As(err, &ce) && (ce.Status == http.StatusTooManyRequests || ce.Status >= 500) && attempt < 100 {
+		// A 429 is waited out as long as it takes (the limit resets every minute); a 5xx is
+		// retried a few times, then the import stops with its state saved.
+		if errors.As(err, &ce) && (ce.Status == http.StatusTooManyRequests && attempt < 1000 || ce.Status >= 500 && attempt < 5) {
 			wait := time.Duration(min(attempt+1, 10)) * time.Second
 			if s, perr := strconv.Atoi(ce.Header.Get("Retry-After")); perr == nil && s > 0 {
 				wait = time.Duration(s) * time.Second
