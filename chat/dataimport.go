@@ -87,6 +87,8 @@ type GroupImport struct {
 type MemberImport struct {
 	// Malformed is set when the item could not be read; it is refused with this error.
 	Malformed error
+	// Details are the users the item embeds (userDetails), created when missing.
+	Details []DetailUser
 	Key       string // "<guid>_member_<uid>"
 	GUID      string
 	UID       string
@@ -121,6 +123,15 @@ type MessageImport struct {
 	SentAt       int64
 	DeliveredAt  int64
 	ReadAt       int64
+	// Details are the users the item embeds (senderUserDetails, receiverUserDetails),
+	// created when they do not exist yet (detailUsers).
+	Details []DetailUser
+}
+
+// DetailUser is a user an item embeds, under the field it came in.
+type DetailUser struct {
+	Field string // senderUserDetails, …
+	User  UserImport
 }
 
 // ConversationTail is where an existing conversation's history ends: its last seq, and its
@@ -503,4 +514,96 @@ func validateGroupImport(appID string, in GroupImport, now int64) (Group, error)
 		g.CreatedAt = now
 	}
 	return g, nil
+}
+
+// detailUsers validates the users items embed (the hosted bodies' senderUserDetails,
+// receiverUserDetails, userDetails): an invalid one refuses its item, naming the field. It
+// returns the valid ones, each uid once (the first wins), with their digests.
+func detailUsers(appID string, details [][]DetailUser, errs []error, now int64) ([]User, []string) {
+	var users []User
+	var digests []string
+	seen := map[string]bool{}
+	for i, ds := range details {
+		if errs[i] != nil {
+			continue
+		}
+		for _, d := range ds {
+			if d.User.Key == "" {
+				d.User.Key = d.User.UID
+			}
+			u, err := validateUserImport(appID, d.User, now)
+			if err != nil {
+				errs[i] = prefixed(d.Field, err)
+				break
+			}
+			if !seen[u.UID] {
+				seen[u.UID] = true
+				dd := d.User
+				dd.Key, dd.UID = "", u.UID
+				users = append(users, u)
+				digests = append(digests, importDigest(dd))
+			}
+		}
+	}
+	return users, digests
+}
+
+// prefixed names a validation error's fields inside field ("senderUserDetails.name").
+func prefixed(field string, err error) error {
+	e, ok := err.(*Error)
+	if !ok || len(e.Details) == 0 {
+		return err
+	}
+	d := make(map[string][]string, len(e.Details))
+	for k, v := range e.Details {
+		d[field+"."+k] = v
+	}
+	return Invalid(d)
+}
+
+// createDetailUsers creates, inside an import's transaction, the embedded users that do not
+// exist and were never imported, recording them as imported: a later import of the same
+// user with the same fields is skipped, with more or other fields refused as a conflict
+// (import users first for their whole profiles). One whose role the app lacks is not
+// created, and its item then finds no such user.
+func createDetailUsers(tx Tx, appID string, users []User, digests []string) error {
+	if len(users) == 0 {
+		return nil
+	}
+	uids := make([]string, len(users))
+	roles := make([]string, len(users))
+	for i, u := range users {
+		uids[i], roles[i] = u.UID, u.Role
+	}
+	exist, err := tx.ExistingUsers(appID, uids)
+	if err != nil {
+		return err
+	}
+	recs, err := tx.ImportRecords(appID, ImportUser, uids)
+	if err != nil {
+		return err
+	}
+	roleList, err := tx.ExistingRoles(appID, uniq(roles))
+	if err != nil {
+		return err
+	}
+	haveRole := map[string]bool{}
+	for _, r := range roleList {
+		haveRole[r] = true
+	}
+	var add []User
+	var save []ImportRecord
+	for i, u := range users {
+		if _, imported := recs[u.UID]; !exist[u.UID] && !imported && haveRole[u.Role] {
+			add = append(add, u)
+			save = append(save, ImportRecord{Key: u.UID, Digest: digests[i]})
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	if err := tx.InsertImportedUsers(add); err != nil {
+		return err
+	}
+	return tx.SaveImportRecords(appID, ImportUser, save)
 }

@@ -27,12 +27,21 @@ func (s *Service) ImportMembers(ctx context.Context, p Principal, items []Member
 	if err := batchKeys("members", n, func(i int) string { return keys[i] }, errs); err != nil {
 		return nil, err
 	}
+	details := make([][]DetailUser, n)
+	for i := range items {
+		details[i] = items[i].Details
+	}
+	detailed, detailDigests := detailUsers(p.App.ID, details, errs, now)
+
 	res := make([]ImportResult[ImportedMember], n)
 	err := s.store.Transact(ctx, func(tx Tx) error {
 		for i := range res {
 			res[i] = ImportResult[ImportedMember]{Key: items[i].Key, Value: ms[i], Err: errs[i]}
 		}
 		if err := tx.LockImports(p.App.ID); err != nil {
+			return err
+		}
+		if err := createDetailUsers(tx, p.App.ID, detailed, detailDigests); err != nil {
 			return err
 		}
 		var ks, guids, uids []string

@@ -55,12 +55,21 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 		}
 	}
 
+	details := make([][]DetailUser, n)
+	for i := range items {
+		details[i] = items[i].Details
+	}
+	detailed, detailDigests := detailUsers(p.App.ID, details, errs, s.now())
+
 	res := make([]ImportResult[Message], n)
 	err := s.store.Transact(ctx, func(tx Tx) error {
 		for i := range res {
 			res[i] = ImportResult[Message]{Key: items[i].Key, Value: msgs[i], Err: errs[i]}
 		}
 		if err := tx.LockImports(p.App.ID); err != nil {
+			return err
+		}
+		if err := createDetailUsers(tx, p.App.ID, detailed, detailDigests); err != nil {
 			return err
 		}
 		var keys, uids, guids, convs []string

@@ -218,14 +218,31 @@ type importUserRequest struct {
 	Tags          []string        `json:"tags"`
 }
 
+// userImport is a user item, or a user an item embeds.
+func (req importUserRequest) userImport(key string) chat.UserImport {
+	return chat.UserImport{Key: key, UID: req.UID, Name: req.Name, Avatar: req.Avatar, Link: req.Link, Role: req.Role,
+		Metadata: req.Metadata, Tags: req.Tags, CreatedAt: int64(req.CreatedAt), LastActiveAt: int64(req.LastActiveAt),
+		DeactivatedAt: int64(req.DeactivatedAt)}
+}
+
+// detailsOf are the embedded users an item carries, by field.
+func detailsOf(fields ...any) []chat.DetailUser {
+	var out []chat.DetailUser
+	for i := 0; i+1 < len(fields); i += 2 {
+		if u, _ := fields[i+1].(*importUserRequest); u != nil {
+			out = append(out, chat.DetailUser{Field: fields[i].(string), User: u.userImport(u.UID)})
+		}
+	}
+	return out
+}
+
 func usersIn(items []ImportItem) []chat.UserImport {
 	in := make([]chat.UserImport, len(items))
 	for i, it := range items {
 		var req importUserRequest
 		bad := decodeItem(it.Raw, &req)
-		in[i] = chat.UserImport{Key: it.Key, Malformed: bad, UID: req.UID, Name: req.Name, Avatar: req.Avatar, Link: req.Link, Role: req.Role,
-			Metadata: req.Metadata, Tags: req.Tags, CreatedAt: int64(req.CreatedAt), LastActiveAt: int64(req.LastActiveAt),
-			DeactivatedAt: int64(req.DeactivatedAt)}
+		in[i] = req.userImport(it.Key)
+		in[i].Malformed = bad
 	}
 	return in
 }
@@ -281,12 +298,13 @@ func (s *Server) importGroups(w http.ResponseWriter, r *http.Request, p chat.Pri
 }
 
 type importMemberRequest struct {
-	MemberID string     `json:"memberId"`
-	GUID     string     `json:"guid"`
-	UID      string     `json:"uid"`
-	Scope    string     `json:"scope"`
-	IsBanned bool       `json:"isBanned"`
-	JoinedAt importTime `json:"joinedAt"`
+	MemberID    string             `json:"memberId"`
+	GUID        string             `json:"guid"`
+	UID         string             `json:"uid"`
+	Scope       string             `json:"scope"`
+	IsBanned    bool               `json:"isBanned"`
+	JoinedAt    importTime         `json:"joinedAt"`
+	UserDetails *importUserRequest `json:"userDetails"`
 }
 
 // importedMemberJSON is an imported membership, as the hosted service answers it.
@@ -306,7 +324,8 @@ func membersIn(items []ImportItem) []chat.MemberImport {
 		if bad == nil && req.MemberID != "" && req.MemberID != it.Key {
 			bad = chat.InvalidField("memberId", "The memberId must be the same as the key that wraps the item.")
 		}
-		in[i] = chat.MemberImport{Key: it.Key, Malformed: bad, GUID: req.GUID, UID: req.UID, Scope: req.Scope, IsBanned: req.IsBanned, JoinedAt: int64(req.JoinedAt)}
+		in[i] = chat.MemberImport{Key: it.Key, Malformed: bad, GUID: req.GUID, UID: req.UID, Scope: req.Scope, IsBanned: req.IsBanned, JoinedAt: int64(req.JoinedAt),
+			Details: detailsOf("userDetails", req.UserDetails)}
 	}
 	return in
 }
@@ -338,6 +357,9 @@ type importMessageRequest struct {
 	SentAt       importTime      `json:"sentAt"`
 	DeliveredAt  importTime      `json:"deliveredAt"`
 	ReadAt       importTime      `json:"readAt"`
+	// The users the message names, created when missing (docs/import.md).
+	SenderUserDetails   *importUserRequest `json:"senderUserDetails"`
+	ReceiverUserDetails *importUserRequest `json:"receiverUserDetails"`
 }
 
 // importedMessageJSON is an imported message: the message without the entities a read
@@ -367,6 +389,11 @@ func messagesIn(items []ImportItem) []chat.MessageImport {
 		in[i] = chat.MessageImport{Key: it.Key, Malformed: bad, MUID: req.MUID, Sender: req.Sender, ReceiverType: req.ReceiverType, Receiver: req.Receiver,
 			Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, SentAt: int64(req.SentAt),
 			DeliveredAt: int64(req.DeliveredAt), ReadAt: int64(req.ReadAt)}
+		if req.ReceiverType == chat.ReceiverUser {
+			in[i].Details = detailsOf("senderUserDetails", req.SenderUserDetails, "receiverUserDetails", req.ReceiverUserDetails)
+		} else {
+			in[i].Details = detailsOf("senderUserDetails", req.SenderUserDetails)
+		}
 	}
 	return in
 }

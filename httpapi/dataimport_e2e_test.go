@@ -294,6 +294,13 @@ func TestDataImportRefusals(t *testing.T) {
 				map[string]string{"x1": "ERR_GUID_NOT_FOUND"}},
 			{"message from unknown user", "messages", `{"messages": {"x2": {"sender": "nobody", "receiverType": "user", "receiver": "bob", "data": {"text": "x"}, "sentAt": 1800000001}}}`,
 				map[string]string{"x2": "ERR_UID_NOT_FOUND"}},
+			{"sender made from its details", "messages", `{"messages": {"dv1": {"sender": "dave", "receiverType": "group", "receiver": "hikers", "data": {"text": "x"}, "sentAt": 1800000002,
+				"senderUserDetails": {"uid": "dave", "name": "Dave", "createdAt": "1673421419"}}}}`, map[string]string{"dv1": ""}},
+			{"the same user imported after its details", "users", `{"users": {"dave": {"name": "Dave", "createdAt": 1673421419}}}`, map[string]string{"dave": ""}},
+			{"invalid details", "messages", `{"messages": {"dv2": {"sender": "zoe", "receiverType": "group", "receiver": "hikers", "data": {"text": "x"}, "sentAt": 1800000003,
+				"senderUserDetails": {"uid": "zoe"}}}}`, map[string]string{"dv2": "ERR_BAD_REQUEST"}},
+			{"member made from its details", "members", `{"members": {"hikers_member_erin": {"guid": "hikers", "uid": "erin", "userDetails": {"uid": "erin", "name": "Erin"}}}}`,
+				map[string]string{"hikers_member_erin": ""}},
 			{"message without sentAt", "messages", `{"messages": {"x3": {"sender": "alice", "receiverType": "user", "receiver": "bob", "data": {"text": "x"}}}}`,
 				map[string]string{"x3": "ERR_BAD_REQUEST"}},
 			{"empty text", "messages", `{"messages": {"x4": {"sender": "alice", "receiverType": "user", "receiver": "bob", "data": {}, "sentAt": 1800000001}}}`,
@@ -327,6 +334,12 @@ func TestDataImportRefusals(t *testing.T) {
 			if n := e.count(q); n != 0 {
 				t.Errorf("%s = %d", q, n)
 			}
+		}
+		if n := e.count(`SELECT COUNT(*) FROM users WHERE uid IN ('dave', 'erin')`); n != 2 {
+			t.Errorf("users made from details: %d, want 2", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM users WHERE uid = 'zoe'`); n != 0 {
+			t.Errorf("a user made from invalid details")
 		}
 		if n := e.count(`SELECT COUNT(*) FROM users WHERE uid = 'ok1'`); n != 1 {
 			t.Errorf("the valid item beside refused ones was not imported")
