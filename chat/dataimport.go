@@ -88,13 +88,13 @@ type MemberImport struct {
 	// Malformed is set when the item could not be read; it is refused with this error.
 	Malformed error
 	// Details are the users the item embeds (userDetails), created when missing.
-	Details []DetailUser
-	Key       string // "<guid>_member_<uid>"
-	GUID      string
-	UID       string
-	Scope     string
-	IsBanned  bool
-	JoinedAt  int64
+	Details  []DetailUser
+	Key      string // "<guid>_member_<uid>"
+	GUID     string
+	UID      string
+	Scope    string
+	IsBanned bool
+	JoinedAt int64
 }
 
 // ImportedMember is a member as imported.
