@@ -282,6 +282,7 @@ func (e *env) snapshot() string {
 		"SELECT app_id, uid, conversation_type, conversation_id, until_ms FROM notification_mutes ORDER BY app_id, uid, conversation_type, conversation_id",
 		"SELECT app_id, kind, id, is_default, enabled, settings, secret_hint, created_at, updated_at FROM notification_providers ORDER BY app_id, kind, id",
 		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
+		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

@@ -198,6 +198,12 @@ func (s *Server) routes() []route {
 		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
+
+		// Data import (docs/import.md): a fullAccess key's, on a rate limit of its own.
+		{http.MethodPost, "/data_import/users", fullAccessOnly, s.importUsers},
+		{http.MethodPost, "/data_import/groups", fullAccessOnly, s.importGroups},
+		{http.MethodPost, "/data_import/members", fullAccessOnly, s.importMembers},
+		{http.MethodPost, "/data_import/messages", fullAccessOnly, s.importMessages},
 	}
 }
 
@@ -221,5 +227,5 @@ var notYet = []string{
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/moderation/",
-	"/data_import/", "/ai-agents/",
+	"/ai-agents/",
 }
