@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -115,11 +116,15 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // limitBody caps every request body; reading past the cap fails, and handlers answer 413.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > s.opt.MaxBodyBytes {
-			writeError(w, r, errBodyTooLarge(s.opt.MaxBodyBytes))
+		limit := s.opt.MaxBodyBytes
+		if limit < MaxKeywordBodyBytes && strings.Contains(r.URL.Path, "/moderation/keywords") { // keyword list uploads (moderation.go)
+			limit = MaxKeywordBodyBytes
+		}
+		if r.ContentLength > limit {
+			writeError(w, r, errBodyTooLarge(limit))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }
