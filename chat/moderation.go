@@ -44,21 +44,20 @@ const (
 
 // Moderation error codes.
 const (
-	CodeReasonNotFound      Code = "ERR_REASON_NOT_FOUND"
-	CodeReasonExists        Code = "ERR_REASON_ALREADY_EXISTS"
-	CodeReasonDefault       Code = "ERR_DEFAULT_REASON"
-	CodeRuleNotFound        Code = "ERR_RULE_NOT_FOUND"
-	CodeRuleExists          Code = "ERR_RULE_ALREADY_EXISTS"
-	CodeKeywordNotFound     Code = "ERR_KEYWORD_NOT_FOUND"
-	CodeKeywordExists       Code = "ERR_KEYWORD_ALREADY_EXISTS"
-	CodeKeywordInUse        Code = "ERR_KEYWORD_IN_USE"
-	CodeMessageDropped      Code = "ERR_MESSAGE_DROPPED"
-	CodeAlreadyFlagged      Code = "ERR_MESSAGE_ALREADY_FLAGGED"
-	CodeAlreadyReviewed     Code = "ERR_ALREADY_REVIEWED"
-	CodeNotFlagged          Code = "ERR_FLAGGED_MESSAGE_NOT_FOUND"
-	CodeBlockedNotFound     Code = "ERR_BLOCKED_MESSAGE_NOT_FOUND"
-	CodeModerationLimitHit  Code = "ERR_MODERATION_LIMIT_EXCEEDED"
-	CodeModerationForbidden Code = "ERR_MODERATION_NOT_ALLOWED"
+	CodeReasonNotFound     Code = "ERR_REASON_NOT_FOUND"
+	CodeReasonExists       Code = "ERR_REASON_ALREADY_EXISTS"
+	CodeReasonDefault      Code = "ERR_DEFAULT_REASON"
+	CodeRuleNotFound       Code = "ERR_RULE_NOT_FOUND"
+	CodeRuleExists         Code = "ERR_RULE_ALREADY_EXISTS"
+	CodeKeywordNotFound    Code = "ERR_KEYWORD_NOT_FOUND"
+	CodeKeywordExists      Code = "ERR_KEYWORD_ALREADY_EXISTS"
+	CodeKeywordInUse       Code = "ERR_KEYWORD_IN_USE"
+	CodeMessageDropped     Code = "ERR_MESSAGE_DROPPED"
+	CodeAlreadyFlagged     Code = "ERR_MESSAGE_ALREADY_FLAGGED"
+	CodeAlreadyReviewed    Code = "ERR_ALREADY_REVIEWED"
+	CodeNotFlagged         Code = "ERR_FLAGGED_MESSAGE_NOT_FOUND"
+	CodeBlockedNotFound    Code = "ERR_BLOCKED_MESSAGE_NOT_FOUND"
+	CodeModerationLimitHit Code = "ERR_MODERATION_LIMIT_EXCEEDED"
 )
 
 func init() {
@@ -68,7 +67,6 @@ func init() {
 		CodeKeywordNotFound: KindNotFound, CodeKeywordExists: KindInvalid, CodeKeywordInUse: KindConflict,
 		CodeMessageDropped: KindInvalid, CodeAlreadyFlagged: KindConflict, CodeAlreadyReviewed: KindConflict,
 		CodeNotFlagged: KindNotFound, CodeBlockedNotFound: KindNotFound, CodeModerationLimitHit: KindInvalid,
-		CodeModerationForbidden: KindForbidden,
 	} {
 		kinds[c] = k
 	}

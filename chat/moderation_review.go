@@ -270,12 +270,13 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 	return sent, nil
 }
 
-// blockedSubject renders a moderation_engine_blocked event: the held message as the
-// blocked list shows it.
+// blockedSubject renders a moderation_engine_blocked event: the held message as it was
+// held (pending, its blocked-list id), whatever its review decided since.
 func (s *Service) blockedSubject(ctx context.Context, appID string, id int64) (*Message, error) {
 	b, err := s.store.BlockedMessage(ctx, appID, id)
 	if err != nil {
 		return nil, err
 	}
+	b.Message.ID, b.Message.Moderation = b.ID, ModPending
 	return &b.Message, nil
 }
