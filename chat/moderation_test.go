@@ -175,3 +175,34 @@ func TestEvaluateOperands(t *testing.T) {
 		t.Error("no engine decided something")
 	}
 }
+
+// BenchmarkModerationEvaluate is the rules' cost on one send, without the database: an app
+// with no rules, and one whose rule holds 10,000 keywords, a pattern and the contact checks.
+func BenchmarkModerationEvaluate(b *testing.B) {
+	terms := make([]string, 10_000)
+	for i := range terms {
+		terms[i] = "badword" + strconv.Itoa(i)
+	}
+	m, err := modmatch.Compile([]modmatch.Rule{{ID: "0.0", Keywords: terms}, {ID: "0.1", Patterns: []string{`(?i)buy\s+now`}},
+		{ID: "0.2", Emails: true, Phones: true, Links: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := ModRule{ID: "r", Action: []string{ActionBlockMessage}}
+	data := json.RawMessage(`{"text":"hello there, see you at the usual place around five, ok?"}`)
+	for _, tc := range []struct {
+		name string
+		e    *modEngine
+	}{
+		{"none", nil},
+		{"keywords-10000", &modEngine{text: m, conds: map[string]modCond{"0.0": {rule: r}, "0.1": {rule: r}, "0.2": {rule: r}}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if v := tc.e.evaluate(data); v.block != nil {
+					b.Fatal("blocked")
+				}
+			}
+		})
+	}
+}
