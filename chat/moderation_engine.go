@@ -21,7 +21,7 @@ import (
 
 // modCache is each app's compiled rules.
 type modCache struct {
-	mu    sync.Mutex // guards m and gen
+	mu    sync.RWMutex // guards m and gen
 	m     map[string]*modEngine
 	gen   uint64     // bumped by every eviction, so that a build that raced one is not kept
 	build sync.Mutex // one build at a time: a burst of sends compiles once
@@ -55,9 +55,9 @@ func (s *Service) moderationChanged(appID string) {
 // moderation returns the app's compiled rules, compiling them when they changed.
 func (s *Service) moderation(ctx context.Context, appID string) (*modEngine, error) {
 	c, ttl := &s.mod, s.cfg.KeyCacheTTL
-	c.mu.Lock()
+	c.mu.RLock()
 	e := c.m[appID]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if e != nil && time.Since(e.checked) < ttl {
 		return e, nil
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/natter-chat/natter/chat"
 )
 
 // sent is a send's answer: the message's id and its moderation status, if any.
@@ -383,4 +385,39 @@ func TestModerationWebhookEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestModerationOtherNode: a rule made on one node applies on another once that node's
+// cache expires (its KeyCacheTTL), and a change on a node applies there at once.
+func TestModerationOtherNode(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		other := e.secondNode(chat.Config{KeyCacheTTL: 300 * time.Millisecond})
+		sendOn := func(base, text string) string {
+			t.Helper()
+			r := e.do(request{method: "POST", path: "/v3/messages", base: base, headers: obo("ann"),
+				body: `{"receiver":"bob","receiverType":"user","data":{"text":"` + text + `"}}`})
+			var m struct{ Data struct{ Data struct{ Moderation struct{ Status string } } } }
+			json.Unmarshal(r.body, &m)
+			if r.status != 200 {
+				t.Fatalf("send on %s: %d %s", base, r.status, r.body)
+			}
+			return m.Data.Data.Moderation.Status
+		}
+		sendOn(other, "warm the cache")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		if got := sendOn(e.srv.URL, "darn"); got != "pending" {
+			t.Fatalf("the changing node did not apply its rule at once: %q", got)
+		}
+		time.Sleep(400 * time.Millisecond)
+		if got := sendOn(other, "darn"); got != "pending" {
+			t.Fatalf("the other node did not apply the rule after its TTL: %q", got)
+		}
+		e.ok(request{method: "DELETE", path: "/v3/moderation/rules/kw"})
+		time.Sleep(400 * time.Millisecond)
+		if got := sendOn(other, "darn"); got != "" {
+			t.Fatalf("the other node still applies a deleted rule: %q", got)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -175,14 +176,15 @@ func (tx txStore) DeleteRule(appID, id string) error {
 }
 
 func (tx txStore) MissingLists(appID string, ids []string) ([]string, error) {
+	// Each list found is held until the transaction ends, as DeleteKeywordList holds it
+	// before counting its rules: a rule saved and its list deleted at once cannot both win.
 	var missing []string
 	for _, id := range ids {
-		n, err := tx.count(`SELECT COUNT(*) FROM moderation_keyword_lists WHERE app_id = $1 AND id = $2`, appID, id)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
+		_, err := tx.LockKeywordList(appID, id)
+		if errors.Is(err, chat.ErrNotFound) {
 			missing = append(missing, id)
+		} else if err != nil {
+			return nil, err
 		}
 	}
 	return missing, nil
@@ -249,14 +251,14 @@ func (tx txStore) SaveKeywordList(l chat.KeywordList) error {
 
 // DeleteKeywordList deletes a list no rule names; chat.ErrLimitReached when one does.
 func (tx txStore) DeleteKeywordList(appID, id string) error {
+	if _, err := tx.LockKeywordList(appID, id); err != nil {
+		return err
+	}
 	n, err := tx.count(`SELECT COUNT(*) FROM moderation_rule_lists WHERE app_id = $1 AND list_id = $2`, appID, id)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		if _, err := tx.LockKeywordList(appID, id); err != nil {
-			return err
-		}
 		return chat.ErrLimitReached
 	}
 	res, err := tx.exec(`DELETE FROM moderation_keyword_lists WHERE app_id = $1 AND id = $2`, appID, id)
