@@ -21,10 +21,18 @@ import (
 
 // modCache is each app's compiled rules.
 type modCache struct {
-	mu    sync.RWMutex // guards m and gen
-	m     map[string]*modEngine
-	gen   uint64     // bumped by every eviction, so that a build that raced one is not kept
-	build sync.Mutex // one build at a time: a burst of sends compiles once
+	mu       sync.RWMutex // guards m, gen and inflight
+	m        map[string]*modEngine
+	gen      uint64              // bumped by every eviction, so that a build that raced one is not kept
+	inflight map[string]*modLoad // the app's version check or compile under way: one per app at a time
+}
+
+// modLoad is one app's version check or compile, which other sends of the app wait for
+// (or, with compiled rules at hand, do not wait for).
+type modLoad struct {
+	done chan struct{}
+	e    *modEngine
+	err  error
 }
 
 // modEngine is one app's compiled rules at one moderation version.
@@ -52,7 +60,9 @@ func (s *Service) moderationChanged(appID string) {
 	c.mu.Unlock()
 }
 
-// moderation returns the app's compiled rules, compiling them when they changed.
+// moderation returns the app's compiled rules, compiling them when they changed. While one
+// send of the app checks the version, the app's other sends use the rules at hand, or wait
+// for the check when there are none.
 func (s *Service) moderation(ctx context.Context, appID string) (*modEngine, error) {
 	c, ttl := &s.mod, s.cfg.KeyCacheTTL
 	c.mu.RLock()
@@ -61,34 +71,53 @@ func (s *Service) moderation(ctx context.Context, appID string) (*modEngine, err
 	if e != nil && time.Since(e.checked) < ttl {
 		return e, nil
 	}
-	c.build.Lock()
-	defer c.build.Unlock()
 	c.mu.Lock()
-	e, gen := c.m[appID], c.gen
-	c.mu.Unlock()
-	if e != nil && time.Since(e.checked) < ttl {
-		return e, nil
+	if l, ok := c.inflight[appID]; ok {
+		c.mu.Unlock()
+		if e != nil {
+			return e, nil // stale by the check's few milliseconds at most
+		}
+		select {
+		case <-l.done:
+			return l.e, l.err
+		case <-ctx.Done():
+			return nil, internal("wait for moderation rules", ctx.Err())
+		}
 	}
+	l := &modLoad{done: make(chan struct{})}
+	if c.inflight == nil {
+		c.inflight = map[string]*modLoad{}
+	}
+	c.inflight[appID] = l
+	gen := c.gen
+	c.mu.Unlock()
+	l.e, l.err = s.loadModeration(ctx, appID, e)
+	c.mu.Lock()
+	delete(c.inflight, appID)
+	if l.err == nil && c.gen == gen {
+		if c.m == nil || len(c.m) >= maxCached {
+			c.m = map[string]*modEngine{}
+		}
+		c.m[appID] = l.e
+	}
+	c.mu.Unlock()
+	close(l.done)
+	return l.e, l.err
+}
+
+// loadModeration reads the app's moderation version and compiles its rules unless old is
+// at that version already.
+func (s *Service) loadModeration(ctx context.Context, appID string, old *modEngine) (*modEngine, error) {
 	v, err := s.store.ModerationVersion(ctx, appID)
 	if err != nil {
 		return nil, internal("read moderation version", err)
 	}
-	if e != nil && e.version == v {
-		fresh := *e
+	if old != nil && old.version == v {
+		fresh := *old
 		fresh.checked = time.Now()
-		e = &fresh
-	} else if e, err = s.compileModeration(ctx, appID, v); err != nil {
-		return nil, err
+		return &fresh, nil
 	}
-	c.mu.Lock()
-	if c.gen == gen {
-		if c.m == nil || len(c.m) >= maxCached {
-			c.m = map[string]*modEngine{}
-		}
-		c.m[appID] = e
-	}
-	c.mu.Unlock()
-	return e, nil
+	return s.compileModeration(ctx, appID, v)
 }
 
 // compileModeration compiles the app's enabled rules. A rule modmatch refuses (which
