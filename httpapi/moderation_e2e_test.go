@@ -398,7 +398,11 @@ func TestModerationOtherNode(t *testing.T) {
 			t.Helper()
 			r := e.do(request{method: "POST", path: "/v3/messages", base: base, headers: obo("ann"),
 				body: `{"receiver":"bob","receiverType":"user","data":{"text":"` + text + `"}}`})
-			var m struct{ Data struct{ Data struct{ Moderation struct{ Status string } } } }
+			var m struct {
+				Data struct {
+					Data struct{ Moderation struct{ Status string } }
+				}
+			}
 			json.Unmarshal(r.body, &m)
 			if r.status != 200 {
 				t.Fatalf("send on %s: %d %s", base, r.status, r.body)
