@@ -248,6 +248,11 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		if ev := s.notificationEvent(ctx, TriggerMessageSent, &m); ev != nil {
 			events = append(events, *ev)
 		}
+		// As a send: the conversation's row first, which orders its seqs (sqlstore's
+		// insertMessage).
+		if _, err := tx.LockConversation(p.App.ID, m.ConversationID); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
 		if err := tx.InsertMessage(&m); err != nil {
 			return err
 		}
