@@ -215,6 +215,13 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		return Message{}, InvalidField("status", "The status must be approved or rejected.")
 	}
 	now := s.now()
+	// What the delivery's events need, read before the transaction: inside it a read would
+	// wait for a connection that transactions queued on the same row may all hold.
+	subscribed := map[string]bool{}
+	for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved, TriggerUserMentioned} {
+		subscribed[t] = s.subscribed(ctx, p.App.ID, t)
+	}
+	notify := s.notifying(ctx, p.App.ID)
 	var sent Message
 	wrote := false
 	err = s.store.Transact(ctx, func(tx Tx) error {
@@ -235,18 +242,14 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		m := b.Message
 		m.ID, m.Moderation, m.SentAt, m.UpdatedAt = 0, "", now, now
 		var events []OutboxEvent
-		for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved} {
-			if ev := s.outboxEvent(ctx, t, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
-				events = append(events, *ev)
+		at := time.Now().UnixMilli()
+		for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved, TriggerUserMentioned} {
+			if subscribed[t] && (t != TriggerUserMentioned || len(m.Mentions) > 0) {
+				events = append(events, OutboxEvent{AppID: m.AppID, Trigger: t, ConversationID: m.ConversationID, Ref: EventRef{Data: m.Data, Tags: m.Tags}, At: at})
 			}
 		}
-		if len(m.Mentions) > 0 {
-			if ev := s.outboxEvent(ctx, TriggerUserMentioned, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
-				events = append(events, *ev)
-			}
-		}
-		if ev := s.notificationEvent(ctx, TriggerMessageSent, &m); ev != nil {
-			events = append(events, *ev)
+		if notify {
+			events = append(events, OutboxEvent{AppID: m.AppID, Trigger: TriggerMessageSent, ConversationID: m.ConversationID, Notify: true, At: at})
 		}
 		// As a send: the conversation's row first, which orders its seqs (sqlstore's
 		// insertMessage).

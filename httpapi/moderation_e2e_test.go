@@ -425,3 +425,49 @@ func TestModerationOtherNode(t *testing.T) {
 		}
 	})
 }
+
+// TestModerationReviewRace: moderators approving one blocked message at once send it once;
+// users flagging at once each flag once.
+func TestModerationReviewRace(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		held := e.sendText("ann", "bob", "user", "darn it")
+		const n = 8
+		statuses := make(chan response, n)
+		for range n {
+			go func() {
+				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+			}()
+		}
+		got := map[int]int{}
+		for range n {
+			r := <-statuses
+			got[r.status]++
+			if r.status >= 500 {
+				t.Logf("%s", r.body)
+			}
+		}
+		if got[200] != 1 || got[409] != n-1 {
+			t.Fatalf("concurrent approvals: %v", got)
+		}
+		if c := e.count(`SELECT COUNT(*) FROM messages WHERE data LIKE '%darn it%'`); c != 1 {
+			t.Fatalf("the approved message was sent %d times", c)
+		}
+		msg := e.send("ann", "bob", "user", "plain")
+		codes := make(chan string, n)
+		for range n {
+			go func() {
+				codes <- e.do(request{method: "POST", path: "/v3/messages/" + msg + "/flagged", headers: obo("bob"), body: `{"reasonId":"spam"}`}).code
+			}()
+		}
+		flags := map[string]int{}
+		for range n {
+			flags[<-codes]++
+		}
+		if flags[""] != 1 || flags["ERR_MESSAGE_ALREADY_FLAGGED"] != n-1 {
+			t.Fatalf("concurrent flags: %v", flags)
+		}
+	})
+}
