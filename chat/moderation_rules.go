@@ -404,4 +404,3 @@ func (s *Service) DeleteKeywordList(ctx context.Context, p Principal, id string)
 	s.moderationChanged(p.App.ID)
 	return nil
 }
-
