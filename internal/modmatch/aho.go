@@ -1,7 +1,5 @@
 package modmatch
 
-import "sort"
-
 // automaton is an Aho-Corasick automaton over bytes: a trie of the patterns with failure
 // links, stored compactly (each node's edges sorted in one array). One pass over a text finds
 // every occurrence of every pattern, in time linear in the text plus the occurrences.
@@ -79,7 +77,11 @@ func (b *acBuilder) build() *automaton {
 		for t := b.firstChild[s]; t >= 0; t = b.nextSibling[t] {
 			kids = append(kids, t)
 		}
-		sort.Slice(kids, func(i, j int) bool { return b.label[kids[i]] < b.label[kids[j]] })
+		for i := 1; i < len(kids); i++ { // insertion sort: few children, mostly
+			for j := i; j > 0 && b.label[kids[j]] < b.label[kids[j-1]]; j-- {
+				kids[j], kids[j-1] = kids[j-1], kids[j]
+			}
+		}
 		for _, t := range kids {
 			a.edgeByte = append(a.edgeByte, b.label[t])
 			a.edgeTo = append(a.edgeTo, t)

@@ -1,15 +1,17 @@
 package modmatch
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Contact details are found on the text as written (not normalised), by small fixed
-// expressions checked further in Go. Each finder returns the first detail found, or "".
+// Contact details are found on the text as written (not normalised). Each finder returns the
+// first detail found, or "". Each looks for what any detail must contain (an '@', a known
+// top-level domain after a dot, enough digits) and parses from there, each step bounded, so a
+// message costs time linear in its length. Obfuscated addresses and links are parsed from
+// their top-level domain leftwards: a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any
+// bracket of ()[]{}<>), an at "@", "(at)", "(@)", " at ".
 
 // tlds are the top-level domains a bare domain ("example.com") or an obfuscated address
 // ("name at example dot com") must end with to count. Those that are also common words
@@ -31,35 +33,26 @@ func setOf(s ...string) map[string]bool {
 	return m
 }
 
-const label = `[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?`
-
-var (
-	emailRE = regexp.MustCompile(`(?i)[a-z0-9][a-z0-9._%+\-]*[ \t]?@[ \t]?` + label + `(?:\.` + label + `)*\.[a-z]{2,24}\b`)
-	phoneRE = regexp.MustCompile(`(?:\+[ \t]?)?(?:\(\d{1,5}\)|\d)(?:(?:[ \t]|[ \t]?[.\-][ \t]?)?(?:\(\d{1,5}\)|\d))*`)
-)
-
-// Each finder first looks for what any match must contain (an '@', a known top-level domain
-// after a dot, enough digits), so that ordinary text costs a scan, not a regular expression.
-// Obfuscated addresses and links are parsed by hand from their top-level domain leftwards:
-// a dot is written ".", "[.]", "(.)", "(dot)", " dot " (any bracket of ()[]{}<>), an at
-// "@", "(at)", "(@)", " at ".
-
 func findEmail(text string) string {
 	for i := 0; i < len(text); i++ {
 		if text[i] != '@' {
 			continue
 		}
-		// The expression runs on a window around the '@': the local part before it (and one
-		// space), at most 255 bytes of domain after.
-		l := i
-		if l > 0 && (text[l-1] == ' ' || text[l-1] == '\t') {
-			l--
+		// A local part before it (and a blank), a domain after (and a blank).
+		p := i
+		if p > 0 && isBlank(text[p-1]) {
+			p--
 		}
-		for l > 0 && isLocalPart(text[l-1]) {
-			l--
+		l := localPartStart(text, p)
+		if l < 0 {
+			continue
 		}
-		if s := emailRE.FindString(text[l:min(len(text), i+256)]); s != "" {
-			return s
+		j := i + 1
+		if j < len(text) && isBlank(text[j]) {
+			j++
+		}
+		if end := plainDomainEnd(text, j); end > 0 {
+			return text[l:end]
 		}
 	}
 	// Obfuscated: a domain with a known top-level domain, an at, a local part.
@@ -75,16 +68,60 @@ func findEmail(text string) string {
 		if p < 0 {
 			continue
 		}
-		l := p
-		for l > 0 && isLocalPart(text[l-1]) {
-			l--
+		if l := localPartStart(text, p); l >= 0 {
+			return text[l:end]
 		}
-		if l == p || !isASCIIAlnum(text[l]) || !wordStart(text, l) {
-			continue
-		}
-		return text[l:end]
 	}
 	return ""
+}
+
+// localPartStart returns where the local part of an address that ends at text[p] starts
+// (at most 64 bytes, from a letter or digit), or -1.
+func localPartStart(text string, p int) int {
+	l := p
+	for l > 0 && p-l < 64 && isLocalPart(text[l-1]) {
+		l--
+	}
+	for l < p && !isASCIIAlnum(text[l]) {
+		l++
+	}
+	if l == p || !wordStart(text, l) && !isLocalPart(text[l-1]) {
+		return -1
+	}
+	return l
+}
+
+// plainDomainEnd returns where the domain name that starts at text[j] ends: labels of
+// letters, digits and inner dashes separated by dots, the last of them (not the first) of 2 to
+// 24 letters. It returns -1 for none.
+func plainDomainEnd(text string, j int) int {
+	end := -1
+	for n := 0; n < 32; n++ {
+		k := j
+		for k < len(text) && k-j < 63 && (isASCIIAlnum(text[k]) || text[k] == '-') {
+			k++
+		}
+		if k == j || text[j] == '-' || text[k-1] == '-' {
+			break
+		}
+		if n > 0 && k-j >= 2 && k-j <= 24 && (k == len(text) || !isASCIIAlnum(text[k]) && text[k] != '_' && text[k] != '-') && allLetters(text[j:k]) {
+			end = k
+		}
+		if k >= len(text) || text[k] != '.' {
+			break
+		}
+		j = k + 1
+	}
+	return end
+}
+
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isASCIILetter(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLocalPart(c byte) bool {
@@ -99,7 +136,7 @@ func findLink(text string) string {
 				continue
 			}
 			l := i
-			for l > 0 && isASCIILetter(text[l-1]) {
+			for l > 0 && i-l <= 5 && isASCIILetter(text[l-1]) {
 				l--
 			}
 			if scheme := strings.ToLower(text[l:i]); (scheme == "http" || scheme == "https" || scheme == "ftp") && wordStart(text, l) {
@@ -153,7 +190,7 @@ func domainAt(text string, i int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	start = -1
-	for p := dotSepBefore(text, j); p >= 0; p = dotSepBefore(text, start) {
+	for n, p := 0, dotSepBefore(text, j); p >= 0 && n < 16; n, p = n+1, dotSepBefore(text, start) {
 		l := p
 		for l > 0 && (isASCIIAlnum(text[l-1]) || text[l-1] == '-') && p-l < 63 {
 			l--
@@ -280,6 +317,8 @@ func skipBlanksLeft(s string, i int) int {
 
 func isASCIIAlnum(c byte) bool { return isASCIILetter(c) || '0' <= c && c <= '9' }
 
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
 // wordStart reports whether text[i] starts a word: nothing before it, or not a letter or digit.
 func wordStart(text string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(text[:i])
@@ -296,200 +335,4 @@ func skipBlanks(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// findPhone finds 7 to 15 digits written as a phone number: groups separated by a space, a
-// dot or a dash, area codes in parentheses, a leading +. Digits without any separator count
-// only from 10 (a bare 7-digit number is more often an amount or an id). Dates (2024-01-02,
-// 02.01.2024), year ranges (1990-2024), decimals (3.14159265), IPv4 addresses and
-// dot-grouped thousands (1.000.000) are not phone numbers.
-func findPhone(text string) string {
-	// phoneRE only matches within spans of digits and the separators, so it runs on the
-	// spans with at least 7 digits.
-	for i := 0; i < len(text); {
-		if !isPhoneByte(text[i]) {
-			i++
-			continue
-		}
-		j, digits := i, 0
-		for ; j < len(text) && isPhoneByte(text[j]); j++ {
-			if '0' <= text[j] && text[j] <= '9' {
-				digits++
-			}
-		}
-		if digits >= 7 {
-			if s := findPhoneIn(text, i, j); s != "" {
-				return s
-			}
-		}
-		i = j
-	}
-	return ""
-}
-
-func isPhoneByte(c byte) bool {
-	return '0' <= c && c <= '9' || c == ' ' || c == '\t' || c == '+' || c == '(' || c == ')' || c == '.' || c == '-'
-}
-
-// findPhoneIn looks for a phone number in text[from:to].
-func findPhoneIn(text string, from, to int) string {
-	for _, m := range phoneRE.FindAllStringIndex(text[from:to], 50) {
-		start := from + m[0]
-		s := strings.TrimRight(text[start:from+m[1]], " \t")
-		if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && (isAlnum(r) || r == '.' || r == '-' || r == '/' || r == ':' || r == ',') {
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(text[start+len(s):]); start+len(s) < len(text) && (isAlnum(r) || r == '/' || r == ':' || r == ',' && nextIsDigit(text[start+len(s):])) {
-			continue
-		}
-		if isPhone(s) {
-			return strings.TrimSpace(s)
-		}
-	}
-	return ""
-}
-
-func nextIsDigit(s string) bool { return len(s) > 1 && '0' <= s[1] && s[1] <= '9' }
-
-func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// isPhone decides on a candidate phoneRE found.
-func isPhone(s string) bool {
-	// The digit groups and the separator before each (after the first).
-	var groups []string
-	var seps []string
-	plus, parens := false, false
-	i := 0
-	for i < len(s) {
-		j := i
-		for j < len(s) && (s[j] < '0' || s[j] > '9') {
-			switch s[j] {
-			case '+':
-				plus = true
-			case '(', ')':
-				parens = true
-			}
-			j++
-		}
-		sep := strings.TrimSpace(strings.Map(func(r rune) rune {
-			if r == '(' || r == ')' || r == '+' {
-				return -1
-			}
-			return r
-		}, s[i:j]))
-		if sep == "" {
-			sep = " "
-		}
-		k := j
-		for k < len(s) && '0' <= s[k] && s[k] <= '9' {
-			k++
-		}
-		if k > j {
-			if len(groups) > 0 {
-				seps = append(seps, sep)
-			}
-			groups = append(groups, s[j:k])
-		}
-		i = k
-	}
-	n := 0
-	for _, g := range groups {
-		n += len(g)
-	}
-	if n < 7 || n > 15 {
-		return false
-	}
-	if len(groups) == 1 {
-		return plus || n >= 10
-	}
-	if plus || parens {
-		return true
-	}
-	allSep := func(want string) bool {
-		for _, x := range seps {
-			if x != want {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case len(groups) == 2 && allSep("."): // a decimal
-		return false
-	case len(groups) == 2 && allSep("-") && isYear(groups[0]) && isYear(groups[1]): // a range of years
-		return false
-	case len(groups) == 4 && allSep(".") && isOctets(groups): // an IPv4 address
-		return false
-	case allSep(".") && isThousands(groups):
-		return false
-	}
-	for k := 0; k+2 < len(groups); k++ {
-		if seps[k] != " " && seps[k] == seps[k+1] && isDate(groups[k], groups[k+1], groups[k+2]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isYear(g string) bool {
-	return len(g) == 4 && (strings.HasPrefix(g, "19") || strings.HasPrefix(g, "20"))
-}
-
-func isOctets(gs []string) bool {
-	for _, g := range gs {
-		if v, err := strconv.Atoi(g); err != nil || len(g) > 3 || v > 255 {
-			return false
-		}
-	}
-	return true
-}
-
-func isThousands(gs []string) bool {
-	if len(gs[0]) > 3 {
-		return false
-	}
-	for _, g := range gs[1:] {
-		if len(g) != 3 {
-			return false
-		}
-	}
-	return true
-}
-
-// isDate reports whether three groups read as year-month-day or day-month-year (either
-// order of day and month).
-func isDate(a, b, c string) bool {
-	small := func(g string, max int) bool {
-		v, err := strconv.Atoi(g)
-		return err == nil && len(g) <= 2 && v >= 1 && v <= max
-	}
-	dm := func(x, y string) bool {
-		return (small(x, 31) && small(y, 12)) || (small(x, 12) && small(y, 31))
-	}
-	switch {
-	case len(a) == 4 && dm(b, c):
-		return true
-	case (len(c) == 4 || len(c) == 2) && dm(a, b):
-		return true
-	}
-	return false
-}
-
-// containsFoldASCII reports whether s contains sub (lower-case ASCII), ignoring ASCII case.
-func containsFoldASCII(s, sub string) bool {
-	n := len(sub)
-outer:
-	for i := 0; i+n <= len(s); i++ {
-		for j := 0; j < n; j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				continue outer
-			}
-		}
-		return true
-	}
-	return false
 }

@@ -7,11 +7,10 @@
 // # What a Match reports
 //
 // At most one Match per rule, in the rules' order; nil when no rule matches. For a rule, the
-// first condition that holds wins, in this order: a keyword (the one found earliest in the
-// text; Term is the keyword as given), a pattern (in the rule's order; Term is the pattern),
+// first condition that holds wins, in this order: a keyword (the first found, by where it
+// ends in the text; Term is the keyword as given), a pattern (in the rule's order; Term is the pattern),
 // an email, a phone number, a link (Term is the detail as written in the text). Match reads at
-// most the first MaxTextLen (64 KiB) bytes of a text; what follows is not evaluated (messages
-// are bounded well below that elsewhere).
+// most the first MaxTextLen (64 KiB) bytes of a text; what follows is not evaluated.
 //
 // # Keywords
 //
@@ -26,15 +25,20 @@
 //  2. Words are maximal runs of letters, digits (Unicode), spacing marks (Mc) and the
 //     leetspeak symbols @ $ ! |. Everything else separates words. Each character of a script
 //     written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) is a word
-//     of its own, so the keyword "坏蛋" is the two-word phrase found in "你是坏蛋".
+//     of its own, so the keyword "坏蛋" is the two-word phrase found in "你是坏蛋"; so is each
+//     emoji and other pictograph (Unicode So), so "🍆" can be a keyword (skin-tone modifiers
+//     and joiners separate, so "👍🏽" has the word "👍").
 //  3. ! and | at either end of a word are punctuation and dropped ("bad!" is "bad"); a word
 //     left with no letter or digit is dropped.
-//  4. In a word with at least one letter, leetspeak is read as letters: 0→o, 1→i, 3→e, 4→a,
+//  4. In a word that mixes Latin letters with Cyrillic or Greek ones, the Cyrillic and Greek
+//     letters that look like Latin ones are read as those ("pаypal" with a Cyrillic а is
+//     "paypal"); words of one script are left alone, so Russian "сор" is not "cop".
+//  5. In a word with at least one letter, leetspeak is read as letters: 0→o, 1→i, 3→e, 4→a,
 //     5→s, 7→t, 8→b, @→a, $→s, !→i, |→i. Because 1 and | stand for both i and l, l is also
 //     read as i: i, l, 1, | and ! are one class, in keywords and text alike ("k1ll", "ki11"
 //     and "kiii" match "kill"; "lit" matches "iit" too, a price paid for "1it"). A word of
 //     digits only is a number and kept as it is ("455" is not "ass"; "420" matches "420").
-//  5. In a word with a letter, a run of one repeated character collapses to one, and its
+//  6. In a word with a letter, a run of one repeated character collapses to one, and its
 //     length is kept: a text run matches a keyword run at least as long. "baaaad" matches
 //     "bad"; "ass" matches "ass" and "asssss" but not "as"; "hello" does not match "helo".
 //     Numbers are not collapsed ("1000" does not match "100").
@@ -54,13 +58,13 @@
 // All keywords of all rules are compiled into one Aho-Corasick automaton (each keyword as its
 // normalised words with one space before, between and after), so a message costs one pass
 // over each reading, whatever the number of keywords. A keyword must be valid UTF-8, at most
-// MaxKeywordLen bytes, and have a letter or digit (ValidateKeyword); a Matcher has at most
+// MaxKeywordLen bytes, and have a letter, digit or emoji (ValidateKeyword); a Matcher has at most
 // MaxKeywords.
 //
 // # Regular expressions
 //
-// Patterns are Go's RE2 syntax (linear time in the text, no backtracking blow-up: `(a+)+$`
-// costs what `a+$` does), evaluated on the text as written, not normalised, and case-sensitive
+// Patterns are Go's RE2 syntax (linear time in the text, no backtracking blow-up: even
+// `(a+)+$` on 4 KiB of "a" is a fraction of a millisecond), evaluated on the text as written, not normalised, and case-sensitive
 // as written: use (?i) for case-insensitive matching. They match anywhere (use \b for words).
 // Refused (ValidatePattern): an empty pattern, one longer than MaxPatternLen bytes, one that
 // does not parse, one whose compiled program exceeds MaxProgramLen instructions, and one that

@@ -57,7 +57,7 @@ type Matcher struct {
 	patEnt   []int32 // per automaton pattern, its entries are entries[patEnt[p]:patEnt[p+1]]
 	entries  []entry
 	reqs     []runReq
-	pool     sync.Pool // *normalizer
+	pool     sync.Pool // *evaluation
 }
 
 type compiledRule struct {
@@ -82,7 +82,7 @@ type runReq struct {
 }
 
 // ValidateKeyword refuses what Compile would refuse: a keyword that is not UTF-8, is longer
-// than MaxKeywordLen bytes, or has no letter or digit.
+// than MaxKeywordLen bytes, or has no letter, digit or emoji.
 func ValidateKeyword(k string) error {
 	var n normalizer
 	_, err := checkKeyword(&n, k)
@@ -99,7 +99,7 @@ func checkKeyword(n *normalizer, k string) (differ bool, err error) {
 	}
 	differ = n.normalize(k)
 	if len(n.s1.b) == 1 && (!differ || len(n.s2.b) == 1) {
-		return false, &Error{Input: k, Reason: "the keyword has no letter or digit"}
+		return false, &Error{Input: k, Reason: "the keyword has no letter, digit or emoji"}
 	}
 	return differ, nil
 }
@@ -148,11 +148,11 @@ func Compile(rules []Rule) (*Matcher, error) {
 			}
 		}
 		for _, p := range r.Patterns {
-			re, err := compilePattern(p)
+			pt, err := compilePattern(p)
 			if err != nil {
 				return nil, ruleError(err, r.ID)
 			}
-			cr.patterns = append(cr.patterns, re)
+			cr.patterns = append(cr.patterns, pt)
 		}
 	}
 	if len(ents) > 0 {
@@ -172,7 +172,7 @@ func Compile(rules []Rule) (*Matcher, error) {
 			fill[p.pat]++
 		}
 	}
-	m.pool.New = func() any { return new(normalizer) }
+	m.pool.New = func() any { return new(evaluation) }
 	return m, nil
 }
 
@@ -199,88 +199,33 @@ func (m *Matcher) Match(text string) []Match {
 		}
 		text = text[:cut]
 	}
-	var found []Match // per rule, once anything matched
-	nfound := 0
-	set := func(rule int, mt Match) {
-		if found == nil {
-			found = make([]Match, len(m.rules))
-		}
-		if found[rule].Kind == "" {
-			found[rule] = mt
-			nfound++
-		}
-	}
+	ev := m.pool.Get().(*evaluation)
+	ev.reset(m, text)
+	defer m.pool.Put(ev)
+	defer ev.release()
 
 	if m.ac != nil {
-		n := m.pool.Get().(*normalizer)
-		scan := func(s *stream, which uint8) {
-			m.ac.scan(s.b, func(pat int32, end int) bool {
-				start := end - int(m.ac.patLen[pat])
-				for _, e := range m.entries[m.patEnt[pat]:m.patEnt[pat+1]] {
-					if e.stream&which == 0 || (found != nil && found[e.rule].Kind != "") {
-						continue
-					}
-					ok := true
-					for _, rq := range m.reqs[e.reqLo:e.reqHi] {
-						if s.runs[start+int(rq.off)] < rq.n {
-							ok = false
-							break
-						}
-					}
-					if ok {
-						set(int(e.rule), Match{RuleID: m.rules[e.rule].id, Kind: KindKeyword, Term: m.keywords[e.keyword]})
-					}
-				}
-				return nfound < len(m.rules)
-			})
-		}
+		n := &ev.n
 		if n.normalize(text) {
-			scan(&n.s1, 1)
-			scan(&n.s2, 2)
+			ev.scan(&n.s1, 1)
+			ev.scan(&n.s2, 2)
 		} else {
-			scan(&n.s1, 3)
+			ev.scan(&n.s1, 3)
 		}
-		m.pool.Put(n)
-	}
-
-	var folded *string
-	fold := func() string {
-		if folded == nil {
-			f := foldString(text)
-			folded = &f
-		}
-		return *folded
-	}
-	var email, phone, link *string
-	detect := func(p **string, find func(string) string) string {
-		if *p == nil {
-			s := find(text)
-			*p = &s
-		}
-		return **p
 	}
 	for i := range m.rules {
-		if found != nil && found[i].Kind != "" {
-			continue
+		if ev.nfound == len(m.rules) {
+			break
 		}
-		r := &m.rules[i]
-		if mt, ok := r.matchOthers(text, fold, func(kind string) string {
-			switch kind {
-			case KindEmail:
-				return detect(&email, findEmail)
-			case KindPhone:
-				return detect(&phone, findPhone)
-			}
-			return detect(&link, findLink)
-		}); ok {
-			set(i, mt)
+		if ev.found[i].Kind == "" {
+			ev.matchOthers(i)
 		}
 	}
-	if nfound == 0 {
+	if ev.nfound == 0 {
 		return nil
 	}
-	out := make([]Match, 0, nfound)
-	for _, mt := range found {
+	out := make([]Match, 0, ev.nfound)
+	for _, mt := range ev.found {
 		if mt.Kind != "" {
 			out = append(out, mt)
 		}
@@ -288,23 +233,95 @@ func (m *Matcher) Match(text string) []Match {
 	return out
 }
 
-// matchOthers evaluates a rule's conditions other than keywords: its patterns in order, then
+// evaluation is the state of one Match, pooled with its buffers.
+type evaluation struct {
+	m       *Matcher
+	text    string
+	n       normalizer
+	found   []Match // per rule, what matched first
+	nfound  int
+	folded  []byte // text case-folded, once a pattern needs it
+	foldOK  bool
+	contact [3]string // email, phone, link found in text, once a rule asks
+	checked [3]bool
+}
+
+func (ev *evaluation) reset(m *Matcher, text string) {
+	ev.m, ev.text, ev.nfound, ev.foldOK, ev.checked = m, text, 0, false, [3]bool{}
+	if cap(ev.found) < len(m.rules) {
+		ev.found = make([]Match, len(m.rules))
+	}
+	ev.found = ev.found[:len(m.rules)]
+	clear(ev.found)
+}
+
+// release drops what refers to the text, so that a pooled evaluation does not keep it.
+func (ev *evaluation) release() {
+	ev.text, ev.contact = "", [3]string{}
+	clear(ev.found)
+}
+
+func (ev *evaluation) set(rule int, mt Match) {
+	if ev.found[rule].Kind == "" {
+		ev.found[rule] = mt
+		ev.nfound++
+	}
+}
+
+// scan runs the keyword automaton over one reading of the text; which is the reading's bit
+// (1, 2, or 3 for both when they are the same).
+func (ev *evaluation) scan(s *stream, which uint8) {
+	m := ev.m
+	m.ac.scan(s.b, func(pat int32, end int) bool {
+		start := end - int(m.ac.patLen[pat])
+	entries:
+		for _, e := range m.entries[m.patEnt[pat]:m.patEnt[pat+1]] {
+			if e.stream&which == 0 || ev.found[e.rule].Kind != "" {
+				continue
+			}
+			for _, rq := range m.reqs[e.reqLo:e.reqHi] {
+				if s.runs[start+int(rq.off)] < rq.n {
+					continue entries
+				}
+			}
+			ev.set(int(e.rule), Match{RuleID: m.rules[e.rule].id, Kind: KindKeyword, Term: m.keywords[e.keyword]})
+		}
+		return ev.nfound < len(m.rules)
+	})
+}
+
+// matchOthers evaluates rule i's conditions other than keywords: its patterns in order, then
 // emails, phones and links.
-func (r *compiledRule) matchOthers(text string, folded func() string, contact func(kind string) string) (Match, bool) {
-	for i := range r.patterns {
-		if p := &r.patterns[i]; p.matches(text, folded) {
-			return Match{RuleID: r.id, Kind: KindRegex, Term: p.re.String()}, true
+func (ev *evaluation) matchOthers(i int) {
+	r := &ev.m.rules[i]
+	for j := range r.patterns {
+		if p := &r.patterns[j]; p.matches(ev.text, ev.fold) {
+			ev.set(i, Match{RuleID: r.id, Kind: KindRegex, Term: p.re.String()})
+			return
 		}
 	}
-	for _, c := range [...]struct {
+	for k, c := range [...]struct {
 		on   bool
 		kind string
-	}{{r.emails, KindEmail}, {r.phones, KindPhone}, {r.links, KindLink}} {
-		if c.on {
-			if s := contact(c.kind); s != "" {
-				return Match{RuleID: r.id, Kind: c.kind, Term: s}, true
-			}
+		find func(string) string
+	}{{r.emails, KindEmail, findEmail}, {r.phones, KindPhone, findPhone}, {r.links, KindLink, findLink}} {
+		if !c.on {
+			continue
+		}
+		if !ev.checked[k] {
+			ev.contact[k], ev.checked[k] = c.find(ev.text), true
+		}
+		if s := ev.contact[k]; s != "" {
+			ev.set(i, Match{RuleID: r.id, Kind: c.kind, Term: s})
+			return
 		}
 	}
-	return Match{}, false
+}
+
+// fold returns the text case-folded (appendCaseFolded), computed once.
+func (ev *evaluation) fold() []byte {
+	if !ev.foldOK {
+		ev.folded, ev.foldOK = appendCaseFolded(ev.folded[:0], ev.text), true
+	}
+	return ev.folded
 }

@@ -3,9 +3,29 @@ package modmatch
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// cpuTimer reports the process's CPU time per operation as cpu-ns/op, beside the wall-clock
+// ns/op: on a shared machine the two differ by how much of a core the benchmark got.
+func cpuTimer(b *testing.B) func() {
+	var start syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &start); err != nil {
+		return func() {}
+	}
+	return func() {
+		var end syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &end); err != nil || b.N == 0 {
+			return
+		}
+		cpu := time.Duration(end.Utime.Nano()-start.Utime.Nano()) + time.Duration(end.Stime.Nano()-start.Stime.Nano())
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
 
 // Run: go test ./internal/modmatch -run x -bench . -benchmem
 
@@ -77,13 +97,31 @@ func BenchmarkCompile(b *testing.B) {
 		kws := benchKeywords(n)
 		b.Run(fmt.Sprint(n, "keywords"), func(b *testing.B) {
 			b.ReportAllocs()
+			defer cpuTimer(b)()
 			for b.Loop() {
 				if _, err := Compile([]Rule{{ID: "r", Keywords: kws}}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			b.ReportMetric(float64(retained(b, kws)), "retained-B")
 		})
 	}
+}
+
+// retained returns the heap a Matcher of the keywords keeps, in bytes.
+func retained(b *testing.B, kws []string) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Compile([]Rule{{ID: "r", Keywords: kws}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(m)
+	return after.HeapAlloc - before.HeapAlloc
 }
 
 func BenchmarkMatch(b *testing.B) {
@@ -96,6 +134,7 @@ func BenchmarkMatch(b *testing.B) {
 		b.Run(fmt.Sprint(size, "B"), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(text)))
+			defer cpuTimer(b)()
 			for b.Loop() {
 				m.Match(text)
 			}
@@ -106,6 +145,7 @@ func BenchmarkMatch(b *testing.B) {
 	hit := benchText(100) + " " + kws[10] + " " + kws[5010] + " see example.com " + benchText(100)
 	b.Run("200B-hits", func(b *testing.B) {
 		b.ReportAllocs()
+		defer cpuTimer(b)()
 		for b.Loop() {
 			if len(m.Match(hit)) != 3 {
 				b.Fatal("want 3 matches")
@@ -134,6 +174,7 @@ func BenchmarkPathologicalRegex(b *testing.B) {
 		b.Run(name+"/Match", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tc.text)))
+			defer cpuTimer(b)()
 			for b.Loop() {
 				m.Match(tc.text)
 			}
@@ -141,8 +182,38 @@ func BenchmarkPathologicalRegex(b *testing.B) {
 		b.Run(name+"/regexp", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tc.text)))
+			defer cpuTimer(b)()
 			for b.Loop() {
 				re.MatchString(tc.text)
+			}
+		})
+	}
+}
+
+// BenchmarkAdversarial: 64 KiB messages built to make a careless scanner quadratic, against
+// the matcher of BenchmarkMatch. Each should cost about what ordinary text of that size does.
+func BenchmarkAdversarial(b *testing.B) {
+	m := benchMatcher(b, 10_000)
+	fill := func(unit string) string { return strings.Repeat(unit, MaxTextLen/len(unit)) }
+	for _, tc := range []struct{ name, text string }{
+		{"ordinary", benchText(MaxTextLen)},
+		{"at-signs", fill("a@")},
+		{"local-parts", fill("a.b.c.d.e.f@")},
+		{"dot-com", fill("com dot ")},
+		{"domains", fill("a.co ")},
+		{"labels", fill("a.") + "com"},
+		{"digits", fill("1 ")},
+		{"single-letters", fill("b a d ")},
+		{"one-word", fill("x")},
+		{"keyword", fill(benchKeywords(10_000)[3] + " ")},
+		{"leet", fill("@$!|")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.text)))
+			defer cpuTimer(b)()
+			for b.Loop() {
+				m.Match(tc.text)
 			}
 		})
 	}

@@ -42,6 +42,11 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"bad", "ｂａｄ", true},      // fullwidth
 		{"bad", "𝐛𝐚𝐝 news", true}, // mathematical bold
 		{"lodz", "Łódź", true},
+		// Cyrillic and Greek lookalikes, in words that mix them with Latin letters only.
+		{"paypal", "p\u0430yp\u0430l", true}, // Cyrillic а
+		{"paypal", "\u0420\u0410YPAL", true}, // Cyrillic Р and А, capitals
+		{"cop", "\u0441\u043e\u0440", false}, // the Russian word сор
+		{"hello", "h\u03b5llo", true},        // Greek ε
 		// Whole words and phrases.
 		{"very rude", "you are VERY,   rude!", true},
 		{"very rude", "very\nrude", true},
@@ -101,6 +106,12 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"坏蛋", "你是坏蛋", true},
 		{"坏蛋", "你是坏人", false},
 		{"哈哈", "哈哈哈", true},
+		// Emoji are words of their own.
+		{"🍆", "nice 🍆!", true},
+		{"🍆", "🍆🍆🍆", true},
+		{"👍", "ok 👍🏽", true},
+		{"👨‍👩‍👧", "family: 👨‍👩‍👧", true},
+		{"🍆", "nice", false},
 		// Scunthorpe and friends: never a substring.
 		{"cunt", "Scunthorpe", false},
 		{"cunt", "S c u n t h o r p e", false},
@@ -119,6 +130,21 @@ func TestKeywordNormalisation(t *testing.T) {
 		{"bad", "badge", false},
 		{"bad", "b a d g e", false},
 		{"nazi", "a Nazir", false},
+		{"penis", "Penistone", false},
+		{"arse", "Arsenal won", false},
+		{"sex", "Middlesex", false},
+		{"cock", "Cockburn", false},
+		{"shit", "shiitake", false},
+		{"shit", "Matsushita", false},
+		{"rape", "grape juice", false},
+		{"rapist", "my therapist", false},
+		{"rapist", "the-rapist", true}, // a dash separates words (reading 1)
+		{"anal", "analysis", false},
+		{"dick", "Dickens", false},
+		{"butt", "button", false},
+		{"cialis", "specialist", false},
+		{"ass", "a ss", false},
+		{"ass", "as s", false},
 	}
 	for _, tt := range tests {
 		if got := keywordMatches(t, tt.keyword, tt.text); got != tt.want {
@@ -214,6 +240,7 @@ func TestValidateKeyword(t *testing.T) {
 		{"   ", false},
 		{"!!!", false},
 		{"@$!|", false},
+		{"🍆", true},
 		{"...", false},
 		{"\xff\xfe", false},
 	}
@@ -335,4 +362,26 @@ func TestConcurrentMatch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestPatternPrefilter(t *testing.T) {
+	tests := []struct {
+		pattern, text string
+		want          bool
+	}{
+		{`(?i)kelvin`, "\u212Aelvin", true}, // Kelvin sign folds to k
+		{`(?i)kelvin`, "KELVIN", true},
+		{`(?i)kelvin`, "kelvi", false},
+		{`(?i)straße`, "STRAẞE", true},
+		{`(?i)σx`, "ςX", true},
+		{`kelvin`, "Kelvin", false},
+		{`(?i)(bit|eth)coin\s+doubler`, "ETHCOIN   Doubler", true},
+		{`x\x{FFFD}`, "x\xff", true}, // an invalid byte reads as U+FFFD
+	}
+	for _, tt := range tests {
+		m := mustCompile(t, []Rule{{ID: "p", Patterns: []string{tt.pattern}}})
+		if got := m.Match(tt.text) != nil; got != tt.want {
+			t.Errorf("pattern %q on %q: matched %v, want %v", tt.pattern, tt.text, got, tt.want)
+		}
+	}
 }

@@ -8,11 +8,11 @@ import (
 )
 
 // The normalisation described in the package comment. A text (or a keyword) becomes two
-// "streams" of canonical words: " w1 w2 w3 ", one space before, between and after the words.
-// Stream 1 splits at '@'; stream 2 reads '@' as a letter and joins obfuscated words. Each byte
-// of a stream has the run length of the canonical rune it belongs to (repeated runes are
-// collapsed to one, and the count kept), so a keyword's doubled letter can ask for a run of at
-// least two.
+// streams (the comment's two readings) of canonical words: " w1 w2 w3 ", one space before,
+// between and after the words. Stream 1 splits at '@'; stream 2 reads '@' as a letter and
+// joins obfuscated words. Each byte of a stream has the run length of the canonical rune it
+// belongs to (repeated runes are collapsed to one, and the count kept), so a keyword's
+// doubled letter can ask for a run of at least two.
 
 // token is a maximal run of word runes in normalizer.runes, with what separated it from the
 // previous token.
@@ -21,7 +21,7 @@ type token struct {
 	sepLen     int32 // runes of separator before this token (0: adjacent CJK characters)
 	sepSpace   bool  // the separator before holds white space
 	sepNL      bool  // the separator before holds a line break
-	cjk        bool  // one character of a script written without spaces
+	cjk        bool  // one character of a script written without spaces, or an emoji
 }
 
 // stream is one normalised reading of a text.
@@ -65,8 +65,8 @@ func classOf(r rune) int {
 	}
 	switch {
 	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao,
-		unicode.Khmer, unicode.Myanmar):
-		return classCJK
+		unicode.Khmer, unicode.Myanmar, unicode.So):
+		return classCJK // each one a word; So: emoji and other pictographs
 	case unicode.IsLetter(r), unicode.IsDigit(r), unicode.Is(unicode.Mc, r):
 		return classWord
 	}
@@ -193,6 +193,57 @@ func leet(r rune) rune {
 	return r
 }
 
+// homoglyph returns the Latin letter a Cyrillic or Greek lower-case letter looks like (itself
+// or its capital), or 0. It is applied only in words that also have a Latin letter ("pаypal"
+// with a Cyrillic а), so Russian and Greek words are left alone.
+func homoglyph(r rune) rune {
+	switch r {
+	case 'а', 'α':
+		return 'a'
+	case 'в', 'β':
+		return 'b'
+	case 'с', 'ϲ':
+		return 'c'
+	case 'ԁ':
+		return 'd'
+	case 'е', 'ε':
+		return 'e'
+	case 'һ', 'н', 'η':
+		return 'h'
+	case 'і', 'ι':
+		return 'i'
+	case 'ј':
+		return 'j'
+	case 'к', 'κ':
+		return 'k'
+	case 'ӏ':
+		return 'l'
+	case 'м':
+		return 'm'
+	case 'о', 'ο':
+		return 'o'
+	case 'р', 'ρ':
+		return 'p'
+	case 'ԛ':
+		return 'q'
+	case 'ѕ':
+		return 's'
+	case 'т', 'τ':
+		return 't'
+	case 'υ':
+		return 'u'
+	case 'ν':
+		return 'v'
+	case 'ԝ':
+		return 'w'
+	case 'х', 'χ':
+		return 'x'
+	case 'у', 'γ':
+		return 'y'
+	}
+	return 0
+}
+
 func isLeetSymbol(r rune) bool { return r == '@' || r == '$' || r == '!' || r == '|' }
 
 // emitWord appends one canonical word to s: trimmed of '!' and '|' at its ends; if it has a
@@ -206,9 +257,13 @@ func emitWord(s stream, w []rune) stream {
 	for len(w) > 0 && (w[len(w)-1] == '!' || w[len(w)-1] == '|') {
 		w = w[:len(w)-1]
 	}
-	hasLetter, hasDigit := false, false
+	hasLetter, hasDigit, latin, lookalike := false, false, false, false
 	for _, r := range w {
 		switch {
+		case 'a' <= r && r <= 'z':
+			hasLetter, latin = true, true
+		case r >= utf8.RuneSelf && homoglyph(r) != 0:
+			hasLetter, lookalike = true, true
 		case isLeetSymbol(r):
 		case r < utf8.RuneSelf && '0' <= r && r <= '9', r >= utf8.RuneSelf && unicode.IsDigit(r):
 			hasDigit = true
@@ -222,7 +277,13 @@ func emitWord(s stream, w []rune) stream {
 	var last rune = -1
 	lastAt := -1
 	var enc [utf8.UTFMax]byte
+	mixed := latin && lookalike
 	for _, r := range w {
+		if mixed && r >= utf8.RuneSelf {
+			if h := homoglyph(r); h != 0 {
+				r = h
+			}
+		}
 		if hasLetter {
 			r = leet(r)
 		} else if isLeetSymbol(r) {

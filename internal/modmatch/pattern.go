@@ -1,6 +1,7 @@
 package modmatch
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -10,8 +11,8 @@ import (
 )
 
 // MaxProgramLen bounds a pattern's compiled program, in instructions: a short pattern can
-// still expand to a large one (`(x{1,100}){1,100}`), and the work per byte of text grows
-// with it.
+// still expand to a large one (`[a-z]{1000}` is a thousand instructions), and the work per
+// byte of text grows with it.
 const MaxProgramLen = 10_000
 
 // ValidatePattern refuses what Compile would refuse: an empty pattern, one longer than
@@ -109,7 +110,8 @@ type pattern struct {
 
 type literal struct {
 	s    string
-	fold bool // s is case-folded (foldString), to look for in the folded text
+	b    []byte // s, case-folded (appendCaseFolded) if fold
+	fold bool   // look for b in the folded text
 }
 
 func newPattern(re *regexp.Regexp, parsed *syntax.Regexp) pattern {
@@ -119,7 +121,7 @@ func newPattern(re *regexp.Regexp, parsed *syntax.Regexp) pattern {
 			continue // it also matches invalid bytes in the text
 		}
 		if l.fold {
-			l.s = foldString(l.s)
+			l.b = appendCaseFolded(nil, l.s)
 		}
 		p.lits = append(p.lits, l)
 	}
@@ -148,10 +150,10 @@ func requiredLiterals(re *syntax.Regexp) []literal {
 }
 
 // matches reports whether the pattern matches text; folded returns text case-folded.
-func (p *pattern) matches(text string, folded func() string) bool {
+func (p *pattern) matches(text string, folded func() []byte) bool {
 	for _, l := range p.lits {
 		if l.fold {
-			if !strings.Contains(folded(), l.s) {
+			if !bytes.Contains(folded(), l.b) {
 				return false
 			}
 		} else if !strings.Contains(text, l.s) {
@@ -161,11 +163,10 @@ func (p *pattern) matches(text string, folded func() string) bool {
 	return p.re.MatchString(text)
 }
 
-// foldString maps each rune to the smallest rune of its case-folding orbit (unicode.SimpleFold),
-// the equivalence a case-insensitive regular expression matches by. Invalid bytes become
-// U+FFFD, as the regular expression reads them.
-func foldString(s string) string {
-	b := make([]byte, 0, len(s))
+// appendCaseFolded appends s with each rune mapped to the smallest rune of its case-folding orbit
+// (unicode.SimpleFold), the equivalence a case-insensitive regular expression matches by.
+// Invalid bytes become U+FFFD, as the regular expression reads them.
+func appendCaseFolded(b []byte, s string) []byte {
 	for _, r := range s {
 		if r < utf8.RuneSelf {
 			if 'a' <= r && r <= 'z' {
@@ -180,5 +181,5 @@ func foldString(s string) string {
 		}
 		b = utf8.AppendRune(b, m)
 	}
-	return string(b)
+	return b
 }
