@@ -26,6 +26,7 @@ type Tx interface {
 	ProviderTx
 	PushTokenTx
 	ImportTx
+	ModerationTx
 }
 
 // Store is everything natter keeps.
@@ -61,6 +62,7 @@ type Store interface {
 	ProviderStore
 	PushTokenStore
 	NotificationDeliveryStore
+	ModerationStore
 	Ping(ctx context.Context) error
 	Close() error
 }
