@@ -1,0 +1,98 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// moderationShown is how many entries of each review list the page reads: the newest.
+const moderationShown = chat.MaxModerationPage
+
+type moderationData struct {
+	Blocked     []blockedRow
+	MoreBlocked bool // the page read a full page of held messages: older pending ones may exist
+	Flagged     []flaggedRow
+	MoreFlagged bool
+	Rules       []chat.ModRule
+	Lists       []chat.KeywordList
+	Reasons     []chat.Reason
+}
+
+type blockedRow struct {
+	chat.BlockedMessage
+	Ref, Text string
+}
+
+type flaggedRow struct {
+	chat.Flagged
+	Ref, Text string
+}
+
+// moderation shows the review queues (held messages and flagged messages waiting for a
+// decision, newest first) and, read-only, the rules, keyword lists and reasons.
+func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request) error {
+	ctx := r.Context()
+	var d moderationData
+	bs, err := c.svc.BlockedMessages(ctx, q.p, 0, moderationShown)
+	if err != nil {
+		return err
+	}
+	d.MoreBlocked = len(bs) == moderationShown
+	for _, b := range bs {
+		if b.Status == chat.ModPending { // the list holds reviewed ones too
+			d.Blocked = append(d.Blocked, blockedRow{BlockedMessage: b, Ref: strconv.FormatInt(b.ID, 10), Text: messageText(b.Message)})
+		}
+	}
+	fs, err := c.svc.FlaggedMessages(ctx, q.p, false, 0, moderationShown)
+	if err != nil {
+		return err
+	}
+	d.MoreFlagged = len(fs) == moderationShown
+	for _, f := range fs {
+		row := flaggedRow{Flagged: f, Ref: strconv.FormatInt(f.MessageID, 10), Text: "(deleted for good)"}
+		if f.Message != nil {
+			row.Text = messageText(*f.Message)
+		}
+		d.Flagged = append(d.Flagged, row)
+	}
+	if d.Rules, err = c.svc.ModRules(ctx, q.p); err != nil {
+		return err
+	}
+	if d.Lists, err = c.svc.KeywordLists(ctx, q.p); err != nil {
+		return err
+	}
+	if d.Reasons, err = c.svc.Reasons(ctx, q.p); err != nil {
+		return err
+	}
+	c.show(w, r, q, "moderation", q.page("Moderation", "moderation", d))
+	return nil
+}
+
+// reviewBlocked approves (the message is sent then) or rejects (never sent) a held message,
+// through the service method PATCH /moderation/blocked-messages/{id} calls. A refusal (an
+// entry reviewed already, or none) shows the page again with the service's message.
+func (c *Console) reviewBlocked(w http.ResponseWriter, r *http.Request, q *request) error {
+	if _, err := c.svc.ReviewBlocked(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status")); err != nil {
+		if q.retry(err, r) {
+			return c.moderation(w, r, q)
+		}
+		return err
+	}
+	c.redirect(w, r, Prefix+"/moderation")
+	return nil
+}
+
+// reviewFlagged approves (the message stays) or disapproves (it is deleted for everyone) a
+// flagged message, as PATCH /moderation/flagged-messages/{id} does.
+func (c *Console) reviewFlagged(w http.ResponseWriter, r *http.Request, q *request) error {
+	if err := c.svc.ReviewFlagged(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status")); err != nil {
+		if q.retry(err, r) {
+			return c.moderation(w, r, q)
+		}
+		return err
+	}
+	c.redirect(w, r, Prefix+"/moderation")
+	return nil
+}
