@@ -358,6 +358,17 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("rotated secret %q (was %q)", secret2, secret)
 	}
 
+	// Notification providers: listed without credentials; b made the default, a deleted.
+	providers(t, e)
+	var fcm string
+	run("notification providers", chromedp.Click(x(`//nav//a[normalize-space()='Notifications']`)), h1("Notification providers"),
+		chromedp.Click(x(`//button[@aria-label='Make FCM provider b the default']`)), chromedp.WaitNotPresent(x(`//button[@aria-label='Make FCM provider b the default']`)),
+		chromedp.Click(x(`//button[@aria-label='Delete FCM provider a']`)), chromedp.WaitNotPresent(css("#fcm-a")),
+		into(chromedp.Text(css("#fcm-providers")), &fcm), shots.snap("notifications"))
+	if !strings.Contains(fcm, "default") || strings.Contains(fcm, keyBody(testKeys().rsa)) {
+		t.Errorf("FCM providers after the changes:\n%s", fcm)
+	}
+
 	// A forged post from the page's own script context, without the CSRF token.
 	var status int
 	run("forged post", into(chromedp.Evaluate[int](`fetch('/console/users', {method: 'POST', body: new URLSearchParams({uid: 'mallory', name: 'M'})}).then(r => r.status)`,
@@ -376,7 +387,8 @@ func TestBrowser(t *testing.T) {
 	const landmarks = `!!document.querySelector('main h1') && !!document.querySelector('nav[aria-label] a[aria-current=page]')`
 	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}))
 	for _, path := range []string{"/console/", "/console/users", "/console/users/alice", "/console/groups", "/console/groups/team",
-		"/console/messages", "/console/messages?parent=" + id, "/console/moderation", "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders"} {
+		"/console/messages", "/console/messages?parent=" + id, "/console/moderation", "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders",
+		"/console/notifications"} {
 		var overflow, marks bool
 		var bare []string
 		run("page "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css("main h1")),
