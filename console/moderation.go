@@ -7,12 +7,16 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// moderationShown is how many entries of each review list the page reads: the newest.
+// moderationShown is how many entries of each review queue the page shows: the newest.
 const moderationShown = chat.MaxModerationPage
+
+// blockedPages bounds the pages of the held-message list one view reads looking for
+// pending entries among reviewed ones.
+const blockedPages = 10
 
 type moderationData struct {
 	Blocked     []blockedRow
-	MoreBlocked bool // the page read a full page of held messages: older pending ones may exist
+	MoreBlocked bool // the page stopped before the list's end: older pending ones may exist
 	Flagged     []flaggedRow
 	MoreFlagged bool
 	Rules       []chat.ModRule
@@ -35,15 +39,24 @@ type flaggedRow struct {
 func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request) error {
 	ctx := r.Context()
 	var d moderationData
-	bs, err := c.svc.BlockedMessages(ctx, q.p, 0, moderationShown)
-	if err != nil {
-		return err
-	}
-	d.MoreBlocked = len(bs) == moderationShown
-	for _, b := range bs {
-		if b.Status == chat.ModPending { // the list holds reviewed ones too
-			d.Blocked = append(d.Blocked, blockedRow{BlockedMessage: b, Ref: strconv.FormatInt(b.ID, 10), Text: messageText(b.Message)})
+	// The service's list holds reviewed entries too: read pages of it, newest first, until
+	// a page's worth of pending ones, the end, or blockedPages pages.
+	var before int64
+	for range blockedPages {
+		bs, err := c.svc.BlockedMessages(ctx, q.p, before, chat.MaxModerationPage)
+		if err != nil {
+			return err
 		}
+		for _, b := range bs {
+			if b.Status == chat.ModPending && len(d.Blocked) < moderationShown {
+				d.Blocked = append(d.Blocked, blockedRow{BlockedMessage: b, Ref: strconv.FormatInt(b.ID, 10), Text: messageText(b.Message)})
+			}
+		}
+		d.MoreBlocked = len(bs) == chat.MaxModerationPage
+		if !d.MoreBlocked || len(d.Blocked) == moderationShown {
+			break
+		}
+		before = bs[len(bs)-1].ID
 	}
 	fs, err := c.svc.FlaggedMessages(ctx, q.p, false, 0, moderationShown)
 	if err != nil {

@@ -88,6 +88,15 @@ func TestModerationPage(t *testing.T) {
 		if res := e.post(t, c, blocked(approve.ID), url.Values{"status": {"approved"}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Fatalf("approve without a CSRF token: %d", res.StatusCode)
 		}
+		if res := e.post(t, c, "/console/moderation/flagged/"+hello, url.Values{"status": {"disapproved"}}, nil); res.StatusCode != http.StatusForbidden {
+			t.Fatalf("disapprove without a CSRF token: %d", res.StatusCode)
+		}
+		if res := e.post(t, c, blocked(reject.ID), url.Values{"csrf": {"forged"}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusForbidden {
+			t.Fatalf("reject with a forged CSRF token: %d", res.StatusCode)
+		}
+		if still, _ := e.svc.BlockedMessages(ctx, p, 0, 10); still[0].Status != chat.ModPending || still[1].Status != chat.ModPending {
+			t.Fatalf("a refused post reviewed a held message: %+v", still)
+		}
 		if res := e.post(t, c, blocked(approve.ID), url.Values{"csrf": {csrf}, "status": {"approved"}}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("approve: %d %s", res.StatusCode, body(res))
 		}
@@ -149,4 +158,40 @@ func between(s, from, to string) string {
 	_, after, _ := strings.Cut(s, from)
 	before, _, _ := strings.Cut(after, to)
 	return before
+}
+
+// TestModerationQueuePastReviewed: a held message older than a page of reviewed ones is
+// still in the queue.
+func TestModerationQueuePastReviewed(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p := moderated(t, e)
+		send := func(text string) {
+			t.Helper()
+			if _, err := e.svc.SendMessage(ctx, p.ActingAs("alice"), chat.MessageSend{Receiver: "bob", ReceiverType: "user", Category: "message",
+				Type: "text", Data: []byte(`{"text":"` + text + `"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send("the oldest forbidden one")
+		for i := range chat.MaxModerationPage + 5 {
+			send("forbidden " + strconv.Itoa(i))
+		}
+		held, err := e.svc.BlockedMessages(ctx, p, 0, chat.MaxModerationPage+5)
+		if err != nil || len(held) != chat.MaxModerationPage+5 {
+			t.Fatalf("held: %d %v", len(held), err)
+		}
+		for _, b := range held {
+			if _, err := e.svc.ReviewBlocked(ctx, p, strconv.FormatInt(b.ID, 10), chat.ModRejected); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := e.browser(t)
+		e.signIn(t, c, "demo", e.full)
+		_, page := e.get(t, c, "/console/moderation")
+		queue := between(page, `id="blocked-messages"`, "</table>")
+		if !strings.Contains(queue, "1 waiting for review<") || !strings.Contains(queue, "the oldest forbidden one") || strings.Contains(queue, "forbidden 0") {
+			t.Errorf("the queue:\n%s", queue)
+		}
+	})
 }
