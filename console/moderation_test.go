@@ -55,6 +55,9 @@ func TestModerationPage(t *testing.T) {
 		if !strings.Contains(conv, "hello bob") || strings.Contains(conv, "forbidden") {
 			t.Fatalf("the conversation shows held messages or misses a sent one:\n%s", conv)
 		}
+		if got := e.sent(); len(got) != 1 || !strings.Contains(got[0], "hello bob") {
+			t.Errorf("published to sockets: %q, want the sent message only (not the held ones)", got)
+		}
 		held, err := e.svc.BlockedMessages(ctx, p, 0, 10)
 		if err != nil || len(held) != 2 {
 			t.Fatalf("held: %v %v", held, err)
@@ -105,6 +108,9 @@ func TestModerationPage(t *testing.T) {
 		}
 		if res := e.post(t, c, "/console/moderation/flagged/"+hello, url.Values{"csrf": {csrf}, "status": {"disapproved"}}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("disapprove: %d %s", res.StatusCode, body(res))
+		}
+		if got := e.sent(); len(got) != 2 || !strings.Contains(got[1], "a forbidden one") {
+			t.Errorf("published to sockets: %q, want the approved message after the first", got)
 		}
 		_, conv = e.get(t, c, "/console/messages?conversation=alice_user_bob")
 		if !strings.Contains(conv, "a forbidden one") || strings.Contains(conv, "another forbidden one") || strings.Contains(conv, "hello bob") {
