@@ -60,6 +60,7 @@ type Store interface {
 	ProviderStore
 	PushTokenStore
 	NotificationDeliveryStore
+	AgentStore
 	Ping(ctx context.Context) error
 	Close() error
 }
