@@ -196,6 +196,15 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
 		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
 		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
+		// AI agents: bots answered by an HTTP endpoint (docs/agents.md). PUT is natter's, PATCH
+		// the hosted service's.
+		{http.MethodPost, "/ai-agents/agents", fullAccessOnly, s.createAgent},
+		{http.MethodGet, "/ai-agents/agents", fullAccessOnly, s.listAgents},
+		{http.MethodGet, "/ai-agents/agents/{uid}", fullAccessOnly, s.getAgent},
+		{http.MethodPut, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
+		{http.MethodPatch, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
+		{http.MethodDelete, "/ai-agents/agents/{uid}", fullAccessOnly, s.deleteAgent},
+
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 	}
@@ -221,5 +230,5 @@ var notYet = []string{
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/moderation/",
-	"/data_import/", "/ai-agents/",
+	"/data_import/",
 }
