@@ -54,12 +54,12 @@ func agentOut(a chat.Agent) agentJSON {
 }
 
 type agentRequest struct {
-	UID             *string         `json:"uid"`
-	Name            *string         `json:"name"`
-	Icon            *string         `json:"icon"`
-	IsActive        *bool           `json:"isActive"`
-	IntegrateWith   *string         `json:"integrateWith"`
-	IntegrationType *string         `json:"integrationType"`
+	UID             *string `json:"uid"`
+	Name            *string `json:"name"`
+	Icon            *string `json:"icon"`
+	IsActive        *bool   `json:"isActive"`
+	IntegrateWith   *string `json:"integrateWith"`
+	IntegrationType *string `json:"integrationType"`
 	IntegrationMeta *struct {
 		URL     *string            `json:"url"`
 		Headers *map[string]string `json:"headers"`
