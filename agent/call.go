@@ -188,7 +188,7 @@ func (w *Worker) attempt(ctx context.Context, log *slog.Logger, c chat.AgentCall
 		data = replyData(c, text+cutNote, &failure{code: "too_large", msg: "the answer was cut at " + strconv.Itoa(MaxAnswerBytes) + " bytes"})
 	}
 	if _, err := w.svc.PostAgentReply(context.WithoutCancel(ctx), c, data); err != nil {
-		log.Warn("agent: post the answer", "err", err)
+		logPost(log, err)
 	}
 	return nil
 }
@@ -269,7 +269,7 @@ func editData(c chat.AgentCall, text string, f *failure) json.RawMessage {
 func (w *Worker) fail(ctx context.Context, log *slog.Logger, c chat.AgentCall, f failure) {
 	text := fmt.Sprintf("⚠ %s could not answer: %s.", c.Agent.Name, f.msg)
 	if _, err := w.svc.PostAgentReply(context.WithoutCancel(ctx), c, replyData(c, text, &f)); err != nil {
-		log.Warn("agent: post the failure note", "err", err, "failure", f.code)
+		logPost(log.With("failure", f.code), err)
 	}
 }
 

@@ -192,7 +192,7 @@ func (st *streamState) grow(delta string) bool {
 	if st.replyID == 0 {
 		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
-			st.log.Warn("agent: post the answer", "err", err)
+			logPost(st.log, err)
 			return true
 		}
 		st.replyID, st.sent, st.lastEdit = m.ID, text, time.Now()
@@ -225,7 +225,7 @@ func (st *streamState) end() {
 		st.edit(text, nil)
 	case text != "":
 		if _, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil)); err != nil {
-			st.log.Warn("agent: post the answer", "err", err)
+			logPost(st.log, err)
 		}
 	}
 }
@@ -240,7 +240,7 @@ func (st *streamState) fail(f failure) {
 	if st.replyID == 0 { // a cut first chunk
 		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, st.text.String(), nil))
 		if err != nil {
-			st.log.Warn("agent: post the answer", "err", err)
+			logPost(st.log, err)
 			return
 		}
 		st.replyID = m.ID

@@ -204,3 +204,13 @@ func (w *Worker) finish(ctx context.Context, log *slog.Logger, job chat.AgentJob
 		log.Warn("agent: finish job", "err", err)
 	}
 }
+
+// logPost logs a failed post of the bot's message; an agent deleted or deactivated
+// meanwhile is no failure.
+func logPost(log *slog.Logger, err error) {
+	if errors.Is(err, chat.ErrAgentGone) {
+		log.Info("agent: deleted or deactivated during the call; its answer is dropped")
+		return
+	}
+	log.Warn("agent: post the answer", "err", err)
+}

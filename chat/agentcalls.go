@@ -85,8 +85,16 @@ func (s *Service) botPrincipal(ctx context.Context, c AgentCall) (Principal, err
 }
 
 // PostAgentReply sends the bot's text message with data (a data object: text, metadata)
-// where the call's answer goes, and tells the sockets.
+// where the call's answer goes, and tells the sockets; ErrAgentGone, and nothing sent, when
+// the agent was deleted or deactivated meanwhile.
 func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.RawMessage) (Message, error) {
+	a, err := s.store.Agent(ctx, c.Job.AppID, c.Agent.UID)
+	if errors.Is(err, ErrNotFound) || err == nil && !a.IsActive {
+		return Message{}, ErrAgentGone
+	}
+	if err != nil {
+		return Message{}, err
+	}
 	p, err := s.botPrincipal(ctx, c)
 	if err != nil {
 		return Message{}, err

@@ -19,6 +19,16 @@ import (
 	"github.com/natter-chat/natter/client"
 )
 
+// agentBackends is backends with agentEnv.
+func agentBackends(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, agentEnv(t, b))
+		})
+	}
+}
+
 // agentEnv is an env whose server calls loopback agents, with this node's agent workers
 // running on short timeouts: an agent's timeoutSeconds counts units of 100 ms here.
 func agentEnv(t *testing.T, backend string) *env {
@@ -142,8 +152,7 @@ func text(to, typ, s string) client.SendMessageRequest {
 }
 
 func TestAgentAnswers(t *testing.T) {
-	backends(t, func(t *testing.T, e0 *env) {
-		e := agentEnv(t, e0.backend)
+	agentBackends(t, func(t *testing.T, e *env) {
 		e.mustUser("alice", "Alice")
 
 		t.Run("one-to-one, plain answer, with history", func(t *testing.T) {
@@ -282,6 +291,34 @@ func TestAgentAnswers(t *testing.T) {
 			})
 		}
 
+		t.Run("deleted during its call: no answer, no job", func(t *testing.T) {
+			called, release := make(chan struct{}, 1), make(chan struct{})
+			f := newFakeAgent(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				called <- struct{}{}
+				<-release
+				answerJSON(`{"text": "too late"}`)(w, r, n)
+			})
+			e.mustAgent("gone", f, 50)
+			e.mustText("alice", "gone", "hi")
+			select {
+			case <-called:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the agent was not called")
+			}
+			if _, err := e.c.DeleteAgent(e.ctx(), "gone"); err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			deadline := time.Now().Add(5 * time.Second)
+			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if ms := e.botMessages("gone"); len(ms) != 0 || e.jobsLeft() != 0 {
+				t.Errorf("a deleted agent answered: %+v, jobs %d", ms, e.jobsLeft())
+			}
+		})
+
 		t.Run("inactive agent: not called", func(t *testing.T) {
 			f := newFakeAgent(t, answerJSON(`{"text": "no"}`))
 			e.mustAgent("sleepy", f, 10)
@@ -298,8 +335,7 @@ func TestAgentAnswers(t *testing.T) {
 }
 
 func TestAgentStream(t *testing.T) {
-	backends(t, func(t *testing.T, e0 *env) {
-		e := agentEnv(t, e0.backend)
+	agentBackends(t, func(t *testing.T, e *env) {
 		e.mustUser("alice", "Alice")
 		chunks := []string{"Hel", "lo ", "wor", "ld", "!"}
 		f := newFakeAgent(t, func(w http.ResponseWriter, r *http.Request, n int) {
