@@ -17,6 +17,7 @@ import (
 	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
 )
 
 // agentBackends is backends with agentEnv.
@@ -32,7 +33,7 @@ func agentBackends(t *testing.T, f func(t *testing.T, e *env)) {
 // agentEnv is an env whose server calls loopback agents, with this node's agent workers
 // running on short timeouts: an agent's timeoutSeconds counts units of 100 ms here.
 func agentEnv(t *testing.T, backend string) *env {
-	e := newEnv(t, backend, chat.Config{WebhookAllowPrivate: true})
+	e := newEnvHub(t, backend, chat.Config{WebhookAllowPrivate: true}, httpapi.Options{}, &httpapi.HubOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	w := agent.New(e.svc, agent.Config{AllowPrivate: true, Poll: 50 * time.Millisecond, Backoff: 20 * time.Millisecond,
 		Throttle: 40 * time.Millisecond, TimeoutUnit: 100 * time.Millisecond, StreamDeadline: 10 * time.Second, TypingEvery: time.Second})
@@ -352,11 +353,40 @@ func TestAgentStream(t *testing.T) {
 			io.WriteString(w, "data: [DONE]\n\n")
 		})
 		e.mustAgent("streamer", f, 10)
+		alice := e.connect("alice", "")
 		e.mustText("alice", "streamer", "say hello")
 		ms := e.waitBot("streamer", func(ms []botMsg) bool { return len(ms) == 1 && ms[0].Text == "Hello world!" })
-		edits := e.count(`SELECT count(*) FROM messages WHERE category = 'action' AND sender = 'streamer' AND target_id = $1`, ms[0].ID)
-		if edits < 2 || edits > len(chunks) {
-			t.Errorf("one message, edited %d times as it grew", edits)
+		// On alice's socket: the bot typing, its message, its edits, then the typing ended.
+		ty := alice.next("typing_indicator")
+		if str(ty["sender"]) != "streamer" || !strings.Contains(string(ty["body"]), `"action":"started"`) || !strings.Contains(string(ty["body"]), `"uid":"streamer"`) {
+			t.Errorf("typing: %v", ty)
+		}
+		var messages, edits int
+		timeout := time.After(5 * time.Second)
+		for {
+			var f map[string]json.RawMessage
+			select {
+			case f = <-alice.frams:
+			case <-timeout:
+				t.Fatalf("no typing ended: %d messages, %d edits", messages, edits)
+			}
+			if str(f["type"]) == "typing_indicator" && strings.Contains(string(f["body"]), `"action":"ended"`) {
+				break
+			}
+			if str(f["type"]) == "message" && str(f["sender"]) == "streamer" {
+				if strings.Contains(string(f["body"]), `"action":"edited"`) {
+					edits++
+				} else {
+					messages++
+				}
+			}
+		}
+		if messages != 1 || edits < 2 {
+			t.Errorf("on the socket: %d messages, %d edits", messages, edits)
+		}
+		stored := e.count(`SELECT count(*) FROM messages WHERE category = 'action' AND sender = 'streamer' AND target_id = $1`, ms[0].ID)
+		if stored != edits || stored > len(chunks) {
+			t.Errorf("one message, edited %d times as it grew (%d on the socket)", stored, edits)
 		}
 		time.Sleep(100 * time.Millisecond)
 		if got := e.botMessages("streamer"); len(got) != 1 || e.jobsLeft() != 0 {
