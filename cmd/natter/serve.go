@@ -161,7 +161,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	agentsDone := make(chan struct{})
 	go func() {
 		defer close(agentsDone)
-		agent.New(svc, agent.Config{AllowPrivate: c.WebhookAllowPrivate, Logger: log}).Run(actx)
+		agent.New(svc, agent.Config{Workers: c.AgentWorkers, StreamDeadline: c.AgentDeadline, AllowPrivate: c.WebhookAllowPrivate,
+			Logger: log}).Run(actx)
 	}()
 	defer func() { stopAgents(); <-agentsDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
