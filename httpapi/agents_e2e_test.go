@@ -530,3 +530,56 @@ func TestAgentsCRUD(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentTakeover: a node that stops mid-answer leaves its job leased, with the bot's
+// message recorded; the node that takes the job over after the lease ends the message with
+// an interruption note, and never posts a second answer.
+func TestAgentTakeover(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, b, chat.Config{WebhookAllowPrivate: true})
+			e.mustUser("alice", "Alice")
+			f := newFakeAgent(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "data: {\"delta\": \"Partial\"}\n\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			})
+			e.mustAgent("crashy", f, 50)
+			start := func(node string) (stop func()) {
+				ctx, cancel := context.WithCancel(context.Background())
+				w := agent.New(e.svc, agent.Config{Node: node, AllowPrivate: true, Poll: 50 * time.Millisecond, TimeoutUnit: 100 * time.Millisecond})
+				done := make(chan struct{})
+				go func() { w.Run(ctx); close(done) }()
+				return func() { cancel(); <-done }
+			}
+			stop1 := start("node-1")
+			e.mustText("alice", "crashy", "go")
+			e.waitBot("crashy", func(ms []botMsg) bool { return len(ms) == 1 })
+			deadline := time.Now().Add(5 * time.Second)
+			for e.count(`SELECT count(*) FROM agent_jobs WHERE reply_id > 0`) != 1 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			stop1() // node-1 dies mid-answer: its job stays, leased
+			if n := e.count(`SELECT count(*) FROM agent_jobs WHERE leased_by = 'node-1' AND reply_id > 0`); n != 1 {
+				t.Fatalf("the job after node-1 stopped: %d", n)
+			}
+			if _, err := e.raw.Exec(`UPDATE agent_jobs SET lease_until = 0`); err != nil { // the lease ends
+				t.Fatal(err)
+			}
+			stop2 := start("node-2")
+			defer stop2()
+			ms := e.waitBot("crashy", func(ms []botMsg) bool { return len(ms) == 1 && ms[0].Error != "" })
+			if ms[0].Error != "interrupted" || !strings.HasPrefix(ms[0].Text, "Partial") {
+				t.Errorf("the taken-over answer: %+v", ms[0])
+			}
+			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if e.jobsLeft() != 0 || f.calls.Load() != 1 {
+				t.Errorf("jobs left %d, calls %d", e.jobsLeft(), f.calls.Load())
+			}
+		})
+	}
+}
