@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -151,6 +152,10 @@ func (w *Worker) attempt(ctx context.Context, log *slog.Logger, c chat.AgentCall
 			return &attemptError{f: timeoutFailure, retry: true}
 		case ctx.Err() != nil:
 			return &attemptError{f: timeoutFailure}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) { // without the URL, which may carry a secret in its query
+			err = ue.Err
 		}
 		log.Info("agent: call failed", "err", err)
 		return &attemptError{f: failure{code: "connection", msg: "the agent could not be reached"}, retry: true}

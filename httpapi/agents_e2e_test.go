@@ -498,6 +498,9 @@ func TestAgentsCRUD(t *testing.T) {
 			{"update empty name", "PATCH", "/v3/ai-agents/agents/helper", `{"name":""}`, "", 400, "ERR_BAD_REQUEST"},
 			{"update uid", "PUT", "/v3/ai-agents/agents/helper", `{"uid":"other"}`, "", 400, "ERR_BAD_REQUEST"},
 			{"delete unknown", "DELETE", "/v3/ai-agents/agents/nobody", ``, "", 404, "ERR_AGENT_NOT_FOUND"},
+			{"tools: not served", "GET", "/v3/ai-agents/tools", ``, "", 501, "ERR_NOT_IMPLEMENTED"},
+			{"agent builder: not served", "POST", "/v3.0/ai-agents/agent-builder/agents", `{}`, "", 501, "ERR_NOT_IMPLEMENTED"},
+			{"wrong method", "POST", "/v3/ai-agents/agents/helper", `{}`, "", 405, "ERR_METHOD_NOT_ALLOWED"},
 		}
 		e.mustUser("bob", "Bob")
 		for _, tt := range refusals {

@@ -231,4 +231,6 @@ var notYet = []string{
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/moderation/",
 	"/data_import/",
+	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
+	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }
