@@ -62,6 +62,10 @@ func (s *Service) PrepareAgentCall(ctx context.Context, job AgentJob) (AgentCall
 	c.ReceiverType, c.Receiver, c.ParentID = m.ReceiverType, m.Receiver, m.ParentID
 	if m.ReceiverType == ReceiverUser {
 		c.Receiver = m.Sender
+	} else if member, err := s.IsMember(ctx, job.AppID, m.Receiver, a.UID); err != nil {
+		return c, err
+	} else if !member { // mentioned where it cannot answer: not called
+		return c, ErrAgentGone
 	}
 	if a.HistoryLength > 0 {
 		hs, err := s.store.AgentHistory(ctx, job.AppID, m.ConversationID, m.ParentID, m.ID, a.HistoryLength)

@@ -222,7 +222,16 @@ func TestAgentAnswers(t *testing.T) {
 			if conv := f.body(1)["conversation"].(map[string]any); conv["guid"] != "g" || conv["parentId"] != top.ID {
 				t.Errorf("conversation: %v", conv)
 			}
-			if n := f.calls.Load(); n != 2 {
+			// Mentioned in a group it is not a member of: not called.
+			e.mustGroup("g2", "alice", "bob")
+			if _, err := e.c.OnBehalfOf("bob").SendMessage(e.ctx(), text("g2", "group", "<@uid:grp> are you there?")); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if n := f.calls.Load(); n != 2 || len(e.botMessages("grp")) != 2 {
 				t.Errorf("calls: %d", n)
 			}
 		})
