@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -227,6 +228,7 @@ const cutNote = "\n\n[The answer was cut: it was too long.]"
 // (quotes and control characters escaped) would not leave room in a message's data; cut
 // says whether it did.
 func fit(text string) (string, bool) {
+	text = strings.ReplaceAll(text, "\x00", "") // a message may not hold NUL (PostgreSQL cannot)
 	cut := false
 	for n := MaxAnswerBytes; len(text) > n || encodedLen(text) > MaxAnswerBytes+1000; n = len(text) * 9 / 10 {
 		for n > 0 && n < len(text) && !utf8Start(text[n]) {

@@ -46,11 +46,12 @@ func TestFit(t *testing.T) {
 		{"multibyte over", strings.Repeat("é", MaxAnswerBytes), true},
 		{"quotes double when escaped", strings.Repeat(`"`, MaxAnswerBytes), true},
 		{"control characters", strings.Repeat("\x01", 3000), true},
+		{"NUL dropped", "a\x00b", false},
 	}
 	for _, tt := range tests {
 		got, cut := fit(tt.text)
 		b, _ := json.Marshal(got)
-		if cut != tt.cut || !utf8.ValidString(got) || len(got) > MaxAnswerBytes || len(b) > MaxAnswerBytes+1000 || !strings.HasPrefix(tt.text, got) {
+		if cut != tt.cut || !utf8.ValidString(got) || len(got) > MaxAnswerBytes || len(b) > MaxAnswerBytes+1000 || !strings.HasPrefix(strings.ReplaceAll(tt.text, "\x00", ""), got) || strings.Contains(got, "\x00") {
 			t.Errorf("%s: cut %v, %d bytes (%d as JSON), valid %v", tt.name, cut, len(got), len(b), utf8.ValidString(got))
 		}
 	}

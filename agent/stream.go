@@ -219,7 +219,7 @@ func (st *streamState) edit(text string, f *failure) {
 
 // end completes the answer: its last edit, or the message when it had a single chunk.
 func (st *streamState) end() {
-	text := st.text.String()
+	text, _ := fit(st.text.String())
 	switch {
 	case st.replyID != 0:
 		st.edit(text, nil)
@@ -238,7 +238,8 @@ func (st *streamState) fail(f failure) {
 		return
 	}
 	if st.replyID == 0 { // a cut first chunk
-		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, st.text.String(), nil))
+		text, _ := fit(st.text.String())
+		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
 			logPost(st.log, err)
 			return
