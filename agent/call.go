@@ -185,10 +185,10 @@ func (w *Worker) attempt(ctx context.Context, log *slog.Logger, c chat.AgentCall
 	if !ok {
 		return &attemptError{f: failure{code: "bad_answer", msg: `the agent's answer was not JSON of a known shape, such as {"text": "..."}`}}
 	}
+	text, cut := fit(text)
 	if text == "" { // the agent chose not to answer
 		return nil
 	}
-	text, cut := fit(text)
 	data := replyData(c, text, nil)
 	if cut {
 		data = replyData(c, text+cutNote, &failure{code: "too_large", msg: "the answer was cut at " + strconv.Itoa(MaxAnswerBytes) + " bytes"})
