@@ -190,6 +190,9 @@ func (st *streamState) grow(delta string) bool {
 		return true
 	}
 	if st.replyID == 0 {
+		if text == "" {
+			return false
+		}
 		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
 			logPost(st.log, err)
