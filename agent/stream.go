@@ -236,12 +236,12 @@ func (st *streamState) end() {
 // fail ends the answer with a failure: a note on its message when it began, else the
 // failure note. Nothing is retried once a stream began.
 func (st *streamState) fail(f failure) {
-	if st.replyID == 0 && st.text.Len() == 0 {
+	text, _ := fit(st.text.String())
+	if st.replyID == 0 && text == "" {
 		st.w.fail(st.ctx, st.log, st.c, f)
 		return
 	}
 	if st.replyID == 0 { // a cut first chunk
-		text, _ := fit(st.text.String())
 		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
 			logPost(st.log, err)
