@@ -183,7 +183,10 @@ func (s *Service) UpdateAPIKey(ctx context.Context, p Principal, value string, i
 // DeleteAPIKey deletes a key other than the caller's own. It stops working on this node at
 // once and on other nodes within the key cache's TTL.
 func (s *Service) DeleteAPIKey(ctx context.Context, p Principal, value string) (APIKey, error) {
-	hash := HashKey(value)
+	return s.deleteAPIKey(ctx, p, HashKey(value))
+}
+
+func (s *Service) deleteAPIKey(ctx context.Context, p Principal, hash string) (APIKey, error) {
 	if hash == p.KeyHash {
 		return APIKey{}, errNoSelfAction("delete")
 	}

@@ -108,6 +108,9 @@ const (
 	CodeProviderAlreadyExists     Code = "ERR_PROVIDER_ALREADY_EXISTS"
 	CodeTokenNotFound             Code = "ERR_TOKEN_NOT_FOUND"      // a push token
 	CodeTokenAlreadyExists        Code = "ERR_TOKEN_ALREADY_EXISTS" // not emitted: registering a push token again is idempotent (pushtokens.go)
+	CodeImportDuplicateKey        Code = "ERR_IMPORT_DUPLICATE_KEY" // natter's own: a key twice in one import request
+	CodeImportConflict            Code = "ERR_IMPORT_CONFLICT"      // natter's own: a key imported before with other content
+	CodeImportOutOfOrder          Code = "ERR_IMPORT_OUT_OF_ORDER"  // natter's own: a message older than its conversation's last
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
@@ -194,6 +197,9 @@ var kinds = map[Code]Kind{
 	CodeProviderAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS
 	CodeTokenNotFound:             KindNotFound,
 	CodeTokenAlreadyExists:        KindInvalid,
+	CodeImportDuplicateKey:        KindInvalid,
+	CodeImportConflict:            KindConflict,
+	CodeImportOutOfOrder:          KindInvalid,
 }
 
 // Kind of the code; an unknown code is internal.

@@ -54,8 +54,11 @@ type Message struct {
 	// Threads: a reply's parent, and a parent's replies.
 	ParentID   int64
 	ReplyCount int64
-	EditedAt   int64
-	EditedBy   string
+	// Seq is the message's place among its conversation's counted messages; set only on
+	// import, where the service numbers a batch itself (dataimport.go).
+	Seq      int64
+	EditedAt int64
+	EditedBy string
 	// One-to-one messages: when the receiver's markers passed them.
 	DeliveredAt int64
 	ReadAt      int64

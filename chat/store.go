@@ -25,6 +25,7 @@ type Tx interface {
 	NotificationTx
 	ProviderTx
 	PushTokenTx
+	ImportTx
 }
 
 // Store is everything natter keeps.

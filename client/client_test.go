@@ -533,6 +533,22 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.RecordSession(ctx)
 			return err
 		}, "POST /user_sessions", "/v3/user_sessions", "", nil, ""},
+		{"ImportUsers", func(c *client.Client) error {
+			_, err := c.ImportUsers(ctx, []client.ImportItem{{Key: "u2", Item: json.RawMessage(`{"name":"B"}`)}, {Key: "u1", Item: json.RawMessage(`{"name":"A"}`)}})
+			return err
+		}, "POST /data_import/users", "/v3/data_import/users", "", nil, `{"users":{"u2":{"name":"B"},"u1":{"name":"A"}}}`},
+		{"ImportGroups", func(c *client.Client) error {
+			_, err := c.ImportGroups(ctx, []client.ImportItem{{Key: "g1", Item: json.RawMessage(`{"name":"G","type":"public"}`)}})
+			return err
+		}, "POST /data_import/groups", "/v3/data_import/groups", "", nil, `{"groups":{"g1":{"name":"G","type":"public"}}}`},
+		{"ImportMembers", func(c *client.Client) error {
+			_, err := c.ImportMembers(ctx, []client.ImportItem{{Key: "g1_member_u1", Item: json.RawMessage(`{"guid":"g1","uid":"u1"}`)}})
+			return err
+		}, "POST /data_import/members", "/v3/data_import/members", "", nil, `{"members":{"g1_member_u1":{"guid":"g1","uid":"u1"}}}`},
+		{"ImportMessages", func(c *client.Client) error {
+			_, err := c.ImportMessages(ctx, []client.ImportItem{{Key: "m1", Item: json.RawMessage(`{"sender":"u1","receiverType":"user","receiver":"u2","sentAt":1}`)}})
+			return err
+		}, "POST /data_import/messages", "/v3/data_import/messages", "", nil, `{"messages":{"m1":{"sender":"u1","receiverType":"user","receiver":"u2","sentAt":1}}}`},
 	}
 	f := newFake(t)
 	c := f.client()

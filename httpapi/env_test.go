@@ -284,6 +284,7 @@ func (e *env) snapshot() string {
 		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
 		"SELECT app_id, uid, name, icon, is_active, url, header_names, instruction, COALESCE(metadata, ''), history_length, timeout_seconds, updated_at FROM agents ORDER BY app_id, uid",
 		"SELECT app_id, agent_uid, message_id, reply_id FROM agent_jobs ORDER BY id",
+		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

@@ -113,13 +113,18 @@ func (s *Server) observe(next http.Handler) http.Handler {
 }
 
 // limitBody caps every request body; reading past the cap fails, and handlers answer 413.
+// A data import's body has a cap of its own (dataimport.go), at least the general one.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > s.opt.MaxBodyBytes {
-			writeError(w, r, errBodyTooLarge(s.opt.MaxBodyBytes))
+		limit := s.opt.MaxBodyBytes
+		if isImportPath(r.URL.Path) {
+			limit = max(limit, ImportMaxBodyBytes)
+		}
+		if r.ContentLength > limit {
+			writeError(w, r, errBodyTooLarge(limit))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -18,7 +18,6 @@ var rateClasses = map[string]chat.RateClass{
 	"POST /users/{uid}/auth_tokens": chat.RateCore, // login: a client's auth token
 	"POST /groups":                  chat.RateCore,
 	"POST /groups/{guid}/members":   chat.RateCore, // join (and add members)
-	"/data_import/":                 chat.RateImport,
 	"POST /data_import/users":       chat.RateImport,
 	"POST /data_import/groups":      chat.RateImport,
 	"POST /data_import/members":     chat.RateImport,

@@ -207,6 +207,12 @@ func (s *Server) routes() []route {
 
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
+
+		// Data import (docs/import.md): a fullAccess key's, on a rate limit of its own.
+		{http.MethodPost, "/data_import/users", fullAccessOnly, s.importUsers},
+		{http.MethodPost, "/data_import/groups", fullAccessOnly, s.importGroups},
+		{http.MethodPost, "/data_import/members", fullAccessOnly, s.importMembers},
+		{http.MethodPost, "/data_import/messages", fullAccessOnly, s.importMessages},
 	}
 }
 
@@ -230,7 +236,6 @@ var notYet = []string{
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
 	"/calls", "/calls/", "/moderation/",
-	"/data_import/",
 	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
 	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }

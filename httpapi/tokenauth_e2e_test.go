@@ -511,5 +511,6 @@ func adminRoute(rt string) bool {
 	return strings.HasPrefix(p, "/apikeys") || strings.HasPrefix(p, "/bots/") || strings.Contains(p, "/auth_tokens") ||
 		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
 		strings.HasPrefix(p, "/stats") || p == "/notifications/v1/settings" || p == "/notifications/v1/logs" ||
-		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/") || strings.HasPrefix(p, "/ai-agents")
+		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/") || strings.HasPrefix(p, "/data_import/") ||
+		strings.HasPrefix(p, "/ai-agents")
 }

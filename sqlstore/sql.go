@@ -91,6 +91,18 @@ func (t *wtx) rows(query string, args ...any) results {
 	return results{rows, err}
 }
 
+// execRaw and rowsRaw run a query already in the dialect's placeholder syntax, bypassing
+// the rebind cache and the prepared statements: for statements built per batch, whose text
+// differs with the batch (dataimport.go), and which must not fill a cache.
+func (t *wtx) execRaw(query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(t.ctx, query, args...)
+}
+
+func (t *wtx) rowsRaw(query string, args ...any) results {
+	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	return results{rows, err}
+}
+
 // stmt is the engine's prepared statement for an already rebound query, bound to the
 // transaction, or nil.
 func (t *wtx) stmt(query string) *sql.Stmt {

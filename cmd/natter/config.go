@@ -59,6 +59,8 @@ type config struct {
 	AgentDeadline            time.Duration
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
+	// Console is "on" or "off": the web console at /console (docs/console.md).
+	Console string
 }
 
 func defaultDatabase(getenv func(string) string) string {
@@ -72,7 +74,8 @@ const serveHelp = `natter serve — run the chat server
 
 Usage: natter serve [flags]
 
-Serves CometChat's REST API v3 under /v3 and /v3.0, and /healthz and /readyz. On an empty
+Serves CometChat's REST API v3 under /v3 and /v3.0, /healthz and /readyz, and the web
+console at /console (--console; docs/console.md). On an empty
 database it first creates an app and prints its id, region and two API keys on standard output:
 they are shown only then, as natter stores keys hashed. On SQLite it holds <file>.lock while it
 runs: a second serve, or a migrate, on the same file refuses to start. SIGINT and SIGTERM drain
@@ -157,6 +160,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.BoolVar(&c.TLSSelf, "tls-self-signed", envBool("NATTER_TLS_SELF_SIGNED", false), "development only: serve HTTPS with a fresh self-signed certificate for localhost, *.localhost and 127.0.0.1, written to natter-dev-cert.pem for clients to trust (NATTER_TLS_SELF_SIGNED)")
 	fs.StringVar(&c.PublicHost, "public-host", env("NATTER_PUBLIC_HOST", ""), "host:port clients reach this deployment at (behind a load balancer, its address); the client SDK's settings point there; empty: the host each request came to (NATTER_PUBLIC_HOST)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
+	fs.StringVar(&c.Console, "console", env("NATTER_CONSOLE", "on"), "on or off: serve the web console at /console, on every host name but the API's <appId>.api-<region>.<domain> ones (NATTER_CONSOLE)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks, and accept custom notification providers, to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
 	fs.IntVar(&c.WebhookWorkers, "webhook-workers", envInt("NATTER_WEBHOOK_WORKERS", webhook.DefaultWorkers), "webhook deliveries in flight on this node (NATTER_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
@@ -206,6 +210,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--agent-workers must be 1 or more")
 	case c.AgentDeadline < time.Second || c.AgentDeadline > time.Hour:
 		return c, fmt.Errorf("--agent-deadline must be between 1s and 1h")
+	case c.Console != "on" && c.Console != "off":
+		return c, fmt.Errorf("--console must be on or off")
 	case c.NotificationLogRetention <= 0:
 		return c, fmt.Errorf("--notification-log-retention must be more than 0")
 	case c.WebhookWorkers < 1 || c.WebhookTimeout <= 0 || c.WebhookRetryFor <= 0 || c.WebhookRetention <= 0:

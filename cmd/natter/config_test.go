@@ -130,3 +130,38 @@ func TestAgentSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleSetting: the console is on unless --console or NATTER_CONSOLE turns it off (the
+// flag wins), and nothing but on and off is taken.
+func TestConsoleSetting(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+		err  bool
+	}{
+		{want: "on"},
+		{env: "off", want: "off"},
+		{args: []string{"--console", "on"}, env: "off", want: "on"},
+		{args: []string{"--console", "off"}, want: "off"},
+		{args: []string{"--console", "yes"}, err: true},
+		{env: "true", err: true},
+	} {
+		getenv := func(k string) string {
+			if k == "NATTER_CONSOLE" {
+				return c.env
+			}
+			return ""
+		}
+		got, err := parseServe(c.args, getenv, io.Discard, io.Discard)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), "--console must be on or off") {
+				t.Errorf("%v %q: got %v, want the on-or-off error", c.args, c.env, err)
+			}
+			continue
+		}
+		if err != nil || got.Console != c.want {
+			t.Errorf("%v %q: got %q, %v; want %q", c.args, c.env, got.Console, err, c.want)
+		}
+	}
+}

@@ -1,5 +1,5 @@
 // Command natter is a self-hostable chat server that speaks the hosted chat service's REST
-// API v3. Subcommands: serve, apps create, apps keys create, migrate, version.
+// API v3. Subcommands: serve, apps create, apps keys create, migrate, import, version.
 package main
 
 import (
@@ -44,6 +44,8 @@ Usage:
   natter apps create --id ID --region REGION [--name N]   create an app, print it as JSON
   natter apps keys create --app ID [--scope S] [--name N] add an API key, print it as JSON
   natter migrate [--database URL]                         apply database migrations
+  natter import (--url URL --key K | --database URL --app ID) FILE
+                                                          import a JSON Lines export
   natter version                                          print the version
 
 Run "natter COMMAND --help" for a command's flags and settings. serve's flags can each be set
@@ -63,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return apps(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, versionString())
 		return nil

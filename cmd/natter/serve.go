@@ -21,6 +21,7 @@ import (
 
 	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/console"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/sqlstore"
@@ -104,7 +105,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if c.TLSSelf {
 		curlFlag = " --cacert " + devCertFile
 	}
-	if err := firstStart(ctx, svc, getenv, scheme, curlFlag, ln.Addr().String(), c.Domain, flagDatabase(c.Database, getenv), stdout); err != nil {
+	if err := firstStart(ctx, svc, getenv, scheme, curlFlag, ln.Addr().String(), c.Domain, flagDatabase(c.Database, getenv), c.Console == "on", stdout); err != nil {
 		ln.Close()
 		hub.Close()
 		return err
@@ -120,9 +121,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return err
 		}
 	}
+	var handler http.Handler = httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
+		CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost})
+	if c.Console == "on" {
+		// The console's paths on any host but the API's (docs/console.md); the rest is the API's.
+		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)
+	}
 	srv := &http.Server{
-		Handler: httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
-			CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost}),
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -198,7 +204,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 // firstStart creates the first app on an empty database and prints how to call it: first at
 // an address any HTTP client reaches (the key names the app), then in the hosted service's
 // host form, which needs *.<domain> to resolve here. database is the --database given, if any.
-func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, scheme, curlFlag, addr, domain, database string, stdout io.Writer) error {
+func firstStart(ctx context.Context, svc *chat.Service, getenv func(string) string, scheme, curlFlag, addr, domain, database string, consoleOn bool, stdout io.Writer) error {
 	n, err := svc.CountApps(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -240,6 +246,10 @@ or in the hosted service's host form, %[8]s:
   curl%[12]s -H 'apikey: %[6]s' %[11]s://%[1]s.api-%[2]s.%[9]s:%[10]s/v3/users
 `, app.ID, app.Region, full.Value, auth.Value, keysNote(app.ID, database),
 		full.Value, net.JoinHostPort(host, port), where, domain, port, scheme, curlFlag)
+	if consoleOn {
+		fmt.Fprintf(stdout, "Open the web console at %s://%s/console and sign in with the app id and the fullAccess key.\n",
+			scheme, net.JoinHostPort(host, port))
+	}
 	return nil
 }
 

@@ -1,0 +1,217 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// ImportMessages imports message history, keyed by muid. Sender and receiver must exist.
+// Ids are natter's own (database sequence values), given in sentAt order: the batch is
+// sorted by sentAt (ties keep their order in the request), and a message older than the
+// last message its conversation already has is refused, so that within a conversation id
+// order is sentAt order and history pages the right way. Imported messages count in their
+// conversations (lastMessage, unread counts); a one-to-one message with readAt or
+// deliveredAt moves its receiver's read or delivery marker.
+func (s *Service) ImportMessages(ctx context.Context, p Principal, items []MessageImport) ([]ImportResult[Message], error) {
+	n := len(items)
+	errs := make([]error, n)
+	msgs := make([]Message, n)
+	digests := make([]string, n)
+	for i, in := range items {
+		msgs[i], errs[i] = validateMessageImport(p.App.ID, in)
+		if errs[i] == nil {
+			m := msgs[i]
+			digests[i] = importDigest(MessageImport{MUID: m.MUID, Sender: m.Sender, ReceiverType: m.ReceiverType, Receiver: m.Receiver,
+				Category: m.Category, Type: m.Type, Data: m.Data, Tags: m.Tags, SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt})
+		}
+	}
+	if err := batchKeys("messages", n, func(i int) string {
+		if errs[i] != nil {
+			return ""
+		}
+		return msgs[i].MUID
+	}, errs); err != nil {
+		return nil, err
+	}
+	// The order the batch is written in: by sentAt, ties in request order.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return msgs[order[a]].SentAt < msgs[order[b]].SentAt })
+
+	// Whom each message's text mentions; those that exist are indexed as a sent message's.
+	mentioned := make([][]string, n)
+	for i := range msgs {
+		if errs[i] == nil {
+			var d struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(msgs[i].Data, &d) == nil && d.Text != "" {
+				mentioned[i] = ParseMentions(d.Text)
+			}
+		}
+	}
+
+	details := make([][]DetailUser, n)
+	for i := range items {
+		details[i] = items[i].Details
+	}
+	detailed, detailDigests := detailUsers(p.App.ID, details, errs, s.now())
+
+	res := make([]ImportResult[Message], n)
+	err := s.store.Transact(ctx, func(tx Tx) error {
+		for i := range res {
+			res[i] = ImportResult[Message]{Key: items[i].Key, Value: msgs[i], Err: errs[i]}
+		}
+		if err := tx.LockImports(p.App.ID); err != nil {
+			return err
+		}
+		if err := createDetailUsers(tx, p.App.ID, detailed, detailDigests); err != nil {
+			return err
+		}
+		var keys, uids, guids, convs []string
+		for i := range res {
+			if res[i].Err != nil {
+				continue
+			}
+			m := &res[i].Value
+			keys = append(keys, m.MUID)
+			uids = append(uids, m.Sender)
+			uids = append(uids, mentioned[i]...)
+			if m.ReceiverType == ReceiverGroup {
+				guids = append(guids, m.Receiver)
+			} else {
+				uids = append(uids, m.Receiver)
+			}
+			convs = append(convs, m.ConversationID)
+		}
+		recs, err := tx.ImportRecords(p.App.ID, ImportMessage, keys)
+		if err != nil {
+			return err
+		}
+		users, err := tx.ExistingUsers(p.App.ID, uids)
+		if err != nil {
+			return err
+		}
+		groups, err := tx.ExistingGroups(p.App.ID, guids)
+		if err != nil {
+			return err
+		}
+		tails, err := tx.ConversationTails(p.App.ID, convs)
+		if err != nil {
+			return err
+		}
+		var add []*Message
+		var addIdx []int
+		for _, i := range order {
+			r := &res[i]
+			if r.Err != nil {
+				continue
+			}
+			m := &r.Value
+			if rec, ok := recs[m.MUID]; ok {
+				r.Skipped, r.Err = rec.Digest == digests[i], conflictUnless(rec.Digest == digests[i], m.MUID)
+				m.ID = rec.Ref
+				continue
+			}
+			t := tails[m.ConversationID]
+			switch {
+			case !users[m.Sender]:
+				r.Err = errUIDNotFound(m.Sender)
+			case m.ReceiverType == ReceiverUser && !users[m.Receiver]:
+				r.Err = errUIDNotFound(m.Receiver)
+			case m.ReceiverType == ReceiverGroup && !groups[m.Receiver]:
+				r.Err = errGUIDNotFound(m.Receiver)
+			case m.SentAt < t.LastSentAt:
+				r.Err = errImportOutOfOrder(m.MUID, m.SentAt, t.LastSentAt)
+			default:
+				t.LastSeq++
+				t.LastSentAt = m.SentAt
+				tails[m.ConversationID] = t
+				m.Seq = t.LastSeq
+				for _, uid := range mentioned[i] {
+					if users[uid] {
+						m.Mentions = append(m.Mentions, Entity{UID: uid})
+					}
+				}
+				add = append(add, m)
+				addIdx = append(addIdx, i)
+			}
+		}
+		if len(add) == 0 {
+			return nil
+		}
+		if err := tx.InsertImportedMessages(add); err != nil {
+			return err
+		}
+		save := make([]ImportRecord, len(add))
+		for j, m := range add {
+			save[j] = ImportRecord{Key: m.MUID, Digest: digests[addIdx[j]], Ref: m.ID}
+		}
+		return tx.SaveImportRecords(p.App.ID, ImportMessage, save)
+	})
+	if err != nil {
+		return nil, internal("import messages", err)
+	}
+	return res, nil
+}
+
+func errImportOutOfOrder(muid string, sentAt, last int64) error {
+	return &Error{Code: CodeImportOutOfOrder,
+		Message:    "The message " + brief(muid) + " was sent at " + strconv.FormatInt(sentAt, 10) + ", before the last message of its conversation (" + strconv.FormatInt(last, 10) + ").",
+		DevMessage: "Import a conversation's history oldest first: natter numbers messages in the order they are stored, so a message older than what its conversation already holds would page out of order. Within one request the messages are sorted by sentAt."}
+}
+
+func validateMessageImport(appID string, in MessageImport) (Message, error) {
+	if in.Malformed != nil {
+		return Message{}, in.Malformed
+	}
+	if in.MUID == "" {
+		in.MUID = in.Key
+	}
+	fe := fieldErrors{}
+	fe.text("muid", in.MUID, MaxMUIDLen, true)
+	if err := fe.err(); err != nil {
+		return Message{}, err
+	}
+	if in.MUID != in.Key {
+		return Message{}, errImportKeyMismatch("muid", in.Key)
+	}
+	sender := fe.id("sender", in.Sender, true)
+	receiver := fe.id("receiver", in.Receiver, true)
+	switch in.ReceiverType {
+	case ReceiverUser, ReceiverGroup:
+	case "":
+		fe.add("receiverType", "The receiverType field is required.")
+	default:
+		fe.add("receiverType", "The receiverType must be user or group.")
+	}
+	importTime(fe, "sentAt", in.SentAt, true)
+	importTime(fe, "deliveredAt", in.DeliveredAt, false)
+	importTime(fe, "readAt", in.ReadAt, false)
+	if err := fe.err(); err != nil {
+		return Message{}, err
+	}
+	if in.ReceiverType == ReceiverUser && sender == receiver {
+		return Message{}, InvalidField("receiver", "A one-to-one message needs a receiver other than its sender.")
+	}
+	m, err := validateContent(MessageSend{Category: in.Category, Type: in.Type, Data: in.Data, Tags: in.Tags, MUID: in.MUID})
+	if err != nil {
+		return Message{}, err
+	}
+	m.AppID, m.Sender, m.Receiver, m.ReceiverType = appID, sender, receiver, in.ReceiverType
+	m.SentAt, m.UpdatedAt = in.SentAt, in.SentAt
+	if in.ReceiverType == ReceiverUser {
+		m.ConversationID = ConversationID(sender, receiver)
+		m.DeliveredAt, m.ReadAt = in.DeliveredAt, in.ReadAt
+		if m.ReadAt > 0 && m.DeliveredAt == 0 { // reading a message delivers it too
+			m.DeliveredAt = m.ReadAt
+		}
+	} else {
+		m.ConversationID = GroupConversationID(receiver)
+	}
+	return m, nil
+}

@@ -1,0 +1,44 @@
+package console_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// TestOverview: the overview counts what the app has, from the same figures as the API
+// (users, groups, today's messages in the chart and its table).
+func TestOverview(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p := principal(t, e)
+		for _, uid := range []string{"ann", "ben"} {
+			if _, err := e.svc.CreateUser(ctx, p, chat.UserCreate{UID: uid, Name: uid}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := e.svc.CreateGroup(ctx, p, chat.GroupCreate{GUID: "g", Name: "G", Type: "public"}); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := e.svc.SendMessage(ctx, p.ActingAs("ann"), chat.MessageSend{Receiver: "ben", ReceiverType: "user",
+				Category: "message", Type: "text", Data: []byte(`{"text":"hi"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := e.browser(t)
+		e.signIn(t, c, "demo", e.full)
+		code, page := e.get(t, c, "/console/")
+		if code != 200 {
+			t.Fatalf("overview: %d", code)
+		}
+		for _, want := range []string{`<dd id="users-count">2</dd>`, `<dd id="groups-count">1</dd>`, "<dt>Messages today</dt><dd>3</dd>",
+			"3 messages in 14 days; the busiest day had 3.", `<dd id="dead-count"><a href="/console/webhooks">0</a></dd>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the overview lacks %s:\n%s", want, page)
+			}
+		}
+	})
+}
