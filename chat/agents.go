@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"sort"
@@ -223,11 +223,11 @@ func validHeaderName(k string) bool {
 
 // reservedAgentHeader is a header natter sets on every call.
 func reservedAgentHeader(k string) bool {
-	switch http.CanonicalHeaderKey(k) {
+	switch textproto.CanonicalMIMEHeaderKey(k) {
 	case "Content-Type", "Content-Length", "Accept", "Host", "User-Agent", "Transfer-Encoding", "Connection":
 		return true
 	}
-	return strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Natter-")
+	return strings.HasPrefix(textproto.CanonicalMIMEHeaderKey(k), "X-Natter-")
 }
 
 // sealAgentHeaders seals the headers for a's row and sets their names.
