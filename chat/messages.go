@@ -77,6 +77,9 @@ type Message struct {
 	PinnedAt int64
 	PinnedBy string
 	SavedAt  int64
+	// Moderation is data.moderation.status (moderation.go): set on a message a rule held
+	// (pending) and in the review lists; empty on every message delivered.
+	Moderation string
 }
 
 // MarkMentioned sets MentionedMe for viewer (none when empty).
@@ -258,9 +261,18 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if m.Mentions, err = s.mentions(ctx, p.App.ID, m.Data); err != nil {
 		return Message{}, err
 	}
+	mod, err := s.moderate(ctx, &m) // moderation_engine.go: a dropMessage rule refuses it
+	if err != nil {
+		return Message{}, err
+	} else if mod.block != nil {
+		return s.holdMessage(ctx, sender, m, mod)
+	}
 	now := s.now()
 	m.SentAt, m.UpdatedAt = now, now
 	var events []OutboxEvent
+	if ev := mod.approvedEvent(ctx, s, &m); ev != nil {
+		events = append(events, *ev)
+	}
 	if ev := s.outboxEvent(ctx, TriggerMessageSent, &m, EventRef{Data: m.Data, Tags: m.Tags}); ev != nil {
 		events = append(events, *ev)
 	}
@@ -679,6 +691,9 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	}
 	if changes == nil && in.Tags == nil {
 		return Message{}, InvalidField("data", "Send data.text, data.metadata or tags to change.")
+	}
+	if err := s.moderateEdit(ctx, p.App.ID, changes); err != nil { // moderation_engine.go
+		return Message{}, err
 	}
 	actor, err := s.actorEntity(ctx, p)
 	if err != nil {

@@ -66,6 +66,8 @@ type Service struct {
 	outboxWake atomic.Pointer[func()]
 	// agentWake wakes this node's agent workers after a send wrote agent jobs (agents.go).
 	agentWake atomic.Pointer[func()]
+	// mod caches each app's compiled moderation rules (moderation_engine.go).
+	mod modCache
 }
 
 // New returns a Service over store.

@@ -26,6 +26,7 @@ type Tx interface {
 	ProviderTx
 	PushTokenTx
 	ImportTx
+	ModerationTx
 }
 
 // Store is everything natter keeps.
@@ -62,6 +63,7 @@ type Store interface {
 	PushTokenStore
 	NotificationDeliveryStore
 	AgentStore
+	ModerationStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -123,7 +123,11 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		}
 		sub.Reaction = r
 		return sub, nil
-	case TriggerMessageSent, TriggerUserMentioned:
+	case TriggerModerationEngineBlocked:
+		m, err := s.blockedSubject(ctx, d.AppID, d.Ref.BlockedID)
+		sub.Message = m
+		return sub, err
+	case TriggerMessageSent, TriggerUserMentioned, TriggerModerationEngineApproved, TriggerModerationManualApproved:
 		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
 		if err != nil {
 			return sub, err

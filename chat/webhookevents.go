@@ -48,6 +48,8 @@ type EventRef struct {
 	Receipt *EventReceipt `json:"receipt,omitempty"`
 	// Presence is a connection status change: "available" or "offline".
 	Presence string `json:"presence,omitempty"`
+	// BlockedID is the blocked-list entry of a message a moderation rule held.
+	BlockedID int64 `json:"blockedId,omitempty"`
 }
 
 // EventMember is a user an event is about, with its scope in the group when it has one;

@@ -43,6 +43,7 @@ var Triggers = []string{
 	TriggerGroupCreated, TriggerGroupUpdated, TriggerGroupDeleted, TriggerMemberAdded, TriggerMemberRemoved,
 	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
 	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
+	TriggerModerationEngineApproved, TriggerModerationEngineBlocked, TriggerModerationManualApproved,
 }
 
 // The triggers.
@@ -85,6 +86,7 @@ var EmittedTriggers = []string{
 	TriggerGroupCreated, TriggerGroupUpdated, TriggerGroupDeleted, TriggerMemberAdded,
 	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
 	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
+	TriggerModerationEngineApproved, TriggerModerationEngineBlocked, TriggerModerationManualApproved,
 }
 
 // Webhook is one endpoint of an app. BasicAuth is "username:password" sealed with the

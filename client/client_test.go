@@ -52,7 +52,7 @@ func newFake(t *testing.T) *fake {
 			mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				vals := map[string]string{}
-				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission", "providerId", "pushToken"} {
+				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission", "providerId", "pushToken", "ruleId", "keywordId"} {
 					if v := r.PathValue(k); v != "" {
 						vals[k] = v
 					}

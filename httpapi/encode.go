@@ -180,6 +180,10 @@ func appendData(b []byte, m chat.Message) []byte {
 		}
 		b = append(b, ']')
 	}
+	if m.Moderation != "" { // a message a moderation rule held, or in a review list
+		b = append(b, `,"moderation":{"status":`...)
+		b = append(appendString(b, m.Moderation), '}')
+	}
 	return append(b, '}')
 }
 

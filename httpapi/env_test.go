@@ -285,6 +285,14 @@ func (e *env) snapshot() string {
 		"SELECT app_id, uid, name, icon, is_active, url, header_names, instruction, COALESCE(metadata, ''), history_length, timeout_seconds, updated_at FROM agents ORDER BY app_id, uid",
 		"SELECT app_id, agent_uid, message_id, reply_id FROM agent_jobs ORDER BY id",
 		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
+		"SELECT app_id, version FROM moderation_state ORDER BY app_id",
+		"SELECT app_id, id, name, description, updated_at FROM moderation_reasons ORDER BY app_id, id",
+		"SELECT app_id, id, name, terms, revision FROM moderation_keyword_lists ORDER BY app_id, id",
+		"SELECT app_id, id, name, enabled, conditions, action, revision FROM moderation_rules ORDER BY app_id, id",
+		"SELECT app_id, rule_id, revision FROM moderation_rule_revisions ORDER BY app_id, rule_id, revision",
+		"SELECT app_id, message_id, status, reviewed_at FROM moderation_flagged ORDER BY app_id, message_id",
+		"SELECT app_id, message_id, uid, reason_id, remark FROM moderation_flags ORDER BY app_id, message_id, uid",
+		"SELECT id, app_id, rule_id, status, message_id FROM moderation_blocked ORDER BY id",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

@@ -67,7 +67,7 @@ func audience(m chat.Message) chat.Event {
 // or deletion also publishes its action message, which the SDK turns into the event).
 func (s *Server) publishMessage(r *http.Request, m chat.Message) {
 	h := s.opt.Hub
-	if h == nil || m.ID == 0 {
+	if h == nil || m.ID == 0 || m.Moderation != "" { // a held message is the sender's alone
 		return
 	}
 	e := audience(m)

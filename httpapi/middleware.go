@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -113,12 +114,16 @@ func (s *Server) observe(next http.Handler) http.Handler {
 }
 
 // limitBody caps every request body; reading past the cap fails, and handlers answer 413.
-// A data import's body has a cap of its own (dataimport.go), at least the general one.
+// A data import's body (dataimport.go) and a keyword list upload (moderation.go) have caps
+// of their own, each at least the general one.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := s.opt.MaxBodyBytes
-		if isImportPath(r.URL.Path) {
+		switch {
+		case isImportPath(r.URL.Path):
 			limit = max(limit, ImportMaxBodyBytes)
+		case strings.Contains(r.URL.Path, "/moderation/keywords"): // keyword list uploads (moderation.go)
+			limit = max(limit, MaxKeywordBodyBytes)
 		}
 		if r.ContentLength > limit {
 			writeError(w, r, errBodyTooLarge(limit))

@@ -72,6 +72,30 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/messages/{id}/save", clientAllowed, s.saveMessage},
 		{http.MethodDelete, "/messages/{id}/save", clientAllowed, s.unsaveMessage},
 
+		// Moderation (docs/moderation.md): a user flags a message; the rest is the app's.
+		{http.MethodPost, "/messages/{id}/flagged", clientAllowed, s.flagMessage},
+		{http.MethodPost, "/moderation/reasons", fullAccessOnly, s.createReason},
+		{http.MethodGet, "/moderation/reasons", clientAllowed, s.listReasons},
+		{http.MethodGet, "/moderation/reasons/{id}", clientAllowed, s.getReason},
+		{http.MethodPut, "/moderation/reasons/{id}", fullAccessOnly, s.updateReason},
+		{http.MethodDelete, "/moderation/reasons/{id}", fullAccessOnly, s.deleteReason},
+		{http.MethodGet, "/moderation/flagged-messages", fullAccessOnly, s.listFlagged(false)},
+		{http.MethodPatch, "/moderation/flagged-messages/{id}", fullAccessOnly, s.reviewFlagged},
+		{http.MethodGet, "/moderation/reviewed-messages", fullAccessOnly, s.listFlagged(true)},
+		{http.MethodGet, "/moderation/blocked-messages", fullAccessOnly, s.listBlockedMessages},
+		{http.MethodPatch, "/moderation/blocked-messages/{id}", fullAccessOnly, s.reviewBlocked},
+		{http.MethodPost, "/moderation/rules", fullAccessOnly, s.createRule},
+		{http.MethodGet, "/moderation/rules", fullAccessOnly, s.listRules},
+		{http.MethodGet, "/moderation/rules/{ruleId}", fullAccessOnly, s.getRule},
+		{http.MethodPut, "/moderation/rules/{ruleId}", fullAccessOnly, s.updateRule},
+		{http.MethodDelete, "/moderation/rules/{ruleId}", fullAccessOnly, s.deleteRule},
+		{http.MethodGet, "/moderation/rules/{ruleId}/revisions", fullAccessOnly, s.listRuleRevisions},
+		{http.MethodPost, "/moderation/keywords", fullAccessOnly, s.createKeywordList},
+		{http.MethodGet, "/moderation/keywords", fullAccessOnly, s.listKeywordLists},
+		{http.MethodGet, "/moderation/keywords/{keywordId}", fullAccessOnly, s.getKeywordList},
+		{http.MethodPut, "/moderation/keywords/{keywordId}", fullAccessOnly, s.updateKeywordList},
+		{http.MethodDelete, "/moderation/keywords/{keywordId}", fullAccessOnly, s.deleteKeywordList},
+
 		// Webhooks: natter's own management API (docs/webhooks.md).
 		{http.MethodPost, "/webhooks", fullAccessOnly, s.createWebhook},
 		{http.MethodGet, "/webhooks", fullAccessOnly, s.listWebhooks},
@@ -234,8 +258,8 @@ func Routes() []string {
 var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
-	"/messages/{id}/interacted", "/messages/{id}/flagged", "/threads",
-	"/calls", "/calls/", "/moderation/",
+	"/messages/{id}/interacted", "/threads",
+	"/calls", "/calls/",
 	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
 	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }

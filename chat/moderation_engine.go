@@ -1,0 +1,347 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/natter-chat/natter/internal/modmatch"
+)
+
+// Enforcement (docs/moderation.md). Each app's enabled rules are compiled once per
+// moderation version into a modmatch.Matcher per operand and kept in memory. A node reads
+// the app's version again at most once per Config.KeyCacheTTL (3 s by default) and
+// recompiles only when it moved: a change made on this node applies at once, one made on
+// another node within the TTL. A send to an app without enabled rules costs a map lookup.
+
+// modCache is each app's compiled rules.
+type modCache struct {
+	mu       sync.RWMutex // guards m, gen and inflight
+	m        map[string]*modEngine
+	gen      uint64              // bumped by every eviction, so that a build that raced one is not kept
+	inflight map[string]*modLoad // the app's version check or compile under way: one per app at a time
+}
+
+// modLoad is one app's version check or compile, which other sends of the app wait for
+// (or, with compiled rules at hand, do not wait for).
+type modLoad struct {
+	done chan struct{}
+	e    *modEngine
+	err  error
+}
+
+// modEngine is one app's compiled rules at one moderation version.
+type modEngine struct {
+	version      int64
+	checked      time.Time // when version was last read
+	text, custom *modmatch.Matcher
+	conds        map[string]modCond // a matcher rule id: the rule and condition it stands for
+}
+
+// enabled reports whether the app has enabled rules to evaluate.
+func (e *modEngine) enabled() bool { return e != nil && (e.text != nil || e.custom != nil) }
+
+type modCond struct {
+	rule ModRule
+	cond Condition
+}
+
+// moderationChanged drops this node's compiled rules of the app.
+func (s *Service) moderationChanged(appID string) {
+	c := &s.mod
+	c.mu.Lock()
+	delete(c.m, appID)
+	c.gen++
+	c.mu.Unlock()
+}
+
+// moderation returns the app's compiled rules, compiling them when they changed. While one
+// send of the app checks the version, the app's other sends use the rules at hand, or wait
+// for the check when there are none.
+func (s *Service) moderation(ctx context.Context, appID string) (*modEngine, error) {
+	c, ttl := &s.mod, s.cfg.KeyCacheTTL
+	c.mu.RLock()
+	e := c.m[appID]
+	c.mu.RUnlock()
+	if e != nil && time.Since(e.checked) < ttl {
+		return e, nil
+	}
+	c.mu.Lock()
+	if l, ok := c.inflight[appID]; ok {
+		c.mu.Unlock()
+		if e != nil {
+			return e, nil // stale by the check's few milliseconds at most
+		}
+		select {
+		case <-l.done:
+			return l.e, l.err
+		case <-ctx.Done():
+			return nil, internal("wait for moderation rules", ctx.Err())
+		}
+	}
+	l := &modLoad{done: make(chan struct{})}
+	if c.inflight == nil {
+		c.inflight = map[string]*modLoad{}
+	}
+	c.inflight[appID] = l
+	gen := c.gen
+	c.mu.Unlock()
+	l.e, l.err = s.loadModeration(ctx, appID, e)
+	c.mu.Lock()
+	delete(c.inflight, appID)
+	if l.err == nil && c.gen == gen {
+		if c.m == nil || len(c.m) >= maxCached {
+			c.m = map[string]*modEngine{}
+		}
+		c.m[appID] = l.e
+	}
+	c.mu.Unlock()
+	close(l.done)
+	return l.e, l.err
+}
+
+// loadModeration reads the app's moderation version and compiles its rules unless old is
+// at that version already.
+func (s *Service) loadModeration(ctx context.Context, appID string, old *modEngine) (*modEngine, error) {
+	v, err := s.store.ModerationVersion(ctx, appID)
+	if err != nil {
+		return nil, internal("read moderation version", err)
+	}
+	if old != nil && old.version == v {
+		fresh := *old
+		fresh.checked = time.Now()
+		return &fresh, nil
+	}
+	return s.compileModeration(ctx, appID, v)
+}
+
+// compileModeration compiles the app's enabled rules. A rule modmatch refuses (which
+// validation should have prevented) is left out rather than stopping every send.
+func (s *Service) compileModeration(ctx context.Context, appID string, version int64) (*modEngine, error) {
+	rules, err := s.store.ModRules(ctx, appID)
+	if err != nil {
+		return nil, internal("read moderation rules", err)
+	}
+	e := &modEngine{version: version, checked: time.Now(), conds: map[string]modCond{}}
+	var lists map[string][]string
+	byOperand := map[string][]modmatch.Rule{}
+	for i, r := range rules {
+		if !r.Enabled {
+			continue
+		}
+		if len(r.Lists()) > 0 && lists == nil {
+			ls, err := s.store.KeywordLists(ctx, appID, true)
+			if err != nil {
+				return nil, internal("read keyword lists", err)
+			}
+			lists = map[string][]string{}
+			for _, l := range ls {
+				lists[l.ID] = l.Terms
+			}
+		}
+		for j, c := range r.Conditions {
+			mr := modmatch.Rule{ID: strconv.Itoa(i) + "." + strconv.Itoa(j)}
+			switch c.Category {
+			case "word":
+				if c.IsKeywordsReferencePresent {
+					for _, id := range c.Value {
+						mr.Keywords = append(mr.Keywords, lists[id]...)
+					}
+				} else {
+					mr.Keywords = c.Value
+				}
+			case "pattern":
+				mr.Patterns = c.Value
+			case "contact":
+				for _, v := range c.Value {
+					mr.Emails, mr.Phones, mr.Links = mr.Emails || v == "email", mr.Phones || v == "phone", mr.Links || v == "link"
+				}
+			}
+			e.conds[mr.ID] = modCond{rule: r, cond: c}
+			byOperand[c.Operand] = append(byOperand[c.Operand], mr)
+		}
+	}
+	e.text = compileLeniently(byOperand["text"])
+	e.custom = compileLeniently(byOperand["custom"])
+	return e, nil
+}
+
+// compileLeniently compiles rules, leaving out any that modmatch refuses; nil without any.
+func compileLeniently(rules []modmatch.Rule) *modmatch.Matcher {
+	for len(rules) > 0 {
+		m, err := modmatch.Compile(rules)
+		if err == nil {
+			return m
+		}
+		var me *modmatch.Error
+		if !errors.As(err, &me) || me.RuleID == "" {
+			return nil
+		}
+		kept := rules[:0:0]
+		for _, r := range rules {
+			if r.ID != me.RuleID {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == len(rules) {
+			return nil
+		}
+		rules = kept
+	}
+	return nil
+}
+
+// verdict is what the rules decided on a message.
+type verdict struct {
+	checked bool     // the app has enabled rules, and they passed or matched
+	drop    *modCond // the first dropMessage rule matched
+	block   *modCond // the first blockMessage rule matched
+}
+
+// decide turns matches into a verdict: a dropMessage rule wins over a blockMessage one;
+// among rules of one action the first matched counts.
+func decide(conds map[string]modCond, matches []modmatch.Match) verdict {
+	v := verdict{checked: true}
+	for _, mt := range matches {
+		c, ok := conds[mt.RuleID]
+		if !ok {
+			continue
+		}
+		if slices.Contains(c.rule.Action, ActionDropMessage) && v.drop == nil {
+			v.drop = &c
+		} else if slices.Contains(c.rule.Action, ActionBlockMessage) && v.block == nil {
+			v.block = &c
+		}
+	}
+	return v
+}
+
+// evaluate runs the app's rules on a message's content: data.text for operand text, the
+// strings of data.customData for operand custom.
+func (e *modEngine) evaluate(data json.RawMessage) verdict {
+	if !e.enabled() {
+		return verdict{}
+	}
+	var d struct {
+		Text       string          `json:"text"`
+		CustomData json.RawMessage `json:"customData"`
+	}
+	_ = json.Unmarshal(data, &d)
+	var matches []modmatch.Match
+	if e.text != nil && d.Text != "" {
+		matches = append(matches, e.text.Match(d.Text)...)
+	}
+	if e.custom != nil && len(d.CustomData) > 0 {
+		matches = append(matches, e.custom.Match(jsonStrings(d.CustomData))...)
+	}
+	return decide(e.conds, matches)
+}
+
+// jsonStrings is every string in a JSON value, keys aside, one per line.
+func jsonStrings(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v)
+			b.WriteByte('\n')
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// moderate evaluates a send before it is stored: a dropMessage rule refuses it
+// (ERR_MESSAGE_DROPPED); a blockMessage rule's verdict makes the caller hold it
+// (holdMessage).
+func (s *Service) moderate(ctx context.Context, m *Message) (verdict, error) {
+	e, err := s.moderation(ctx, m.AppID)
+	if err != nil {
+		return verdict{}, err
+	}
+	v := e.evaluate(m.Data)
+	if v.drop != nil {
+		return v, errDropped(v.drop, "The message was not sent")
+	}
+	return v, nil
+}
+
+func errDropped(c *modCond, what string) error {
+	return Errorf(CodeMessageDropped, "%s: it breaks the moderation rule %s.", what, c.rule.ID)
+}
+
+// moderateEdit evaluates an edit's new text: one that breaks any rule, blockMessage or
+// dropMessage, is refused, and the message stays as it was (an edit is not held).
+func (s *Service) moderateEdit(ctx context.Context, appID string, changes map[string]json.RawMessage) error {
+	raw, ok := changes["text"]
+	if !ok {
+		return nil
+	}
+	e, err := s.moderation(ctx, appID)
+	if err != nil || !e.enabled() {
+		return err
+	}
+	v := e.evaluate(json.RawMessage(`{"text":` + string(raw) + `}`))
+	if c := v.drop; c != nil || v.block != nil {
+		if c == nil {
+			c = v.block
+		}
+		return errDropped(c, "The message was not edited")
+	}
+	return nil
+}
+
+// approvedEvent is the moderation_engine_approved event of a send the app's enabled rules
+// passed, or nil.
+func (v verdict) approvedEvent(ctx context.Context, s *Service, m *Message) *OutboxEvent {
+	if !v.checked {
+		return nil
+	}
+	return s.outboxEvent(ctx, TriggerModerationEngineApproved, m, EventRef{Data: m.Data, Tags: m.Tags})
+}
+
+// holdMessage keeps a message a blockMessage rule matched in the blocked list instead of
+// sending it, and answers the sender with it, data.moderation.status pending and the id of
+// its entry in the blocked list. Nobody else sees it until a moderator approves it.
+func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v verdict) (Message, error) {
+	now := s.now()
+	m.SentAt, m.UpdatedAt, m.SenderEntity, m.Moderation = now, now, sender.Entity(), ModPending
+	if m.ReceiverGroup != nil {
+		m.ReceiverGroup = eventGroup(*m.ReceiverGroup)
+	}
+	b := BlockedMessage{AppID: m.AppID, RuleID: v.block.rule.ID, RuleName: v.block.rule.Name, Revision: v.block.rule.Revision,
+		Condition: v.block.cond, Action: v.block.rule.Action, Message: m, Status: ModPending, CreatedAt: now, UpdatedAt: now}
+	event := s.subscribed(ctx, m.AppID, TriggerModerationEngineBlocked)
+	err := s.store.Transact(ctx, func(tx Tx) error {
+		if err := tx.InsertBlocked(&b); err != nil || !event {
+			return err
+		}
+		return tx.InsertOutbox(OutboxEvent{AppID: m.AppID, Trigger: TriggerModerationEngineBlocked, ConversationID: m.ConversationID,
+			Ref: EventRef{BlockedID: b.ID}, At: time.Now().UnixMilli()})
+	})
+	if err != nil {
+		return Message{}, internal("hold blocked message", err)
+	}
+	s.wakeOutbox(event)
+	m.ID = b.ID
+	m.MarkMentioned(sender.UID)
+	return m, nil
+}

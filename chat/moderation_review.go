@@ -1,0 +1,290 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Flagging and review (docs/moderation.md). A user flags a message it can see, once, with a
+// reason and a remark; the message is then in the flagged list until a moderator approves
+// it (it stays) or disapproves it (it is deleted for everyone, as app_system). Messages a
+// blockMessage rule held are in the blocked list until approved (sent then) or rejected
+// (never sent). A review is final: reviewing again is ERR_ALREADY_REVIEWED.
+
+// Moderation triggers (webhook events).
+const (
+	TriggerModerationEngineApproved = "moderation_engine_approved"
+	TriggerModerationEngineBlocked  = "moderation_engine_blocked"
+	TriggerModerationManualApproved = "moderation_manual_approved"
+)
+
+// Flag is one user's flag of a message.
+type Flag struct {
+	UID       string
+	ReasonID  string
+	Remark    string
+	CreatedAt int64
+}
+
+// Flagged is a flagged message's review state with its flags; Message is filled by the
+// service.
+type Flagged struct {
+	MessageID  int64
+	Status     string
+	Flags      []Flag
+	CreatedAt  int64
+	ReviewedAt int64
+	Message    *Message // nil when the message was deleted for good since
+}
+
+// BlockedMessage is a message a blockMessage rule held, with the rule revision and
+// condition that matched. Message.ID is the entry's id until it is approved, then the id of
+// the message it became.
+type BlockedMessage struct {
+	ID        int64
+	AppID     string
+	RuleID    string
+	RuleName  string
+	Revision  int64
+	Condition Condition
+	Action    []string
+	Message   Message
+	Status    string
+	MessageID int64
+	CreatedAt int64
+	UpdatedAt int64
+}
+
+// FlagInput is a flag to record.
+type FlagInput struct {
+	ReasonID string
+	Remark   string
+}
+
+// FlagMessage records the acting user's flag of a message it can see. Flagging a message
+// twice is ERR_MESSAGE_ALREADY_FLAGGED.
+func (s *Service) FlagMessage(ctx context.Context, p Principal, id string, in FlagInput) error {
+	mid, err := ParseMessageID(id)
+	if err != nil {
+		return err
+	}
+	fe := fieldErrors{}
+	fe.text("reasonId", in.ReasonID, MaxModNameLen, true)
+	fe.text("remark", in.Remark, MaxRemarkLen, false)
+	if err := fe.err(); err != nil {
+		return err
+	}
+	u, err := s.actingUser(ctx, p)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Reason(ctx, p, in.ReasonID); err != nil {
+		return err
+	}
+	now := s.now()
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		m, err := s.partyMessage(tx, p, mid, u.UID)
+		if err != nil {
+			return err
+		}
+		if m.DeletedAt != 0 {
+			return errDeleted(m.Head())
+		}
+		if ok, err := tx.ReasonExists(p.App.ID, in.ReasonID); err != nil {
+			return err
+		} else if _, def := defaultReason(in.ReasonID); !ok && !def {
+			return errReasonNotFound(in.ReasonID) // deleted meanwhile
+		}
+		return tx.InsertFlag(p.App.ID, mid, Flag{UID: u.UID, ReasonID: in.ReasonID, Remark: in.Remark, CreatedAt: now})
+	})
+	if errors.Is(err, ErrAlreadyExists) {
+		return Errorf(CodeAlreadyFlagged, "The user %s has already flagged the message with id %d.", u.UID, mid)
+	}
+	return modErr("flag message", err)
+}
+
+// MaxModerationPage bounds a page of the flagged, reviewed and blocked lists.
+const MaxModerationPage = 100
+
+// FlaggedMessages lists flagged messages not reviewed yet (reviewed false) or reviewed,
+// newest first, below the message id before.
+func (s *Service) FlaggedMessages(ctx context.Context, p Principal, reviewed bool, before int64, limit int) ([]Flagged, error) {
+	fs, err := s.store.FlaggedMessages(ctx, p.App.ID, reviewed, before, limit)
+	if err != nil {
+		return nil, internal("list flagged messages", err)
+	}
+	for i := range fs {
+		m, err := s.store.Message(ctx, p.App.ID, fs[i].MessageID, "")
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, internal("read flagged message", err)
+		}
+		m.Moderation = fs[i].Status
+		fs[i].Message = &m
+	}
+	return fs, nil
+}
+
+// ReviewFlagged approves (the message stays) or disapproves (the message is deleted for
+// everyone) a flagged message.
+func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status string) error {
+	mid, err := ParseMessageID(id)
+	if err != nil {
+		return Errorf(CodeNotFlagged, "The message is not flagged.")
+	}
+	if status != ModApproved && status != ModDisapproved {
+		return InvalidField("status", "The status must be approved or disapproved.")
+	}
+	now := s.now()
+	actor := Entity{UID: SystemUID, Name: "System", Role: DefaultRole, Status: "offline"}
+	deleted := s.subscribed(ctx, p.App.ID, TriggerMessageDeleted)
+	approved := s.subscribed(ctx, p.App.ID, TriggerModerationManualApproved)
+	wrote := false
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		wrote = false
+		st, err := tx.LockFlagged(p.App.ID, mid)
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(CodeNotFlagged, "The message with id %d is not flagged.", mid)
+		}
+		if err != nil {
+			return err
+		}
+		if st != ModPending {
+			return Errorf(CodeAlreadyReviewed, "The message with id %d has already been reviewed (%s).", mid, st)
+		}
+		if err := tx.SetFlaggedStatus(p.App.ID, mid, status, now); err != nil {
+			return err
+		}
+		m, err := tx.MessageForChange(p.App.ID, mid)
+		if errors.Is(err, ErrNotFound) {
+			return nil // deleted for good since it was flagged
+		}
+		if err != nil {
+			return err
+		}
+		if status == ModApproved {
+			if !approved {
+				return nil
+			}
+			wrote = true
+			return tx.InsertOutbox(OutboxEvent{AppID: p.App.ID, Trigger: TriggerModerationManualApproved, ConversationID: m.ConversationID,
+				MessageID: mid, Ref: EventRef{MessageID: mid, Data: m.Data, Tags: m.Tags}, At: time.Now().UnixMilli()})
+		}
+		if m.DeletedAt != 0 {
+			return nil
+		}
+		if err := tx.MarkMessageDeleted(p.App.ID, mid, SystemUID, now); err != nil {
+			return err
+		}
+		action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: SystemUID, SentAt: now, UpdatedAt: now,
+			SenderEntity: actor, Action: "deleted", TargetID: mid, Data: json.RawMessage(`{"action":"deleted"}`),
+			ReceiverType: m.ReceiverType, Receiver: m.Receiver, ConversationID: m.ConversationID}
+		if err := tx.InsertMessage(action); err != nil || !deleted {
+			return err
+		}
+		wrote = true
+		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
+	})
+	if err != nil {
+		return modErr("review flagged message", err)
+	}
+	s.wakeOutbox(wrote)
+	return nil
+}
+
+// BlockedMessages lists the messages rules held, newest first, below the id before.
+func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
+	bs, err := s.store.BlockedMessages(ctx, p.App.ID, before, limit)
+	return bs, modErr("list blocked messages", err)
+}
+
+// ReviewBlocked approves a held message, which is sent then (its events, sockets and
+// notifications as any send's, sentAt the approval's time) and answered, or rejects it
+// (never sent; the answer's ID is 0).
+func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
+	bid, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || bid <= 0 {
+		return Message{}, Errorf(CodeBlockedNotFound, "The blocked message does not exist.")
+	}
+	if status != ModApproved && status != ModRejected {
+		return Message{}, InvalidField("status", "The status must be approved or rejected.")
+	}
+	now := s.now()
+	// What the delivery's events need, read before the transaction: inside it a read would
+	// wait for a connection that transactions queued on the same row may all hold.
+	subscribed := map[string]bool{}
+	for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved, TriggerUserMentioned} {
+		subscribed[t] = s.subscribed(ctx, p.App.ID, t)
+	}
+	notify := s.notifying(ctx, p.App.ID)
+	var sent Message
+	wrote := false
+	err = s.store.Transact(ctx, func(tx Tx) error {
+		sent, wrote = Message{}, false
+		b, err := tx.LockBlocked(p.App.ID, bid)
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(CodeBlockedNotFound, "The blocked message with id %d does not exist.", bid)
+		}
+		if err != nil {
+			return err
+		}
+		if b.Status != ModPending {
+			return Errorf(CodeAlreadyReviewed, "The blocked message with id %d has already been reviewed (%s).", bid, b.Status)
+		}
+		if status == ModRejected {
+			return tx.SetBlockedStatus(p.App.ID, bid, ModRejected, 0, now)
+		}
+		m := b.Message
+		m.ID, m.Moderation, m.SentAt, m.UpdatedAt = 0, "", now, now
+		var events []OutboxEvent
+		at := time.Now().UnixMilli()
+		for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved, TriggerUserMentioned} {
+			if subscribed[t] && (t != TriggerUserMentioned || len(m.Mentions) > 0) {
+				events = append(events, OutboxEvent{AppID: m.AppID, Trigger: t, ConversationID: m.ConversationID, Ref: EventRef{Data: m.Data, Tags: m.Tags}, At: at})
+			}
+		}
+		if notify {
+			events = append(events, OutboxEvent{AppID: m.AppID, Trigger: TriggerMessageSent, ConversationID: m.ConversationID, Notify: true, At: at})
+		}
+		// As a send: the conversation's row first, which orders its seqs (sqlstore's
+		// insertMessage).
+		if _, err := tx.LockConversation(p.App.ID, m.ConversationID); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := tx.InsertMessage(&m); err != nil {
+			return err
+		}
+		for _, ev := range events {
+			ev.MessageID, ev.Ref.MessageID = m.ID, m.ID
+			if err := tx.InsertOutbox(ev); err != nil {
+				return err
+			}
+		}
+		wrote, sent = len(events) > 0, m
+		return tx.SetBlockedStatus(p.App.ID, bid, ModApproved, m.ID, now)
+	})
+	if err != nil {
+		return Message{}, modErr("review blocked message", err)
+	}
+	s.wakeOutbox(wrote)
+	if sent.ID != 0 {
+		s.rollup.message(p.App.ID, sent.Sender, now)
+	}
+	return sent, nil
+}
+
+// blockedSubject renders a moderation_engine_blocked event: the held message as it was
+// held (pending, its blocked-list id), whatever its review decided since.
+func (s *Service) blockedSubject(ctx context.Context, appID string, id int64) (*Message, error) {
+	b, err := s.store.BlockedMessage(ctx, appID, id)
+	if err != nil {
+		return nil, err
+	}
+	b.Message.ID, b.Message.Moderation = b.ID, ModPending
+	return &b.Message, nil
+}

@@ -1,0 +1,507 @@
+package httpapi
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// Moderation (docs/moderation.md): reasons, flagging, the flagged, reviewed and blocked
+// lists, rules with revisions and keyword lists, in the hosted service's shapes.
+
+type reasonJSON struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Default     bool   `json:"default"`
+	CreatedAt   int64  `json:"createdAt"`
+	UpdatedAt   int64  `json:"updatedAt"`
+}
+
+func reasonOut(r chat.Reason) reasonJSON {
+	return reasonJSON{ID: r.ID, Name: r.Name, Description: r.Description, Default: r.Default, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// listMeta is the hosted moderation lists' meta: {current: {limit, count}}.
+type listMeta struct {
+	Current struct {
+		Limit int `json:"limit"`
+		Count int `json:"count"`
+	} `json:"current"`
+}
+
+func metaOf(limit, count int) listMeta {
+	var m listMeta
+	m.Current.Limit, m.Current.Count = limit, count
+	return m
+}
+
+func (s *Server) createReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		ID          string  `json:"id"`
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	rs, err := s.svc.CreateReason(r.Context(), p, chat.ReasonInput{ID: req.ID, Name: req.Name, Description: req.Description})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, reasonOut(rs), nil)
+	return nil
+}
+
+func (s *Server) listReasons(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	rs, err := s.svc.Reasons(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := make([]reasonJSON, len(rs))
+	for i, x := range rs {
+		out[i] = reasonOut(x)
+	}
+	writeData(w, r, out, metaOf(len(out), len(out)))
+	return nil
+}
+
+func (s *Server) getReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	rs, err := s.svc.Reason(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, reasonOut(rs), nil)
+	return nil
+}
+
+func (s *Server) updateReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		ID          *string `json:"id"`
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.ID != nil && *req.ID != r.PathValue("id") {
+		return chat.InvalidField("id", "The id of a reason cannot change.")
+	}
+	rs, err := s.svc.UpdateReason(r.Context(), p, chat.ReasonInput{ID: r.PathValue("id"), Name: req.Name, Description: req.Description})
+	if err != nil {
+		return err
+	}
+	writeData(w, r, reasonOut(rs), nil)
+	return nil
+}
+
+func (s *Server) deleteReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	id := r.PathValue("id")
+	if err := s.svc.DeleteReason(r.Context(), p, id); err != nil {
+		return err
+	}
+	// The hosted spec draws success and message at the top level; natter keeps its one
+	// envelope (docs/moderation.md).
+	writeData(w, r, success{true, "The reason with id " + id + " has been deleted successfully."}, nil)
+	return nil
+}
+
+func (s *Server) flagMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		ReasonID string `json:"reasonId"`
+		Remark   string `json:"remark"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if err := s.svc.FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The message with id " + id + " has been flagged."}, nil)
+	return nil
+}
+
+type flagJSON struct {
+	UID       string `json:"uid"`
+	ReasonID  string `json:"reasonId"`
+	Remark    string `json:"remark"`
+	FlaggedAt int64  `json:"flaggedAt"`
+}
+
+type flaggedJSON struct {
+	ID         string     `json:"id"`
+	Status     string     `json:"status"`
+	Message    *rawJSON   `json:"message,omitempty"`
+	Flags      []flagJSON `json:"flags"`
+	FlaggedAt  int64      `json:"flaggedAt"`
+	ReviewedAt int64      `json:"reviewedAt,omitempty"`
+}
+
+// rawJSON is pre-encoded JSON inside a struct that encoding/json writes.
+type rawJSON []byte
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// moderationPage reads a review list's limit (1–100, default 50) and before cursor.
+func moderationPage(r *http.Request) (before int64, limit int, err error) {
+	q := newQuery(r)
+	limit = q.integer("limit", 50, 1, chat.MaxModerationPage)
+	before = int64(q.integer("before", 0, 0, 1<<31-1))
+	return before, limit, q.err()
+}
+
+func (s *Server) listFlagged(reviewed bool) authHandler {
+	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+		before, limit, err := moderationPage(r)
+		if err != nil {
+			return err
+		}
+		fs, err := s.svc.FlaggedMessages(r.Context(), p, reviewed, before, limit)
+		if err != nil {
+			return err
+		}
+		out := make([]flaggedJSON, len(fs))
+		for i, f := range fs {
+			o := flaggedJSON{ID: strconv.FormatInt(f.MessageID, 10), Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
+				Flags: make([]flagJSON, len(f.Flags))}
+			if f.Message != nil {
+				m := rawJSON(appendMessage(nil, *f.Message))
+				o.Message = &m
+			}
+			for j, fl := range f.Flags {
+				o.Flags[j] = flagJSON{UID: fl.UID, ReasonID: fl.ReasonID, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
+			}
+			out[i] = o
+		}
+		writeData(w, r, out, metaOf(limit, len(out)))
+		return nil
+	}
+}
+
+func (s *Server) reviewFlagged(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Status string `json:"status"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if err := s.svc.ReviewFlagged(r.Context(), p, id, req.Status); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The message with id " + id + " has been " + req.Status + "."}, nil)
+	return nil
+}
+
+type blockedJSON struct {
+	ID         string         `json:"id"`
+	RuleID     string         `json:"ruleId"`
+	RuleName   string         `json:"ruleName"`
+	RevisionID string         `json:"revisionId"`
+	Condition  chat.Condition `json:"condition"`
+	Message    rawJSON        `json:"message"`
+	Action     []string       `json:"action"`
+	Status     string         `json:"status"`
+	CreatedAt  int64          `json:"createdAt"`
+	UpdatedAt  int64          `json:"updatedAt"`
+}
+
+func (s *Server) listBlockedMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	before, limit, err := moderationPage(r)
+	if err != nil {
+		return err
+	}
+	bs, err := s.svc.BlockedMessages(r.Context(), p, before, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]blockedJSON, len(bs))
+	for i, b := range bs {
+		out[i] = blockedJSON{ID: strconv.FormatInt(b.ID, 10), RuleID: b.RuleID, RuleName: b.RuleName,
+			RevisionID: chat.RevisionID(p.App.ID, b.RuleID, b.Revision), Condition: b.Condition, Message: appendMessage(nil, b.Message),
+			Action: b.Action, Status: b.Status, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
+	}
+	writeData(w, r, out, metaOf(limit, len(out)))
+	return nil
+}
+
+func (s *Server) reviewBlocked(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Status   string `json:"status"`
+		Reviewed *bool  `json:"reviewed"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	m, err := s.svc.ReviewBlocked(r.Context(), p, id, req.Status)
+	if err != nil {
+		return err
+	}
+	s.publishMessage(r, m) // delivered now: its audience hears of it as of any send
+	msg := "The message with id " + id + " has been rejected."
+	if m.ID != 0 {
+		msg = "The message with id " + id + " has been approved and sent as message " + strconv.FormatInt(m.ID, 10) + "."
+	}
+	writeData(w, r, success{true, msg}, nil)
+	return nil
+}
+
+type ruleJSON struct {
+	ID          string           `json:"id"`
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Enabled     bool             `json:"enabled"`
+	Conditions  []chat.Condition `json:"conditions"`
+	Action      []string         `json:"action"`
+	Active      bool             `json:"active"`
+	CreatedAt   int64            `json:"createdAt"`
+	UpdatedAt   int64            `json:"updatedAt"`
+	RevisionID  string           `json:"revisionId"`
+}
+
+func ruleOut(r chat.ModRule) ruleJSON {
+	return ruleJSON{ID: r.ID, Name: r.Name, Description: r.Description, Enabled: r.Enabled, Conditions: r.Conditions, Action: r.Action,
+		Active: r.Active, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, RevisionID: chat.RevisionID(r.AppID, r.ID, r.Revision)}
+}
+
+type ruleRequest struct {
+	ID          string           `json:"id"`
+	Name        string           `json:"name"`
+	Description string           `json:"description"`
+	Enabled     *bool            `json:"enabled"`
+	Conditions  []chat.Condition `json:"conditions"`
+	Action      []string         `json:"action"`
+}
+
+func (q ruleRequest) input() chat.RuleInput {
+	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action}
+}
+
+func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req ruleRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	rule, err := s.svc.CreateRule(r.Context(), p, req.input())
+	if err != nil {
+		return err
+	}
+	writeData(w, r, ruleOut(rule), nil)
+	return nil
+}
+
+func (s *Server) updateRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req ruleRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	rule, err := s.svc.UpdateRule(r.Context(), p, r.PathValue("ruleId"), req.input())
+	if err != nil {
+		return err
+	}
+	writeData(w, r, ruleOut(rule), nil)
+	return nil
+}
+
+func rulesOut(rs []chat.ModRule) []ruleJSON {
+	out := make([]ruleJSON, len(rs))
+	for i, x := range rs {
+		out[i] = ruleOut(x)
+	}
+	return out
+}
+
+func (s *Server) listRules(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	rs, err := s.svc.ModRules(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, rulesOut(rs), metaOf(chat.MaxRules, len(rs)))
+	return nil
+}
+
+func (s *Server) getRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	rule, err := s.svc.ModRule(r.Context(), p, r.PathValue("ruleId"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, ruleOut(rule), nil)
+	return nil
+}
+
+func (s *Server) listRuleRevisions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	rs, err := s.svc.RuleRevisions(r.Context(), p, r.PathValue("ruleId"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, rulesOut(rs), metaOf(len(rs), len(rs)))
+	return nil
+}
+
+func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	id := r.PathValue("ruleId")
+	if err := s.svc.DeleteRule(r.Context(), p, id); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "Rule with id " + id + " has been deleted successfully."}, nil)
+	return nil
+}
+
+type keywordJSON struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Category    string   `json:"category"`
+	IsCSV       bool     `json:"isCSV"`
+	SearchTerms []string `json:"searchTerms"`
+	CreatedAt   int64    `json:"createdAt"`
+	UpdatedAt   int64    `json:"updatedAt"`
+	RevisionID  string   `json:"revisionId"`
+	Active      bool     `json:"active"`
+}
+
+func keywordOut(l chat.KeywordList) keywordJSON {
+	terms := l.Terms
+	if terms == nil {
+		terms = []string{}
+	}
+	return keywordJSON{ID: l.ID, Name: l.Name, Description: l.Description, Category: l.Category, IsCSV: l.IsCSV, SearchTerms: terms,
+		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, RevisionID: chat.RevisionID(l.AppID, l.ID, l.Revision), Active: true}
+}
+
+// MaxKeywordBodyBytes caps a keyword list upload (10,000 keywords of up to 100 bytes, with
+// separators and the multipart framing), in place of the usual body cap.
+const MaxKeywordBodyBytes = 2 << 20
+
+// keywordListInput reads a keyword list from a JSON body ({id, name, description, category,
+// searchTerms: [...]}) or a multipart/form-data one (the hosted KeywordList: fields id,
+// name, description, category and searchTerms, comma- or newline-separated and repeatable,
+// and a CSV file in the field file, whose every cell is a keyword; isCSV is then true).
+func keywordListInput(r *http.Request) (chat.KeywordListInput, error) {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		var req struct {
+			ID          string   `json:"id"`
+			Name        string   `json:"name"`
+			Description string   `json:"description"`
+			Category    string   `json:"category"`
+			SearchTerms []string `json:"searchTerms"`
+		}
+		if err := decodeJSON(r, &req); err != nil {
+			return chat.KeywordListInput{}, err
+		}
+		if len(req.SearchTerms) > 2*chat.MaxListTerms {
+			return chat.KeywordListInput{}, chat.InvalidField("searchTerms", "A keyword list may have at most "+strconv.Itoa(chat.MaxListTerms)+" keywords.")
+		}
+		return chat.KeywordListInput{ID: req.ID, Name: req.Name, Description: req.Description, Category: req.Category, Terms: req.SearchTerms}, nil
+	}
+	if err := r.ParseMultipartForm(MaxKeywordBodyBytes); err != nil {
+		if isTooLarge(err) {
+			return chat.KeywordListInput{}, errBodyTooLarge(MaxKeywordBodyBytes)
+		}
+		return chat.KeywordListInput{}, chat.Errorf(chat.CodeBadRequest, "The multipart/form-data body could not be read.")
+	}
+	defer r.MultipartForm.RemoveAll()
+	f := r.MultipartForm.Value
+	one := func(k string) string {
+		if v := f[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	in := chat.KeywordListInput{ID: one("id"), Name: one("name"), Description: one("description"), Category: one("category")}
+	for _, v := range f["searchTerms"] {
+		in.Terms = append(in.Terms, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' })...)
+	}
+	for _, fh := range r.MultipartForm.File["file"] {
+		file, err := fh.Open()
+		if err != nil {
+			return in, chat.Errorf(chat.CodeBadRequest, "The file could not be read.")
+		}
+		cr := csv.NewReader(file)
+		cr.FieldsPerRecord, cr.LazyQuotes = -1, true
+		for {
+			rec, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				file.Close()
+				return in, chat.InvalidField("file", "The file is not valid CSV.")
+			}
+			in.Terms = append(in.Terms, rec...)
+			if len(in.Terms) > 2*chat.MaxListTerms {
+				file.Close()
+				return in, chat.InvalidField("searchTerms", "A keyword list may have at most "+strconv.Itoa(chat.MaxListTerms)+" keywords.")
+			}
+		}
+		file.Close()
+		in.IsCSV = true
+	}
+	return in, nil
+}
+
+func (s *Server) createKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	in, err := keywordListInput(r)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.CreateKeywordList(r.Context(), p, in)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, keywordOut(l), nil)
+	return nil
+}
+
+func (s *Server) updateKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	in, err := keywordListInput(r)
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.UpdateKeywordList(r.Context(), p, r.PathValue("keywordId"), in)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, keywordOut(l), nil)
+	return nil
+}
+
+func (s *Server) listKeywordLists(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	ls, err := s.svc.KeywordLists(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	out := make([]keywordJSON, len(ls))
+	for i, l := range ls {
+		out[i] = keywordOut(l)
+	}
+	writeData(w, r, out, metaOf(chat.MaxKeywordLists, len(out)))
+	return nil
+}
+
+func (s *Server) getKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	l, err := s.svc.KeywordList(r.Context(), p, r.PathValue("keywordId"))
+	if err != nil {
+		return err
+	}
+	writeData(w, r, keywordOut(l), nil)
+	return nil
+}
+
+func (s *Server) deleteKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	id := r.PathValue("keywordId")
+	if err := s.svc.DeleteKeywordList(r.Context(), p, id); err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "Keyword with id " + id + " has been deleted successfully."}, nil)
+	return nil
+}

@@ -1,0 +1,473 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// sent is a send's answer: the message's id and its moderation status, if any.
+type sent struct {
+	status int
+	code   string
+	id     string
+	mod    string
+	body   string
+}
+
+func (e *env) sendText(from, to, receiverType, text string) sent {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"receiver": to, "receiverType": receiverType, "data": map[string]any{"text": text}})
+	r := e.do(request{method: "POST", path: "/v3/messages", headers: obo(from), body: string(body)})
+	var m struct {
+		Data struct {
+			ID   string
+			Data struct{ Moderation struct{ Status string } }
+		}
+	}
+	json.Unmarshal(r.body, &m)
+	return sent{r.status, r.code, m.Data.ID, m.Data.Data.Moderation.Status, string(r.body)}
+}
+
+// multipartKeywords posts (or puts) a keyword list as the hosted multipart upload.
+func (e *env) multipartKeywords(method, path string, fields map[string]string, csv string) response {
+	e.t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for k, v := range fields {
+		w.WriteField(k, v)
+	}
+	if csv != "" {
+		f, _ := w.CreateFormFile("file", "words.csv")
+		io.WriteString(f, csv)
+	}
+	w.Close()
+	req, _ := http.NewRequest(method, e.srv.URL+path, &b)
+	req.Header.Set("apikey", e.full)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	res, err := e.http.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, body: body}
+	var env struct{ Error struct{ Code string } }
+	if json.Unmarshal(body, &env) == nil {
+		out.code = env.Error.Code
+	}
+	return out
+}
+
+func TestModeration(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob")
+		hello := e.send("ann", "bob", "user", "hello")
+
+		// Reasons: the defaults, then the app's own.
+		reasons, meta := e.list(request{method: "GET", path: "/v3/moderation/reasons"})
+		if len(reasons) != 5 || reasons[0]["id"] != "spam" || reasons[0]["default"] != true || meta["current"] == nil {
+			t.Fatalf("default reasons: %v %v", reasons, meta)
+		}
+		e.ok(request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"Scam","name":"Scam","description":"Money"}`})
+		if got := e.ok(request{method: "PUT", path: "/v3/moderation/reasons/scam", body: `{"name":"Scams"}`}); got["name"] != "Scams" || got["description"] != "Money" {
+			t.Fatalf("update reason: %v", got)
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/moderation/reasons/scam"}); got["name"] != "Scams" || got["default"] != false {
+			t.Fatalf("get reason: %v", got)
+		}
+		e.ok(request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"gone","name":"Gone"}`})
+		e.ok(request{method: "DELETE", path: "/v3/moderation/reasons/gone"})
+
+		// Keyword lists, as JSON and as the multipart upload.
+		e.ok(request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"bad-words","name":"Bad","searchTerms":["darn"," heck ","darn"]}`})
+		r := e.multipartKeywords("POST", "/v3/moderation/keywords", map[string]string{"id": "more", "name": "More", "searchTerms": "foo,bar"}, "baz,qux\nquux\n")
+		var kl struct{ Data map[string]any }
+		json.Unmarshal(r.body, &kl)
+		if r.status != 200 || kl.Data["isCSV"] != true || fmt.Sprint(kl.Data["searchTerms"]) != "[foo bar baz qux quux]" {
+			t.Fatalf("multipart keyword list: %d %s", r.status, r.body)
+		}
+		r = e.multipartKeywords("PUT", "/v3/moderation/keywords/more", map[string]string{"name": "More", "searchTerms": "zap"}, "")
+		json.Unmarshal(r.body, &kl)
+		if r.status != 200 || !strings.HasSuffix(kl.Data["revisionId"].(string), "_more_2") || fmt.Sprint(kl.Data["searchTerms"]) != "[zap]" {
+			t.Fatalf("multipart keyword update: %d %s", r.status, r.body)
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/moderation/keywords/bad-words"}); fmt.Sprint(got["searchTerms"]) != "[darn heck]" {
+			t.Fatalf("keyword list: %v", got)
+		}
+		if l, _ := e.list(request{method: "GET", path: "/v3/moderation/keywords"}); len(l) != 2 {
+			t.Fatalf("keyword lists: %v", l)
+		}
+
+		// Rules: a keyword list blocks, a pattern drops.
+		rule := e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"Keywords","enabled":true,
+			"conditions":[{"entity":"message","operand":"text","category":"word","operator":"contains","isKeywordsReferencePresent":true,"value":["bad-words"]}],
+			"action":["blockMessage"]}`})
+		if rule["revisionId"] != e.app.ID+"_kw_1" || rule["active"] != true {
+			t.Fatalf("create rule: %v", rule)
+		}
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"sales","name":"Sales","conditions":[{"category":"pattern","value":["(?i)buy\\s+now"]}],"action":["dropMessage"]}`})
+
+		// A message that passes is sent as ever; a blocked one comes back to its sender only.
+		if s := e.sendText("ann", "bob", "user", "fine words"); s.status != 200 || s.mod != "" {
+			t.Fatalf("a clean send: %+v", s)
+		}
+		held := e.sendText("ann", "bob", "user", "oh DARN it")
+		if held.status != 200 || held.mod != "pending" || held.id == "" {
+			t.Fatalf("a blocked send: %+v", held)
+		}
+		gheld := e.sendText("bob", "g", "group", "what the h-3-c-k")
+		if gheld.status != 200 || gheld.mod != "pending" {
+			t.Fatalf("a blocked group send (spacing and leetspeak): %+v", gheld)
+		}
+		before := e.snapshot()
+		if s := e.sendText("ann", "bob", "user", "BUY   now!"); s.status != 400 || s.code != "ERR_MESSAGE_DROPPED" {
+			t.Fatalf("a dropped send: %+v", s)
+		}
+		if e.snapshot() != before {
+			t.Fatal("a dropped send wrote")
+		}
+		for _, who := range []string{"ann", "bob"} {
+			if l := e.messages(request{method: "GET", path: "/v3/messages?limit=100", headers: obo(who)}); strings.Contains(l.texts(), "DARN") || strings.Contains(l.texts(), "h-3-c-k") {
+				t.Fatalf("%s sees a held message: %s", who, l.texts())
+			}
+		}
+		if c := e.conversation(request{method: "GET", path: "/v3/users/ann/conversation", headers: obo("bob")}); c.UnreadMessageCount != "2" {
+			t.Fatalf("bob's unread count counts a held message: %+v", c)
+		}
+
+		// The blocked list; approving sends, rejecting does not; a review is final.
+		blocked, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages"})
+		if len(blocked) != 2 || blocked[0]["ruleId"] != "kw" || blocked[0]["status"] != "pending" || blocked[1]["id"] != held.id {
+			t.Fatalf("blocked list: %v", blocked)
+		}
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+		if l := e.messages(request{method: "GET", path: "/v3/users/ann/messages", headers: obo("bob")}); !strings.HasSuffix(l.texts(), "oh DARN it") {
+			t.Fatalf("an approved message is not delivered: %s", l.texts())
+		}
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + gheld.id, body: `{"status":"rejected"}`})
+		if l := e.messages(request{method: "GET", path: "/v3/groups/g/messages", headers: obo("ann")}); strings.Contains(l.texts(), "h-3-c-k") {
+			t.Fatalf("a rejected message is delivered: %s", l.texts())
+		}
+		blocked, _ = e.list(request{method: "GET", path: "/v3/moderation/blocked-messages?limit=1"})
+		if len(blocked) != 1 || blocked[0]["status"] != "rejected" {
+			t.Fatalf("blocked list after review: %v", blocked)
+		}
+
+		// Edits are checked too; one that breaks a rule is refused and changes nothing.
+		before = e.snapshot()
+		if r := e.do(request{method: "PUT", path: "/v3/messages/" + hello, headers: obo("ann"), body: `{"data":{"text":"heck"}}`}); r.status != 400 || r.code != "ERR_MESSAGE_DROPPED" {
+			t.Fatalf("a blocked edit: %d %s", r.status, r.body)
+		}
+		if e.snapshot() != before {
+			t.Fatal("a refused edit wrote")
+		}
+
+		// A new revision per update; the revisions; a disabled rule lets all through.
+		rule = e.ok(request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"name":"Keywords","enabled":false,
+			"conditions":[{"category":"word","isKeywordsReferencePresent":true,"value":["bad-words"]}],"action":["blockMessage"]}`})
+		if rule["revisionId"] != e.app.ID+"_kw_2" || rule["enabled"] != false {
+			t.Fatalf("update rule: %v", rule)
+		}
+		revs, _ := e.list(request{method: "GET", path: "/v3/moderation/rules/kw/revisions"})
+		if len(revs) != 2 || revs[0]["active"] != true || revs[1]["active"] != false || revs[1]["enabled"] != true {
+			t.Fatalf("revisions: %v", revs)
+		}
+		if s := e.sendText("ann", "bob", "user", "darn"); s.status != 200 || s.mod != "" {
+			t.Fatalf("a disabled rule still blocks: %+v", s)
+		}
+		if rules, _ := e.list(request{method: "GET", path: "/v3/moderation/rules"}); len(rules) != 2 {
+			t.Fatalf("rules: %v", rules)
+		}
+
+		// Flagging and review.
+		e.ok(request{method: "POST", path: "/v3/messages/" + hello + "/flagged", headers: obo("bob"), body: `{"reasonId":"spam","remark":"hm"}`})
+		e.ok(request{method: "POST", path: "/v3/messages/" + hello + "/flagged", headers: obo("ann"), body: `{"reasonId":"scam"}`})
+		flagged, _ := e.list(request{method: "GET", path: "/v3/moderation/flagged-messages"})
+		if len(flagged) != 1 || flagged[0]["id"] != hello || len(flagged[0]["flags"].([]any)) != 2 || flagged[0]["status"] != "pending" {
+			t.Fatalf("flagged list: %v", flagged)
+		}
+		e.ok(request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + hello, body: `{"status":"disapproved"}`})
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + hello, headers: obo("bob")}); got["deletedBy"] != "app_system" {
+			t.Fatalf("a disapproved message is not deleted: %v", got)
+		}
+		reviewed, _ := e.list(request{method: "GET", path: "/v3/moderation/reviewed-messages"})
+		if len(reviewed) != 1 || reviewed[0]["status"] != "disapproved" {
+			t.Fatalf("reviewed list: %v", reviewed)
+		}
+		if l, _ := e.list(request{method: "GET", path: "/v3/moderation/flagged-messages"}); len(l) != 0 {
+			t.Fatalf("a reviewed message is still flagged: %v", l)
+		}
+		other := e.send("bob", "ann", "user", "keep me")
+		e.ok(request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("ann"), body: `{"reasonId":"other"}`})
+		e.ok(request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + other, body: `{"status":"approved"}`})
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + other, headers: obo("ann")}); got["deletedAt"] != nil {
+			t.Fatalf("an approved message was deleted: %v", got)
+		}
+
+		// Deletes.
+		e.ok(request{method: "DELETE", path: "/v3/moderation/rules/sales"})
+		if s := e.sendText("ann", "bob", "user", "buy now"); s.status != 200 {
+			t.Fatalf("a deleted rule still drops: %+v", s)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/moderation/rules/sales/revisions"}); r.status != 404 || r.code != "ERR_RULE_NOT_FOUND" {
+			t.Fatalf("revisions of a deleted rule: %d %s", r.status, r.body)
+		}
+		e.ok(request{method: "DELETE", path: "/v3/moderation/keywords/more"})
+
+		// Refusals.
+		long := strings.Repeat("x", 513)
+		auth := map[string]string{"apikey": e.authKey}
+		e.refused(t, []refusal{
+			{"reason without id", request{method: "POST", path: "/v3/moderation/reasons", body: `{"name":"x"}`}, 400, "ERR_BAD_REQUEST", "id"},
+			{"reason without name", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"x"}`}, 400, "ERR_BAD_REQUEST", "name"},
+			{"reason bad id", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"a b","name":"x"}`}, 400, "ERR_BAD_REQUEST", "id"},
+			{"reason again", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"scam","name":"x"}`}, 400, "ERR_REASON_ALREADY_EXISTS", ""},
+			{"default reason again", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"spam","name":"x"}`}, 400, "ERR_REASON_ALREADY_EXISTS", ""},
+			{"reason malformed", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":`}, 400, "ERR_BAD_REQUEST", ""},
+			{"unknown reason", request{method: "GET", path: "/v3/moderation/reasons/nope"}, 404, "ERR_REASON_NOT_FOUND", ""},
+			{"update unknown reason", request{method: "PUT", path: "/v3/moderation/reasons/nope", body: `{"name":"x"}`}, 404, "ERR_REASON_NOT_FOUND", ""},
+			{"update default reason", request{method: "PUT", path: "/v3/moderation/reasons/spam", body: `{"name":"x"}`}, 403, "ERR_DEFAULT_REASON", ""},
+			{"update reason empty", request{method: "PUT", path: "/v3/moderation/reasons/scam", body: `{}`}, 400, "ERR_BAD_REQUEST", "name"},
+			{"delete default reason", request{method: "DELETE", path: "/v3/moderation/reasons/spam"}, 403, "ERR_DEFAULT_REASON", ""},
+			{"delete unknown reason", request{method: "DELETE", path: "/v3/moderation/reasons/nope"}, 404, "ERR_REASON_NOT_FOUND", ""},
+
+			{"flag twice", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("ann"), body: `{"reasonId":"spam"}`}, 409, "ERR_MESSAGE_ALREADY_FLAGGED", ""},
+			{"flag unseen", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("cat"), body: `{"reasonId":"spam"}`}, 403, "ERR_MESSAGE_NO_ACCESS", ""},
+			{"flag unknown reason", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{"reasonId":"nope"}`}, 404, "ERR_REASON_NOT_FOUND", ""},
+			{"flag without reason", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{}`}, 400, "ERR_BAD_REQUEST", "reasonId"},
+			{"flag long remark", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{"reasonId":"spam","remark":"` + strings.Repeat("r", 1001) + `"}`}, 400, "ERR_BAD_REQUEST", "remark"},
+			{"flag unknown message", request{method: "POST", path: "/v3/messages/99999/flagged", headers: obo("bob"), body: `{"reasonId":"spam"}`}, 404, "ERR_MESSAGE_ID_NOT_FOUND", ""},
+			{"flag deleted message", request{method: "POST", path: "/v3/messages/" + hello + "/flagged", headers: obo("cat"), body: `{"reasonId":"spam"}`}, 403, "ERR_MESSAGE_NO_ACCESS", ""},
+			{"flag without onBehalfOf", request{method: "POST", path: "/v3/messages/" + other + "/flagged", body: `{"reasonId":"spam"}`}, 400, "ERR_BAD_REQUEST", ""},
+			{"flag as unknown user", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("zed"), body: `{"reasonId":"spam"}`}, 404, "ERR_UID_NOT_FOUND", ""},
+
+			{"review flagged twice", request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + hello, body: `{"status":"approved"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
+			{"review unflagged", request{method: "PATCH", path: "/v3/moderation/flagged-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
+			{"review flagged bad id", request{method: "PATCH", path: "/v3/moderation/flagged-messages/x", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
+			{"review flagged bad status", request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + other, body: `{"status":"rejected"}`}, 400, "ERR_BAD_REQUEST", "status"},
+			{"review blocked twice", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"rejected"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
+			{"review blocked unknown", request{method: "PATCH", path: "/v3/moderation/blocked-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
+			{"review blocked bad status", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"disapproved"}`}, 400, "ERR_BAD_REQUEST", "status"},
+			{"review blocked bad id", request{method: "PATCH", path: "/v3/moderation/blocked-messages/-1", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
+			{"blocked list bad limit", request{method: "GET", path: "/v3/moderation/blocked-messages?limit=101"}, 400, "ERR_BAD_REQUEST", "limit"},
+			{"flagged list bad before", request{method: "GET", path: "/v3/moderation/flagged-messages?before=x"}, 400, "ERR_BAD_REQUEST", "before"},
+
+			{"rule malformed", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","conditions":{}}`}, 400, "ERR_BAD_REQUEST", "conditions"},
+			{"rule without conditions", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions"},
+			{"rule without action", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"word","value":["a"]}]}`}, 400, "ERR_BAD_REQUEST", "action"},
+			{"rule unknown action", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["ban"]}`}, 400, "ERR_BAD_REQUEST", "action"},
+			{"rule unknown category", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"ai","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule media", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"operand":"image","isMediaPresent":true,"category":"word","value":["violence_greaterThan_30"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule operator", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"operator":"equals","category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule empty value", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"word","value":[]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule bad regex", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"pattern","value":["(unclosed"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule backreference", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"pattern","value":["(a)\\1"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule long regex", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"pattern","value":["` + long + `"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule bad contact", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"contact","value":["fax"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule bad keyword", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"word","value":["!!!"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions[0]"},
+			{"rule unknown list", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"x","name":"x","conditions":[{"category":"word","isKeywordsReferencePresent":true,"value":["nope"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "conditions"},
+			{"rule again", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_RULE_ALREADY_EXISTS", ""},
+			{"rule unknown", request{method: "GET", path: "/v3/moderation/rules/nope"}, 404, "ERR_RULE_NOT_FOUND", ""},
+			{"update unknown rule", request{method: "PUT", path: "/v3/moderation/rules/nope", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 404, "ERR_RULE_NOT_FOUND", ""},
+			{"update rule other id", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"id":"other","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "id"},
+			{"delete unknown rule", request{method: "DELETE", path: "/v3/moderation/rules/nope"}, 404, "ERR_RULE_NOT_FOUND", ""},
+
+			{"keywords without terms", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":[]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
+			{"keywords bad term", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":["` + long + `"]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
+			{"keywords category", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","category":"image","searchTerms":["a"]}`}, 400, "ERR_BAD_REQUEST", "category"},
+			{"keywords again", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"bad-words","name":"k","searchTerms":["a"]}`}, 400, "ERR_KEYWORD_ALREADY_EXISTS", ""},
+			{"keywords unknown", request{method: "GET", path: "/v3/moderation/keywords/nope"}, 404, "ERR_KEYWORD_NOT_FOUND", ""},
+			{"update unknown keywords", request{method: "PUT", path: "/v3/moderation/keywords/nope", body: `{"name":"k","searchTerms":["a"]}`}, 404, "ERR_KEYWORD_NOT_FOUND", ""},
+			{"delete keywords in use", request{method: "DELETE", path: "/v3/moderation/keywords/bad-words"}, 409, "ERR_KEYWORD_IN_USE", ""},
+			{"delete unknown keywords", request{method: "DELETE", path: "/v3/moderation/keywords/nope"}, 404, "ERR_KEYWORD_NOT_FOUND", ""},
+
+			{"authOnly rules", request{method: "GET", path: "/v3/moderation/rules", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly reasons", request{method: "GET", path: "/v3/moderation/reasons", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly flag", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: map[string]string{"apikey": e.authKey, "onBehalfOf": "bob"}, body: `{"reasonId":"spam"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly review", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, headers: auth, body: `{"status":"approved"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly keywords", request{method: "POST", path: "/v3/moderation/keywords", headers: auth, body: `{"id":"k","name":"k","searchTerms":["a"]}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
+		})
+
+		// An oversized keyword list: one keyword over the cap, as JSON and as a CSV upload.
+		many := make([]string, 10_001)
+		for i := range many {
+			many[i] = fmt.Sprintf("w%d", i)
+		}
+		body, _ := json.Marshal(map[string]any{"id": "big", "name": "Big", "searchTerms": many})
+		if r := e.do(request{method: "POST", path: "/v3/moderation/keywords", body: string(body)}); r.status != 400 || r.code != "ERR_BAD_REQUEST" {
+			t.Fatalf("an oversized keyword list: %d %.200s", r.status, r.body)
+		}
+		if r := e.multipartKeywords("POST", "/v3/moderation/keywords", map[string]string{"id": "big", "name": "Big"}, strings.Join(many, "\n")); r.status != 400 || r.code != "ERR_BAD_REQUEST" {
+			t.Fatalf("an oversized CSV upload: %d %.200s", r.status, r.body)
+		}
+		if r := e.multipartKeywords("POST", "/v3/moderation/keywords", map[string]string{"id": "big", "name": "Big"}, strings.Repeat("x", 3<<20)); r.status != 413 {
+			t.Fatalf("an upload over the body cap: %d %.200s", r.status, r.body)
+		}
+		if e.count(`SELECT COUNT(*) FROM moderation_keyword_lists WHERE id = 'big'`) != 0 {
+			t.Fatal("an oversized list was stored")
+		}
+	})
+}
+
+// TestModerationPathologicalPattern: a pattern that backtracking engines take exponential
+// time on costs RE2 linear time; a send against it stays fast.
+func TestModerationPathologicalPattern(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"evil","name":"Evil","conditions":[
+			{"category":"pattern","value":["(a+)+$","(a|aa)+b","(.*a){20}"]},{"category":"contact","value":["email","phone","link"]}],"action":["blockMessage"]}`})
+		text := strings.Repeat("a", 4000) + "!"
+		start := time.Now()
+		s := e.sendText("ann", "bob", "user", text)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("a send against a pathological pattern took %v", d)
+		}
+		if s.status != 200 {
+			t.Fatalf("send: %+v", s)
+		}
+		if s := e.sendText("ann", "bob", "user", "write to me at ann@example.com"); s.mod != "pending" {
+			t.Fatalf("an email passed a contact rule: %+v", s)
+		}
+	})
+}
+
+// TestModerationWebhookEvents: each moderation trigger is written in its change's
+// transaction, only while subscribed, and rendered with the message.
+func TestModerationWebhookEvents(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			e.mustUser("ann", "ann")
+			e.mustUser("bob", "bob")
+			e.ok(request{method: "POST", path: "/v3/webhooks", body: `{"id":"w","webhookURL":"` + rc.srv.URL + `/hook","triggers":
+				["moderation_engine_approved","moderation_engine_blocked","moderation_manual_approved"]}`})
+			// No enabled rules: a send is not "approved by the engine".
+			e.send("ann", "bob", "user", "before")
+			e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+			e.send("ann", "bob", "user", "clean")
+			held := e.sendText("ann", "bob", "user", "darn")
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+			got := rc.wait(t, 3)
+			byTrigger := map[string]string{}
+			for _, d := range got {
+				var env struct {
+					Trigger string
+					Data    struct {
+						Message struct {
+							Data struct {
+								Text       string
+								Moderation struct{ Status string }
+							}
+						}
+					}
+				}
+				json.Unmarshal(d.body, &env)
+				byTrigger[env.Trigger] = env.Data.Message.Data.Text + "/" + env.Data.Message.Data.Moderation.Status
+			}
+			want := map[string]string{"moderation_engine_approved": "clean/", "moderation_engine_blocked": "darn/pending", "moderation_manual_approved": "darn/"}
+			if fmt.Sprint(byTrigger) != fmt.Sprint(want) || len(got) != 3 {
+				t.Fatalf("events: %v (%d)", byTrigger, len(got))
+			}
+		})
+	}
+}
+
+// TestModerationOtherNode: a rule made on one node applies on another once that node's
+// cache expires (its KeyCacheTTL), and a change on a node applies there at once.
+func TestModerationOtherNode(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		other := e.secondNode(chat.Config{KeyCacheTTL: 300 * time.Millisecond})
+		sendOn := func(base, text string) string {
+			t.Helper()
+			r := e.do(request{method: "POST", path: "/v3/messages", base: base, headers: obo("ann"),
+				body: `{"receiver":"bob","receiverType":"user","data":{"text":"` + text + `"}}`})
+			var m struct {
+				Data struct {
+					Data struct{ Moderation struct{ Status string } }
+				}
+			}
+			json.Unmarshal(r.body, &m)
+			if r.status != 200 {
+				t.Fatalf("send on %s: %d %s", base, r.status, r.body)
+			}
+			return m.Data.Data.Moderation.Status
+		}
+		sendOn(other, "warm the cache")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		if got := sendOn(e.srv.URL, "darn"); got != "pending" {
+			t.Fatalf("the changing node did not apply its rule at once: %q", got)
+		}
+		time.Sleep(400 * time.Millisecond)
+		if got := sendOn(other, "darn"); got != "pending" {
+			t.Fatalf("the other node did not apply the rule after its TTL: %q", got)
+		}
+		e.ok(request{method: "DELETE", path: "/v3/moderation/rules/kw"})
+		time.Sleep(400 * time.Millisecond)
+		if got := sendOn(other, "darn"); got != "" {
+			t.Fatalf("the other node still applies a deleted rule: %q", got)
+		}
+	})
+}
+
+// TestModerationReviewRace: moderators approving one blocked message at once send it once;
+// users flagging at once each flag once.
+func TestModerationReviewRace(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		held := e.sendText("ann", "bob", "user", "darn it")
+		const n = 8
+		statuses := make(chan response, n)
+		for range n {
+			go func() {
+				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+			}()
+		}
+		got := map[int]int{}
+		for range n {
+			r := <-statuses
+			got[r.status]++
+			if r.status >= 500 {
+				t.Logf("%s", r.body)
+			}
+		}
+		if got[200] != 1 || got[409] != n-1 {
+			t.Fatalf("concurrent approvals: %v", got)
+		}
+		if c := e.count(`SELECT COUNT(*) FROM messages WHERE data LIKE '%darn it%'`); c != 1 {
+			t.Fatalf("the approved message was sent %d times", c)
+		}
+		msg := e.send("ann", "bob", "user", "plain")
+		codes := make(chan string, n)
+		for range n {
+			go func() {
+				codes <- e.do(request{method: "POST", path: "/v3/messages/" + msg + "/flagged", headers: obo("bob"), body: `{"reasonId":"spam"}`}).code
+			}()
+		}
+		flags := map[string]int{}
+		for range n {
+			flags[<-codes]++
+		}
+		if flags[""] != 1 || flags["ERR_MESSAGE_ALREADY_FLAGGED"] != n-1 {
+			t.Fatalf("concurrent flags: %v", flags)
+		}
+	})
+}
