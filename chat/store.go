@@ -25,6 +25,7 @@ type Tx interface {
 	NotificationTx
 	ProviderTx
 	PushTokenTx
+	CallTx
 }
 
 // Store is everything natter keeps.
@@ -60,6 +61,7 @@ type Store interface {
 	ProviderStore
 	PushTokenStore
 	NotificationDeliveryStore
+	CallStore
 	Ping(ctx context.Context) error
 	Close() error
 }

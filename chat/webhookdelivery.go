@@ -123,6 +123,13 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		}
 		sub.Reaction = r
 		return sub, nil
+	case TriggerCallInitiated, TriggerCallBusy, TriggerCallCancelled, TriggerCallRejected, TriggerCallUnanswered:
+		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
+		if err != nil {
+			return sub, err
+		}
+		sub.Message = &m
+		return sub, nil
 	case TriggerMessageSent, TriggerUserMentioned:
 		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
 		if err != nil {
@@ -172,7 +179,7 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		sub.User = &u
 		return sub, nil
 	}
-	if d.Ref.Group != nil || d.Ref.Members != nil {
+	if d.Ref.Group != nil || d.Ref.Members != nil || d.Ref.Call != nil {
 		return sub, nil // group and block events carry their subjects
 	}
 	return sub, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)

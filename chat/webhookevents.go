@@ -45,6 +45,8 @@ type EventRef struct {
 	Receipt *EventReceipt `json:"receipt,omitempty"`
 	// Presence is a connection status change: "available" or "offline".
 	Presence string `json:"presence,omitempty"`
+	// Call is a call event's session and occupants (calls.go).
+	Call *EventCall `json:"call,omitempty"`
 }
 
 // EventMember is a user an event is about, with its scope in the group when it has one;
