@@ -401,26 +401,29 @@ type callEntity struct {
 }
 
 // callMessage is the call message that records a change of c by actor: category call,
-// type the call's, data.action what happened.
-func callMessage(c *Call, actor Entity, action, conversationID string, now int64) Message {
+// type the call's, data.action what happened, sent to to (the group, or the other party).
+func callMessage(c *Call, actor Entity, action, conversationID, to string, now int64) Message {
 	e := callEntity{SessionID: c.SessionID, ConversationID: conversationID, Sender: c.Initiator, ReceiverType: c.ReceiverType,
 		Receiver: c.Receiver, Status: c.Status, Type: c.Type, InitiatedAt: c.InitiatedAt, JoinedAt: c.StartedAt, LeftAt: c.EndedAt}
 	on, _ := json.Marshal(map[string]any{"entity": e, "entityType": "call"})
 	act, _ := json.Marshal(action)
 	data := `{"action":` + string(act) + `,"entities":{"on":` + string(on) + `}}`
 	return Message{AppID: c.AppID, Category: CategoryCall, Type: c.Type, Sender: actor.UID, SenderEntity: actor,
-		ReceiverType: c.ReceiverType, Receiver: c.Receiver, ConversationID: conversationID, SentAt: now, UpdatedAt: now,
+		ReceiverType: c.ReceiverType, Receiver: to, ConversationID: conversationID, SentAt: now, UpdatedAt: now,
 		Action: action, Data: json.RawMessage(data)}
 }
 
 // callMessage builds the call message that records a change of c by actor, its receiver
 // resolved as a message to it has it (read before the change's transaction).
 func (s *Service) callMessage(ctx context.Context, c *Call, actor Entity, action string, now int64) (Message, error) {
-	conv := GroupConversationID(c.Receiver)
+	conv, to := GroupConversationID(c.Receiver), c.Receiver
 	if c.ReceiverType == ReceiverUser {
 		conv = ConversationID(c.Initiator, c.Receiver)
+		if actor.UID == c.Receiver {
+			to = c.Initiator
+		}
 	}
-	m := callMessage(c, actor, action, conv, now)
+	m := callMessage(c, actor, action, conv, to, now)
 	if c.ReceiverType == ReceiverGroup {
 		g, err := s.store.Group(ctx, c.AppID, c.Receiver, "")
 		if err != nil && !errors.Is(err, ErrNotFound) {
@@ -432,12 +435,12 @@ func (s *Service) callMessage(ctx context.Context, c *Call, actor Entity, action
 		}
 		return m, nil
 	}
-	u, err := s.store.User(ctx, c.AppID, c.Receiver)
+	u, err := s.store.User(ctx, c.AppID, to)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return m, internal("read user", err)
 	}
 	m.ReceiverEntity = u.Entity()
-	m.ReceiverEntity.UID = c.Receiver
+	m.ReceiverEntity.UID = to
 	return m, nil
 }
 
@@ -566,7 +569,7 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 		if err := tx.UpdateCall(&c, ch.changed); err != nil {
 			return err
 		}
-		m = callMessage(&c, actor.Entity(), status, base.ConversationID, now)
+		m = callMessage(&c, actor.Entity(), status, base.ConversationID, base.Receiver, now)
 		m.ReceiverEntity, m.ReceiverGroup = base.ReceiverEntity, base.ReceiverGroup
 		if err := tx.InsertMessage(&m); err != nil {
 			return err

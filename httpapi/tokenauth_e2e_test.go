@@ -501,10 +501,11 @@ func TestAuthTokenCacheBoundsStaleness(t *testing.T) {
 }
 
 // adminRoute reports whether a route is for server-side apps only: API keys, users in bulk
-// and their deletion, auth tokens, friends, blocks, bots and usage metrics.
+// and their deletion, auth tokens, friends, blocks, bots, usage metrics and attaching call
+// transcriptions.
 func adminRoute(rt string) bool {
 	switch rt {
-	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}":
+	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}", "POST /calls/{sessionId}/transcriptions":
 		return true
 	}
 	_, p, _ := strings.Cut(rt, " ")
