@@ -410,7 +410,7 @@ func callMessage(c *Call, actor Entity, action, conversationID, to string, now i
 	data := `{"action":` + string(act) + `,"entities":{"on":` + string(on) + `}}`
 	return Message{AppID: c.AppID, Category: CategoryCall, Type: c.Type, Sender: actor.UID, SenderEntity: actor,
 		ReceiverType: c.ReceiverType, Receiver: to, ConversationID: conversationID, SentAt: now, UpdatedAt: now,
-		Action: action, Data: json.RawMessage(data)}
+		Action: action, Data: json.RawMessage(data), TargetUID: c.Initiator}
 }
 
 // callMessage builds the call message that records a change of c by actor, its receiver
@@ -424,6 +424,18 @@ func (s *Service) callMessage(ctx context.Context, c *Call, actor Entity, action
 		}
 	}
 	m := callMessage(c, actor, action, conv, to, now)
+	// The initiator's entity goes in data.entities.on.entity.data.entities.sender, where the
+	// SDK reads the call's initiator: kept as the message's target user.
+	m.TargetUser = &actor
+	if actor.UID != c.Initiator {
+		u, err := s.store.User(ctx, c.AppID, c.Initiator)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return m, internal("read user", err)
+		}
+		e := u.Entity()
+		e.UID = c.Initiator
+		m.TargetUser = &e
+	}
 	if c.ReceiverType == ReceiverGroup {
 		g, err := s.store.Group(ctx, c.AppID, c.Receiver, "")
 		if err != nil && !errors.Is(err, ErrNotFound) {
@@ -570,7 +582,7 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 			return err
 		}
 		m = callMessage(&c, actor.Entity(), status, base.ConversationID, base.Receiver, now)
-		m.ReceiverEntity, m.ReceiverGroup = base.ReceiverEntity, base.ReceiverGroup
+		m.ReceiverEntity, m.ReceiverGroup, m.TargetUser = base.ReceiverEntity, base.ReceiverGroup, base.TargetUser
 		if err := tx.InsertMessage(&m); err != nil {
 			return err
 		}

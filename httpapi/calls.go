@@ -284,12 +284,16 @@ func transcriptionOut(t chat.Transcription) transcriptionJSON {
 }
 
 // appendCallData appends a call message's data: its action, and entities by (who changed
-// the call), for (its receiver) and on (the call as the change left it, stored with it).
+// the call), for (the message's receiver) and on (the call as the change left it, stored
+// with it), the call's parties in on.entity.data.entities as the SDK reads them: sender its
+// initiator (the message's target user), receiver its user or group.
 func appendCallData(b []byte, m chat.Message) []byte {
 	var d struct {
 		Action   string `json:"action"`
 		Entities struct {
-			On json.RawMessage `json:"on"`
+			On struct {
+				Entity json.RawMessage `json:"entity"`
+			} `json:"on"`
 		} `json:"entities"`
 	}
 	_ = json.Unmarshal(storedObject(m.Data), &d)
@@ -299,9 +303,29 @@ func appendCallData(b []byte, m chat.Message) []byte {
 	b = appendUserEntity(b, m.SenderEntity, "")
 	b = append(b, `,"for":`...)
 	b = appendReceiver(b, m)
-	if len(d.Entities.On) > 0 {
-		b = append(b, `,"on":`...)
-		b = append(b, d.Entities.On...)
+	if ent := d.Entities.On.Entity; len(ent) > 1 && ent[len(ent)-1] == '}' {
+		var call struct {
+			Receiver string `json:"receiver"`
+		}
+		_ = json.Unmarshal(ent, &call)
+		b = append(b, `,"on":{"entity":`...)
+		b = append(b, ent[:len(ent)-1]...)
+		b = append(b, `,"data":{"entities":{"sender":`...)
+		initiator := chat.Entity{UID: m.TargetUID}
+		if m.TargetUser != nil {
+			initiator = *m.TargetUser
+		}
+		b = appendUserEntity(b, initiator, "")
+		b = append(b, `,"receiver":`...)
+		switch {
+		case m.ReceiverType == chat.ReceiverGroup:
+			b = appendReceiver(b, m)
+		case call.Receiver == m.Receiver:
+			b = appendUserEntity(b, m.ReceiverEntity, m.ConversationID)
+		default: // the receiver changed the call
+			b = appendUserEntity(b, m.SenderEntity, m.ConversationID)
+		}
+		b = append(b, `}}},"entityType":"call"}`...)
 	}
 	return append(b, "}}"...)
 }

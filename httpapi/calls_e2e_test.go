@@ -42,6 +42,11 @@ type callMsg struct {
 					Status    string
 					Type      string
 					JoinedAt  int64
+					Data      struct {
+						Entities struct {
+							Sender, Receiver struct{ Entity map[string]any }
+						}
+					}
 				}
 			}
 		}
@@ -93,7 +98,10 @@ func TestCalls(t *testing.T) {
 			t.Fatalf("initiated: %+v", init)
 		}
 		tick(4)
-		if m := e.setCall("bob", one, "ongoing"); m.Data.Entities.On.Entity.Status != "ongoing" || m.Data.Entities.On.Entity.JoinedAt == 0 {
+		// bob answers: the message goes to ann; the call's parties stay ann → bob.
+		if m := e.setCall("bob", one, "ongoing"); m.Data.Entities.On.Entity.Status != "ongoing" || m.Data.Entities.On.Entity.JoinedAt == 0 ||
+			m.Data.Entities.For.Entity["uid"] != "ann" || m.Data.Entities.On.Entity.Data.Entities.Sender.Entity["uid"] != "ann" ||
+			m.Data.Entities.On.Entity.Data.Entities.Receiver.Entity["uid"] != "bob" {
 			t.Fatalf("accepted: %+v", m)
 		}
 		tick(10)
