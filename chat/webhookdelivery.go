@@ -179,6 +179,22 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		sub.User = &u
 		return sub, nil
 	}
+	if c := d.Ref.Call; c != nil && len(c.Occupants) > 0 {
+		// Occupants by name, as the hosted events have them: the users' names now.
+		uids := make([]string, len(c.Occupants))
+		for i, o := range c.Occupants {
+			uids[i] = o.UID
+		}
+		users, err := s.store.UsersByID(ctx, d.AppID, uids)
+		if err != nil {
+			return sub, err
+		}
+		for i, o := range c.Occupants {
+			if u, ok := users[o.UID]; ok {
+				c.Occupants[i].Name = u.Name
+			}
+		}
+	}
 	if d.Ref.Group != nil || d.Ref.Members != nil || d.Ref.Call != nil {
 		return sub, nil // group and block events carry their subjects
 	}

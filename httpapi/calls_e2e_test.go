@@ -313,3 +313,90 @@ func TestCalls(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookCallTriggers drives every call trigger once, next to a refused change, and
+// checks each event and its data.
+func TestWebhookCallTriggers(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			for _, u := range []string{"ann", "bob", "cat"} {
+				e.mustUser(u, "User "+u)
+			}
+			triggers := []string{"call_initiated", "call_started", "call_ended", "call_participant_joined", "call_participant_left",
+				"call_busy", "call_cancelled", "call_rejected", "call_unanswered"}
+			body, _ := json.Marshal(map[string]any{"webhookURL": rc.srv.URL + "/hook", "triggers": triggers})
+			e.ok(request{method: "POST", path: "/v3/webhooks", body: string(body)})
+
+			one := e.callTo("ann", "bob", "user", "audio")
+			e.setCall("bob", one, "ongoing")
+			e.setCall("ann", one, "ended")
+			if r := e.do(request{method: "PUT", path: "/v3/calls/" + one, headers: obo("bob"), body: `{"status":"ended"}`}); r.status != 409 {
+				t.Fatalf("end twice: %d %s", r.status, r.body)
+			}
+			e.setCall("bob", e.callTo("ann", "bob", "user", "video"), "rejected")
+			e.setCall("ann", e.callTo("ann", "cat", "user", "audio"), "cancelled")
+			e.setCall("cat", e.callTo("ann", "cat", "user", "audio"), "busy")
+			e.setCall("cat", e.callTo("ann", "cat", "user", "audio"), "unanswered")
+
+			want := []string{"call_initiated", "call_started", "call_participant_joined", "call_participant_joined",
+				"call_participant_left", "call_participant_left", "call_ended",
+				"call_initiated", "call_rejected", "call_initiated", "call_cancelled", "call_initiated", "call_busy",
+				"call_initiated", "call_unanswered"}
+			got := rc.wait(t, len(want))
+			var names []string
+			data := map[string][]json.RawMessage{}
+			for _, d := range got {
+				names = append(names, d.env.Trigger)
+				data[d.env.Trigger] = append(data[d.env.Trigger], d.env.Data)
+			}
+			if !sameMultiset(names, want) {
+				t.Fatalf("triggers\n got %v\nwant %v", names, want)
+			}
+			var initiated struct{ Message callMsg }
+			json.Unmarshal(data["call_initiated"][0], &initiated)
+			if initiated.Message.Category != "call" || initiated.Message.Data.Action != "initiated" || initiated.Message.Data.Entities.On.Entity.SessionID == "" {
+				t.Errorf("call_initiated: %s", data["call_initiated"][0])
+			}
+			var rejected struct{ Message callMsg }
+			json.Unmarshal(data["call_rejected"][0], &rejected)
+			if rejected.Message.Sender != "bob" || rejected.Message.Data.Action != "rejected" {
+				t.Errorf("call_rejected: %s", data["call_rejected"][0])
+			}
+			var started struct {
+				CreatedAt int64 `json:"created_at"`
+				SessionID string
+			}
+			json.Unmarshal(data["call_started"][0], &started)
+			if started.SessionID != one || started.CreatedAt == 0 {
+				t.Errorf("call_started: %s", data["call_started"][0])
+			}
+			type occupant struct {
+				JoinedAt  int64  `json:"joined_at"`
+				LeftAt    int64  `json:"left_at"`
+				AudioCall string `json:"audio_call"`
+				Name, UID string
+			}
+			var left struct {
+				Occupant  occupant
+				SessionID string
+			}
+			json.Unmarshal(data["call_participant_left"][0], &left)
+			if left.SessionID != one || left.Occupant.JoinedAt == 0 || left.Occupant.LeftAt == 0 || left.Occupant.AudioCall != "true" ||
+				left.Occupant.Name != "User "+left.Occupant.UID {
+				t.Errorf("call_participant_left: %s", data["call_participant_left"][0])
+			}
+			var ended struct {
+				AllOccupants []occupant `json:"all_occupants"`
+				DestroyedAt  int64      `json:"destroyed_at"`
+				SessionID    string
+			}
+			json.Unmarshal(data["call_ended"][0], &ended)
+			if ended.SessionID != one || len(ended.AllOccupants) != 2 || ended.DestroyedAt == 0 {
+				t.Errorf("call_ended: %s", data["call_ended"][0])
+			}
+		})
+	}
+}
