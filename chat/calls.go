@@ -142,6 +142,9 @@ type CallStore interface {
 	Calls(ctx context.Context, appID string, f CallFilter, page Page) ([]Call, int, error)
 	// Transcriptions lists a session's transcriptions oldest first and counts them.
 	Transcriptions(ctx context.Context, appID, sessionID string, page Page) ([]Transcription, int, error)
+	// CallSeconds adds up the participants' audio and video seconds of the calls started in
+	// [from, to), as last written.
+	CallSeconds(ctx context.Context, appID string, from, to int64) (audio, video int64, err error)
 }
 
 // CallInitiate is the client SDK's POST /calls: the call message it would send.

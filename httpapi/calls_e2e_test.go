@@ -156,6 +156,13 @@ func TestCalls(t *testing.T) {
 			t.Fatalf("group record: %v", got)
 		}
 
+		// GET /stats adds up the participants' minutes, rounded up: audio 10 s each of ann and
+		// bob; video 5 s each, then ann 30 s and cat 60 s in the group call.
+		stats := e.ok(request{method: "GET", path: fmt.Sprintf("/v3/stats?fromDate=%d&toDate=%d", testClock.Unix()-3600, testClock.Unix()+3600)})
+		if m := stats["metrics"].(map[string]any); m["audio_minutes"] != 1.0 || m["video_minutes"] != 2.0 || m["recorded_minutes"] != 0.0 {
+			t.Fatalf("stats: %v", stats)
+		}
+
 		// Cancelled, and one left ringing.
 		cancelled := e.callTo("ann", "cat", "user", "audio")
 		e.setCall("ann", cancelled, "cancelled")
@@ -282,6 +289,7 @@ func TestCalls(t *testing.T) {
 			{"unknown receiver", request{method: "POST", path: "/v3/calls", headers: obo("ann"), body: `{"receiver":"ghost","receiverType":"user","type":"audio"}`}, 404, "ERR_UID_NOT_FOUND"},
 			{"unknown group", request{method: "POST", path: "/v3/calls", headers: obo("ann"), body: `{"receiver":"nope","receiverType":"group","type":"audio"}`}, 404, "ERR_GUID_NOT_FOUND"},
 			{"a group one is not in", request{method: "POST", path: "/v3/calls", headers: token(danTok), body: `{"receiver":"g","receiverType":"group","type":"audio"}`}, 403, "ERR_NOT_A_MEMBER"},
+			{"a call message through POST /messages", request{method: "POST", path: "/v3/messages", headers: obo("ann"), body: `{"receiver":"bob","receiverType":"user","category":"call","type":"audio","data":{"action":"initiated"}}`}, 400, "ERR_INVALID_MESSAGE_CATEGORY"},
 			{"initiate without onBehalfOf", request{method: "POST", path: "/v3/calls", body: `{"receiver":"bob","receiverType":"user","type":"audio"}`}, 400, "ERR_BAD_REQUEST"},
 			{"transcript over http", request{method: "POST", path: "/v3/calls/" + one + "/transcriptions", body: `{"startTime":1,"endTime":2,"transcriptUrl":"http://t.example/x"}`}, 400, "ERR_BAD_REQUEST"},
 			{"transcript URL with credentials", request{method: "POST", path: "/v3/calls/" + one + "/transcriptions", body: `{"startTime":1,"endTime":2,"transcriptUrl":"https://u:p@t.example/x"}`}, 400, "ERR_BAD_REQUEST"},

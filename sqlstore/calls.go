@@ -235,3 +235,13 @@ func (db *DB) Transcriptions(ctx context.Context, appID, sessionID string, page 
 	}
 	return ts, total, err
 }
+
+// CallSeconds adds up the participants' minutes of the calls started in [from, to)
+// (chat.CallStore), along calls_started.
+func (db *DB) CallSeconds(ctx context.Context, appID string, from, to int64) (int64, int64, error) {
+	var audio, video int64
+	err := db.read(ctx).row(`SELECT COALESCE(SUM(p.audio_seconds), 0), COALESCE(SUM(p.video_seconds), 0)
+		FROM calls c JOIN call_participants p ON p.app_id = c.app_id AND p.session_id = c.session_id
+		WHERE c.app_id = $1 AND c.started_at >= $2 AND c.started_at < $3`, appID, from, to).Scan(&audio, &video)
+	return audio, video, mapErr(err)
+}

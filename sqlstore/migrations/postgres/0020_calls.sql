@@ -22,6 +22,8 @@ CREATE TABLE calls (
 );
 -- The list: newest first.
 CREATE INDEX calls_initiated ON calls (app_id, initiated_at DESC, session_id DESC);
+-- GET /stats's call minutes: the calls started in a window.
+CREATE INDEX calls_started ON calls (app_id, started_at) WHERE started_at > 0;
 
 CREATE TABLE call_participants (
     app_id        TEXT NOT NULL,
