@@ -268,8 +268,9 @@ func TestClientSDKScaleOut(t *testing.T) {
 }
 
 // TestClientSDKCalls: alice calls bob with the SDK's initiateCall; bob's SDK gets the
-// incoming call on its socket and answers with acceptCall; alice's SDK hears it accepted;
-// the record shows the call ongoing with both in it (docs/calls.md).
+// incoming call on its socket and answers with acceptCall; alice's SDK hears it accepted and
+// hangs up with endCall; bob's SDK hears it ended; the record shows both in it, ended
+// (docs/calls.md).
 func TestClientSDKCalls(t *testing.T) {
 	dir := sdkDir(t)
 	key := randomKey()
@@ -298,11 +299,13 @@ func TestClientSDKCalls(t *testing.T) {
 	}
 	bob.wait("accepted", map[string]string{"sessionId": init["sessionId"], "status": "ongoing"}, 15*time.Second)
 	alice.wait("outgoingAccepted", map[string]string{"sessionId": init["sessionId"]}, 15*time.Second)
+	alice.wait("ended", map[string]string{"sessionId": init["sessionId"], "status": "ended"}, 15*time.Second)
+	bob.wait("callEnded", map[string]string{"sessionId": init["sessionId"]}, 15*time.Second)
 	c, err := admin.GetCall(ctx, init["sessionId"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != "ongoing" || c.TotalParticipants != 2 || c.Initiator != "alice" || c.Receiver != "bob" {
+	if c.Status != "ended" || c.TotalParticipants != 2 || c.Initiator != "alice" || c.Receiver != "bob" || c.EndedAt == 0 {
 		t.Errorf("record: %+v", c)
 	}
 }

@@ -88,7 +88,13 @@ async function main() {
           .catch((e) => fail("accept", e));
       }
     },
-    onOutgoingCallAccepted: (c) => out({ ev: "outgoingAccepted", sessionId: c.getSessionId(), status: c.getStatus() }),
+    onOutgoingCallAccepted: (c) => {
+      out({ ev: "outgoingAccepted", sessionId: c.getSessionId(), status: c.getStatus() });
+      if (role === "call") {
+        CometChat.endCall(c.getSessionId()).then((m) => out({ ev: "ended", sessionId: m && m.getSessionId(), status: m && m.getStatus() }))
+          .catch((e) => fail("endCall", e));
+      }
+    },
     onCallEndedMessageReceived: (c) => out({ ev: "callEnded", sessionId: c.getSessionId() }),
   }));
   const user = await CometChat.login(uid, key).catch((e) => fail("login", e));
