@@ -484,6 +484,7 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 	c := Call{AppID: p.App.ID, SessionID: newSessionID(now), Initiator: caller.UID, Receiver: receiver, ReceiverType: in.ReceiverType,
 		Type: in.Type, Mode: CallModeCall, Status: CallInitiated, MID: newUUID(), InitiatedAt: now}
 	c.Participants = []CallParticipant{{UID: caller.UID, State: CallUnanswered}}
+	a := Action{Op: OpInitiateCall, Role: caller.Role, ReceiverType: in.ReceiverType, Type: in.Type}
 	if in.ReceiverType == ReceiverGroup {
 		g, err := s.groupAs(ctx, p.App.ID, receiver, caller.UID)
 		if err != nil {
@@ -496,6 +497,7 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 			return Message{}, errNotAMember(caller.UID, g.GUID)
 		}
 		c.Receiver = g.GUID
+		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 	} else {
 		if receiver == caller.UID {
 			return Message{}, Errorf(CodeCallingSelf, "The user %s cannot call itself.", caller.UID)
@@ -509,6 +511,10 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 		}
 		c.Receiver = u.UID
 		c.Participants = append(c.Participants, CallParticipant{UID: u.UID, State: CallUnanswered})
+		a.ReceiverRole, a.Friend = u.Role, s.friendOf(ctx, p.App.ID, caller.UID, u.UID)
+	}
+	if _, err := s.permit(ctx, p, a); err != nil {
+		return Message{}, err
 	}
 	m, err := s.callMessage(ctx, &c, caller.Entity(), CallInitiated, now)
 	if err != nil {
@@ -542,6 +548,9 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 	}
 	if sessionID == "" || len(sessionID) > MaxSessionIDLen {
 		return Message{}, errCallNotFound(sessionID)
+	}
+	if _, err := s.permit(ctx, p, Action{Op: OpUpdateCall, Role: actor.Role}); err != nil {
+		return Message{}, err
 	}
 	before, err := s.store.Call(ctx, p.App.ID, sessionID)
 	if errors.Is(err, ErrNotFound) {
@@ -612,6 +621,9 @@ func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, ty
 	if sessionID == "" || len(sessionID) > MaxSessionIDLen {
 		return Call{}, errCallNotFound(sessionID)
 	}
+	if _, err := s.permit(ctx, p, Action{Op: OpUpdateCall, Role: actor.Role}); err != nil {
+		return Call{}, err
+	}
 	now := s.now()
 	err = s.store.Transact(ctx, func(tx Tx) error {
 		c, err := tx.CallForChange(p.App.ID, sessionID)
@@ -643,7 +655,7 @@ func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, ty
 // Call reads one session's record with its latest transcriptions. Acting as a user, only
 // a participant sees it (others are told it does not exist).
 func (s *Service) Call(ctx context.Context, p Principal, sessionID string) (Call, error) {
-	viewer, err := s.callViewer(ctx, p)
+	viewer, err := s.callViewer(ctx, p, OpGetCall)
 	if err != nil {
 		return Call{}, err
 	}
@@ -661,18 +673,23 @@ func (s *Service) Call(ctx context.Context, p Principal, sessionID string) (Call
 	return c, nil
 }
 
-// callViewer is the acting user whose calls a read may see, empty for the app.
-func (s *Service) callViewer(ctx context.Context, p Principal) (string, error) {
+// callViewer is the acting user whose calls a read (op) may see, as far as its
+// permissions let it; empty for the app.
+func (s *Service) callViewer(ctx context.Context, p Principal, op Op) (string, error) {
 	if !p.acting() {
 		return "", nil
 	}
 	u, err := s.actingUser(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	_, err = s.permit(ctx, p, Action{Op: op, Role: u.Role})
 	return u.UID, err
 }
 
 // Calls lists sessions, newest first. Acting as a user, only the calls it took part in.
 func (s *Service) Calls(ctx context.Context, p Principal, f CallFilter, page Page) ([]Call, int, error) {
-	viewer, err := s.callViewer(ctx, p)
+	viewer, err := s.callViewer(ctx, p, OpListCalls)
 	if err != nil {
 		return nil, 0, err
 	}
