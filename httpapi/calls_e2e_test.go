@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -407,4 +409,47 @@ func TestWebhookCallTriggers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCallConcurrentAnswers: the session's row serialises its changes. Eight answers of one
+// one-to-one call: one wins, the others are told it is answered; eight members joining a
+// group call at once all get in, counted once each.
+func TestCallConcurrentAnswers(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		members := []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"}
+		for _, u := range append([]string{"ann", "bob"}, members...) {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", members...)
+		one := e.callTo("ann", "bob", "user", "audio")
+		grp := e.callTo("ann", "g", "group", "video")
+		var wg sync.WaitGroup
+		statuses := make([]int, 8)
+		joined := make([]int, 8)
+		for i := range 8 {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				statuses[i] = e.do(request{method: "PUT", path: "/v3/calls/" + one, headers: obo("bob"), body: `{"status":"ongoing"}`}).status
+			}()
+			go func() {
+				defer wg.Done()
+				joined[i] = e.do(request{method: "PUT", path: "/v3/calls/" + grp, headers: obo(members[i]), body: `{"status":"ongoing"}`}).status
+			}()
+		}
+		wg.Wait()
+		slices.Sort(statuses)
+		if fmt.Sprint(statuses) != "[200 409 409 409 409 409 409 409]" {
+			t.Errorf("one-to-one answers: %v", statuses)
+		}
+		if fmt.Sprint(joined) != "[200 200 200 200 200 200 200 200]" {
+			t.Errorf("group joins: %v", joined)
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/calls/" + grp}); got["totalParticipants"] != 9.0 || got["status"] != "ongoing" {
+			t.Errorf("group call: %v", got)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM messages WHERE category = 'call'`); n != 2+1+8 {
+			t.Errorf("%d call messages, want 11", n)
+		}
+	})
 }
