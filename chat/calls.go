@@ -270,7 +270,9 @@ func applyCallStatus(c *Call, actor string, member bool, status string, now int6
 	}
 	group := c.ReceiverType == ReceiverGroup
 	i := c.participant(actor)
-	if i < 0 && (!group || !member) {
+	// A group call's participant who has left the group may still leave or decline it, not
+	// join it.
+	if i < 0 && (!group || !member) || group && !member && status == CallOngoing {
 		return ch, Errorf(CodeCallNotAPart, "The user %s is not a part of the call %s.", actor, c.SessionID)
 	}
 	if terminalCall(c.Status) {

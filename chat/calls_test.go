@@ -58,6 +58,8 @@ func TestApplyCallStatus(t *testing.T) {
 		{"one leaves, call goes on", group(CallOngoing, in("a"), in("b")), "b", true, CallEnded, "", CallOngoing, map[string]string{"a": CallOngoing, "b": CallEnded}},
 		{"last leaves, call ends", group(CallOngoing, in("a"), CallParticipant{UID: "b", State: CallEnded, IsJoined: true}), "a", true, CallEnded, "", CallEnded, map[string]string{"a": CallEnded}},
 		{"leave twice", group(CallOngoing, in("a"), CallParticipant{UID: "b", State: CallEnded, IsJoined: true}), "b", true, CallEnded, CodeCallGroupAlreadyLeft, "", nil},
+		{"rejoin after leaving the group", group(CallOngoing, in("a"), CallParticipant{UID: "b", State: CallEnded, IsJoined: true}), "b", false, CallOngoing, CodeCallNotAPart, "", nil},
+		{"leave after leaving the group", group(CallOngoing, in("a"), in("b")), "b", false, CallEnded, "", CallOngoing, map[string]string{"b": CallEnded}},
 		{"rejoin after leaving", group(CallOngoing, in("a"), CallParticipant{UID: "b", State: CallEnded, IsJoined: true}), "b", true, CallOngoing, "", CallOngoing, map[string]string{"b": CallOngoing}},
 		{"member declines ongoing group call", group(CallOngoing, in("a")), "c", true, CallRejected, "", CallOngoing, map[string]string{"c": CallRejected}},
 		{"member declines ringing group call", group(CallInitiated, CallParticipant{UID: "a", State: CallUnanswered}), "c", true, CallBusy, "", CallInitiated, map[string]string{"c": CallRejected}},
