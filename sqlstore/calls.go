@@ -198,7 +198,7 @@ func (db *DB) Calls(ctx context.Context, appID string, f chat.CallFilter, page c
 	}
 	for _, uid := range []string{f.UID, f.Viewer} {
 		if uid != "" {
-			arg("EXISTS (SELECT 1 FROM call_participants p WHERE p.app_id = calls.app_id AND p.session_id = calls.session_id AND p.uid = ?)", uid)
+			arg("session_id IN (SELECT session_id FROM call_participants WHERE app_id = $1 AND uid = ?)", uid)
 		}
 	}
 	cond := strings.Join(where, " AND ")

@@ -22,6 +22,8 @@ CREATE TABLE calls (
 );
 -- The list: newest first.
 CREATE INDEX calls_initiated ON calls (app_id, initiated_at DESC, session_id DESC);
+-- The status filter.
+CREATE INDEX calls_status ON calls (app_id, status, initiated_at DESC);
 -- GET /stats's call minutes: the calls started in a window.
 CREATE INDEX calls_started ON calls (app_id, started_at) WHERE started_at > 0;
 
@@ -40,7 +42,7 @@ CREATE TABLE call_participants (
     FOREIGN KEY (app_id, session_id) REFERENCES calls (app_id, session_id) ON DELETE CASCADE
 );
 -- The uid filter, and a user's own calls.
-CREATE INDEX call_participants_uid ON call_participants (app_id, uid);
+CREATE INDEX call_participants_uid ON call_participants (app_id, uid, session_id);
 
 CREATE TABLE call_transcriptions (
     app_id         TEXT NOT NULL,
