@@ -27,6 +27,7 @@ type Tx interface {
 	PushTokenTx
 	ImportTx
 	ModerationTx
+	CallTx
 }
 
 // Store is everything natter keeps.
@@ -63,6 +64,7 @@ type Store interface {
 	PushTokenStore
 	NotificationDeliveryStore
 	ModerationStore
+	CallStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -220,6 +220,14 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
 		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
 		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
+		{http.MethodPost, "/calls", clientAllowed, s.initiateCall},
+		{http.MethodGet, "/calls", clientAllowed, s.listCalls},
+		{http.MethodGet, "/calls/{sessionId}", clientAllowed, s.getCall},
+		{http.MethodPut, "/calls/{sessionId}", clientAllowed, s.updateCall},
+		{http.MethodPatch, "/calls/{sessionId}/type", clientAllowed, s.changeCallType},
+		{http.MethodGet, "/calls/{sessionId}/transcriptions", clientAllowed, s.listTranscriptions},
+		{http.MethodPost, "/calls/{sessionId}/transcriptions", fullAccessOnly, s.addTranscription},
+
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 
@@ -250,6 +258,5 @@ var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/threads",
-	"/calls", "/calls/",
 	"/ai-agents/",
 }
