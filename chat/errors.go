@@ -111,11 +111,33 @@ const (
 	CodeImportDuplicateKey        Code = "ERR_IMPORT_DUPLICATE_KEY" // natter's own: a key twice in one import request
 	CodeImportConflict            Code = "ERR_IMPORT_CONFLICT"      // natter's own: a key imported before with other content
 	CodeImportOutOfOrder          Code = "ERR_IMPORT_OUT_OF_ORDER"  // natter's own: a message older than its conversation's last
+
+	// Calls (calls.go), the hosted calling codes.
+	CodeCallSessionNotFound    Code = "ERR_CALL_SESSION_NOT_FOUND"
+	CodeCallingSelf            Code = "ERR_CALLING_SELF"
+	CodeCallTerminated         Code = "ERR_CALL_TERMINATED"
+	CodeCallNotAPart           Code = "ERR_CALL_NOT_A_PART"
+	CodeCallNotStarted         Code = "ERR_CALL_NOT_STARTED"
+	CodeCallUserAlreadyJoined  Code = "ERR_CALL_USER_ALREADY_JOINED"
+	CodeCallGroupAlreadyJoined Code = "ERR_CALL_GROUP_ALREADY_JOINED"
+	CodeCallGroupAlreadyLeft   Code = "ERR_CALL_GROUP_ALREADY_LEFT"
+	CodeCallOngoingToInvalid   Code = "ERR_CALL_ONGOING_TO_INVALID"
+	CodeCallInvalidStatus      Code = "ERR_CALL_INVALID_STATUS" // natter's own: a status this party may not set now
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
 // constant of this package to make sure none is.
 var kinds = map[Code]Kind{
+	CodeCallSessionNotFound:       KindNotFound,
+	CodeCallingSelf:               KindInvalid,
+	CodeCallTerminated:            KindConflict,
+	CodeCallNotAPart:              KindForbidden,
+	CodeCallNotStarted:            KindConflict,
+	CodeCallUserAlreadyJoined:     KindConflict,
+	CodeCallGroupAlreadyJoined:    KindConflict,
+	CodeCallGroupAlreadyLeft:      KindConflict,
+	CodeCallOngoingToInvalid:      KindConflict,
+	CodeCallInvalidStatus:         KindConflict,
 	CodeBadRequest:                KindInvalid,
 	CodeUIDAlreadyExists:          KindInvalid, // the hosted service answers 400
 	CodeReactionLimitExceeded:     KindInvalid,

@@ -27,6 +27,7 @@ type Tx interface {
 	PushTokenTx
 	ImportTx
 	ModerationTx
+	CallTx
 }
 
 // Store is everything natter keeps.
@@ -64,6 +65,7 @@ type Store interface {
 	NotificationDeliveryStore
 	AgentStore
 	ModerationStore
+	CallStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -50,6 +50,8 @@ type EventRef struct {
 	Presence string `json:"presence,omitempty"`
 	// BlockedID is the blocked-list entry of a message a moderation rule held.
 	BlockedID int64 `json:"blockedId,omitempty"`
+	// Call is a call event's session and occupants (calls.go).
+	Call *EventCall `json:"call,omitempty"`
 }
 
 // EventMember is a user an event is about, with its scope in the group when it has one;

@@ -293,6 +293,9 @@ func (e *env) snapshot() string {
 		"SELECT app_id, message_id, status, reviewed_at FROM moderation_flagged ORDER BY app_id, message_id",
 		"SELECT app_id, message_id, uid, reason_id, remark FROM moderation_flags ORDER BY app_id, message_id, uid",
 		"SELECT id, app_id, rule_id, status, message_id FROM moderation_blocked ORDER BY id",
+		"SELECT app_id, session_id, type, status, started_at, ended_at, audio_seconds, video_seconds, since, participants, has_transcription FROM calls ORDER BY app_id, session_id",
+		"SELECT app_id, session_id, uid, state, is_joined, joined_at, left_at, audio_seconds, video_seconds FROM call_participants ORDER BY app_id, session_id, uid",
+		"SELECT app_id, session_id, tid, transcript_url FROM call_transcriptions ORDER BY app_id, session_id, tid",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

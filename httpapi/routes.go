@@ -228,6 +228,13 @@ func (s *Server) routes() []route {
 		{http.MethodPut, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
 		{http.MethodPatch, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
 		{http.MethodDelete, "/ai-agents/agents/{uid}", fullAccessOnly, s.deleteAgent},
+		{http.MethodPost, "/calls", clientAllowed, s.initiateCall},
+		{http.MethodGet, "/calls", clientAllowed, s.listCalls},
+		{http.MethodGet, "/calls/{sessionId}", clientAllowed, s.getCall},
+		{http.MethodPut, "/calls/{sessionId}", clientAllowed, s.updateCall},
+		{http.MethodPatch, "/calls/{sessionId}/type", clientAllowed, s.changeCallType},
+		{http.MethodGet, "/calls/{sessionId}/transcriptions", clientAllowed, s.listTranscriptions},
+		{http.MethodPost, "/calls/{sessionId}/transcriptions", fullAccessOnly, s.addTranscription},
 
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
@@ -259,7 +266,6 @@ var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/threads",
-	"/calls", "/calls/",
 	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
 	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }
