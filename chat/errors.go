@@ -101,6 +101,8 @@ const (
 	CodePermissionDenied          Code = "ERR_PERMISSION_DENIED"
 	CodeWebhookNotFound           Code = "ERR_WEBHOOK_NOT_FOUND"
 	CodeWebhookAlreadyExists      Code = "ERR_WEBHOOK_ALREADY_EXISTS" // natter's own: a webhook id taken
+	CodeAgentNotFound             Code = "ERR_AGENT_NOT_FOUND"
+	CodeAgentCreationFailed       Code = "ERR_AGENT_CREATION_FAILED"
 	CodeTriggerNotFound           Code = "ERR_TRIGGER_NOT_FOUND"
 	CodeProviderNotFound          Code = "ERR_PROVIDER_NOT_FOUND"
 	CodeProviderAlreadyExists     Code = "ERR_PROVIDER_ALREADY_EXISTS"
@@ -210,6 +212,8 @@ var kinds = map[Code]Kind{
 	CodePermissionDenied:          KindForbidden,
 	CodeWebhookNotFound:           KindNotFound,
 	CodeWebhookAlreadyExists:      KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeAgentNotFound:             KindNotFound,
+	CodeAgentCreationFailed:       KindConflict, // an agent of that uid, a deactivated user, the app's limit
 	CodeTriggerNotFound:           KindInvalid,
 	CodeProviderNotFound:          KindNotFound,
 	CodeProviderAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS

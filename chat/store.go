@@ -63,6 +63,7 @@ type Store interface {
 	ProviderStore
 	PushTokenStore
 	NotificationDeliveryStore
+	AgentStore
 	ModerationStore
 	CallStore
 	Ping(ctx context.Context) error

@@ -22,6 +22,9 @@ type OutboxEvent struct {
 	// Notify makes it a notification event (notifdelivery.go) rather than a webhook's:
 	// the store keeps it apart, for the notification workers.
 	Notify bool
+	// Agent makes it an agent job (agents.go) for the agent of that uid: the store keeps it
+	// apart, for the agent workers.
+	Agent string
 }
 
 // EventRef is what an event is about, kept as JSON on its row.

@@ -282,6 +282,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, uid, conversation_type, conversation_id, until_ms FROM notification_mutes ORDER BY app_id, uid, conversation_type, conversation_id",
 		"SELECT app_id, kind, id, is_default, enabled, settings, secret_hint, created_at, updated_at FROM notification_providers ORDER BY app_id, kind, id",
 		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
+		"SELECT app_id, uid, name, icon, is_active, url, header_names, instruction, COALESCE(metadata, ''), history_length, timeout_seconds, updated_at FROM agents ORDER BY app_id, uid",
+		"SELECT app_id, agent_uid, message_id, reply_id FROM agent_jobs ORDER BY id",
 		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
 		"SELECT app_id, version FROM moderation_state ORDER BY app_id",
 		"SELECT app_id, id, name, description, updated_at FROM moderation_reasons ORDER BY app_id, id",

@@ -513,5 +513,6 @@ func adminRoute(rt string) bool {
 		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
 		strings.HasPrefix(p, "/stats") || p == "/notifications/v1/settings" || p == "/notifications/v1/logs" ||
 		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/") || strings.HasPrefix(p, "/data_import/") ||
-		strings.HasPrefix(p, "/moderation/") && !strings.HasPrefix(rt, "GET /moderation/reasons")
+		strings.HasPrefix(p, "/moderation/") && !strings.HasPrefix(rt, "GET /moderation/reasons") ||
+		strings.HasPrefix(p, "/ai-agents")
 }
