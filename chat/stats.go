@@ -48,6 +48,9 @@ type UsageCount struct {
 	// Concurrent is the most users connected to the real-time socket at once during the
 	// bucket, summed over the nodes they were connected to.
 	Concurrent int64
+	// RateLimited is the requests refused over the app's rate limits (ratelimit.go). The
+	// console shows it; GET /stats, which has no such figure, does not.
+	RateLimited int64
 }
 
 // UsageActive is the buckets of one UTC day in which a user was active.
