@@ -6,15 +6,13 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/jobloop"
 	"github.com/natter-chat/natter/internal/safedial"
 )
 
@@ -63,21 +61,15 @@ type Worker struct {
 	cfg    Config
 	client *http.Client
 	log    *slog.Logger
-	wake   chan struct{}
+	loop   *jobloop.Loop[chat.AgentJob]
 }
 
 // New returns the workers of a node; Run starts them.
 func New(svc *chat.Service, cfg Config) *Worker {
 	if cfg.Node == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		cfg.Node = base64.RawURLEncoding.EncodeToString(b)
+		cfg.Node = jobloop.NodeName()
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
+	def := jobloop.Default
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
@@ -95,57 +87,28 @@ func New(svc *chat.Service, cfg Config) *Worker {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1),
+	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger,
 		client: safedial.Client(safedial.Options{Timeout: cfg.StreamDeadline, AllowPrivate: cfg.AllowPrivate, Name: "agent",
 			AllowFlag: "--webhook-allow-private"})}
-	svc.SetAgentWake(w.poke)
+	w.loop = jobloop.New[chat.AgentJob](cfg.Workers, cfg.Poll)
+	w.loop.Claim, w.loop.Do = w.claim, w.run
+	svc.SetAgentWake(w.loop.Wake)
 	return w
-}
-
-// poke wakes the claim loop.
-func (w *Worker) poke() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
 }
 
 // Run takes jobs until ctx ends, then stops the jobs in flight and waits for them: a job
 // stopped so is taken again after its lease, by this node or another.
-func (w *Worker) Run(ctx context.Context) {
-	slots := make(chan struct{}, w.cfg.Workers)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for {
-		free := w.cfg.Workers - len(slots)
-		var claimed []chat.AgentJob
-		if free > 0 {
-			now := time.Now()
-			var err error
-			claimed, err = w.store.ClaimAgentJobs(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
-				Until: now.Add(w.cfg.StreamDeadline + 30*time.Second).UnixMilli(), Limit: free})
-			if err != nil && ctx.Err() == nil {
-				w.log.Warn("agent: claim jobs", "err", err)
-			}
-		}
-		for _, j := range claimed {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-slots; wg.Done(); w.poke() }()
-				w.run(ctx, j)
-			}()
-		}
-		if len(claimed) == free && free > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.wake:
-		case <-time.After(w.cfg.Poll):
-		}
+func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx) }
+
+// claim leases due jobs for long enough to finish a streamed answer.
+func (w *Worker) claim(ctx context.Context, limit int) []chat.AgentJob {
+	now := time.Now()
+	claimed, err := w.store.ClaimAgentJobs(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
+		Until: now.Add(w.cfg.StreamDeadline + 30*time.Second).UnixMilli(), Limit: limit})
+	if err != nil && ctx.Err() == nil {
+		w.log.Warn("agent: claim jobs", "err", err)
 	}
+	return claimed
 }
 
 // run does one job: the call, the answer, and the job deleted, unless the worker stopped
