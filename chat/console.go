@@ -144,13 +144,15 @@ func (s *Service) ConsoleCSRF(ctx context.Context, cs ConsoleSession) (string, e
 	return sign(key, "csrf:"+cs.ID), nil
 }
 
-// DayCount is the messages sent in one UTC day.
+// DayCount is the messages sent in one UTC day, and the requests refused over the app's
+// rate limits.
 type DayCount struct {
-	Day      int64 // unix second the day starts
-	Messages int64
+	Day         int64 // unix second the day starts
+	Messages    int64
+	RateLimited int64
 }
 
-// DailyMessages is the messages sent in each of the last days UTC days, today included,
+// DailyMessages is the messages sent, and the requests refused over the rate limits, in each of the last days UTC days, today included,
 // oldest first, from the usage roll-up (GET /stats/messages' figures).
 func (s *Service) DailyMessages(ctx context.Context, p Principal, days int) ([]DayCount, error) {
 	if days < 1 || days > 31 {
@@ -178,6 +180,7 @@ func dailyCounts(rows []UsageCount, from int64, days int) []DayCount {
 	for _, r := range rows {
 		if i := (r.Bucket - from) / 86400; r.Bucket >= from && i < int64(days) {
 			out[i].Messages += r.Messages
+			out[i].RateLimited += r.RateLimited
 		}
 	}
 	return out

@@ -47,11 +47,11 @@ func TestDailyCounts(t *testing.T) {
 	got := dailyCounts([]UsageCount{
 		{Bucket: day0 - StatsBucket, Messages: 100}, // the day before
 		{Bucket: day0, Messages: 1},
-		{Bucket: day0 + 86400 - StatsBucket, Messages: 2},
+		{Bucket: day0 + 86400 - StatsBucket, Messages: 2, RateLimited: 4},
 		{Bucket: day0 + 2*86400 + 600, Messages: 5},
 		{Bucket: day0 + 3*86400, Messages: 100}, // the day after
 	}, day0, 3)
-	want := []DayCount{{day0, 3}, {day0 + 86400, 0}, {day0 + 2*86400, 5}}
+	want := []DayCount{{day0, 3, 4}, {day0 + 86400, 0, 0}, {day0 + 2*86400, 5, 0}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

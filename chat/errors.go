@@ -101,6 +101,8 @@ const (
 	CodePermissionDenied          Code = "ERR_PERMISSION_DENIED"
 	CodeWebhookNotFound           Code = "ERR_WEBHOOK_NOT_FOUND"
 	CodeWebhookAlreadyExists      Code = "ERR_WEBHOOK_ALREADY_EXISTS" // natter's own: a webhook id taken
+	CodeAgentNotFound             Code = "ERR_AGENT_NOT_FOUND"
+	CodeAgentCreationFailed       Code = "ERR_AGENT_CREATION_FAILED"
 	CodeTriggerNotFound           Code = "ERR_TRIGGER_NOT_FOUND"
 	CodeProviderNotFound          Code = "ERR_PROVIDER_NOT_FOUND"
 	CodeProviderAlreadyExists     Code = "ERR_PROVIDER_ALREADY_EXISTS"
@@ -109,11 +111,33 @@ const (
 	CodeImportDuplicateKey        Code = "ERR_IMPORT_DUPLICATE_KEY" // natter's own: a key twice in one import request
 	CodeImportConflict            Code = "ERR_IMPORT_CONFLICT"      // natter's own: a key imported before with other content
 	CodeImportOutOfOrder          Code = "ERR_IMPORT_OUT_OF_ORDER"  // natter's own: a message older than its conversation's last
+
+	// Calls (calls.go), the hosted calling codes.
+	CodeCallSessionNotFound    Code = "ERR_CALL_SESSION_NOT_FOUND"
+	CodeCallingSelf            Code = "ERR_CALLING_SELF"
+	CodeCallTerminated         Code = "ERR_CALL_TERMINATED"
+	CodeCallNotAPart           Code = "ERR_CALL_NOT_A_PART"
+	CodeCallNotStarted         Code = "ERR_CALL_NOT_STARTED"
+	CodeCallUserAlreadyJoined  Code = "ERR_CALL_USER_ALREADY_JOINED"
+	CodeCallGroupAlreadyJoined Code = "ERR_CALL_GROUP_ALREADY_JOINED"
+	CodeCallGroupAlreadyLeft   Code = "ERR_CALL_GROUP_ALREADY_LEFT"
+	CodeCallOngoingToInvalid   Code = "ERR_CALL_ONGOING_TO_INVALID"
+	CodeCallInvalidStatus      Code = "ERR_CALL_INVALID_STATUS" // natter's own: a status this party may not set now
 )
 
 // kinds is every code's kind. A code missing here would answer 500; a test walks every Code
 // constant of this package to make sure none is.
 var kinds = map[Code]Kind{
+	CodeCallSessionNotFound:       KindNotFound,
+	CodeCallingSelf:               KindInvalid,
+	CodeCallTerminated:            KindConflict,
+	CodeCallNotAPart:              KindForbidden,
+	CodeCallNotStarted:            KindConflict,
+	CodeCallUserAlreadyJoined:     KindConflict,
+	CodeCallGroupAlreadyJoined:    KindConflict,
+	CodeCallGroupAlreadyLeft:      KindConflict,
+	CodeCallOngoingToInvalid:      KindConflict,
+	CodeCallInvalidStatus:         KindConflict,
 	CodeBadRequest:                KindInvalid,
 	CodeUIDAlreadyExists:          KindInvalid, // the hosted service answers 400
 	CodeReactionLimitExceeded:     KindInvalid,
@@ -188,6 +212,8 @@ var kinds = map[Code]Kind{
 	CodePermissionDenied:          KindForbidden,
 	CodeWebhookNotFound:           KindNotFound,
 	CodeWebhookAlreadyExists:      KindInvalid, // as ERR_UID_ALREADY_EXISTS
+	CodeAgentNotFound:             KindNotFound,
+	CodeAgentCreationFailed:       KindConflict, // an agent of that uid, a deactivated user, the app's limit
 	CodeTriggerNotFound:           KindInvalid,
 	CodeProviderNotFound:          KindNotFound,
 	CodeProviderAlreadyExists:     KindInvalid, // as ERR_UID_ALREADY_EXISTS

@@ -19,7 +19,7 @@ type Feature struct {
 	Description string
 	Path        string // the endpoint it names, as the hosted service shows it
 	// Enforced is false for the operations no user does in natter: those it does not serve
-	// yet (calls, settings, logout), and those only an app does with its fullAccess key
+	// yet (deleting a call, settings, logout), and those only an app does with its fullAccess key
 	// (blocks). They may be restricted, and apply once a user does them.
 	Enforced bool
 }
@@ -41,7 +41,7 @@ var features = []Feature{
 	feature("ban", "Ban User", "Allows logged-in user to ban a member in a group.", "/v3/groups/{{guid}}/bannedusers/{{uid}}"),
 	notByUsers("blockUser", "Block User", "Allows logged-in user to block a user.", "/v3/users/{{uid}}/blockedusers"),
 	feature("changeScope", "Change Scope", "Allows logged-in user to change the scope of a member in a group.", "/v3/groups/{{guid}}/members/{{uid}}"),
-	notByUsers("createCall", "Initiate Call", "Allows logged-in user to initiate a call.", "/v3/calls"),
+	feature("createCall", "Initiate Call", "Allows logged-in user to initiate a call.", "/v3/calls"),
 	feature("createGroup", "Create Group", "Allows logged-in user to create a group.", "/v3/groups"),
 	feature("createMessage", "Send Message", "Allows logged-in user to send a message.", "/v3/messages"),
 	feature("createMessageThread", "Reply to a Message", "Allows logged-in user to reply in a message's thread.", "/v3/messages/{{id}}/thread"),
@@ -51,7 +51,7 @@ var features = []Feature{
 	feature("deleteGroupMessages", "Delete Group Messages", "Allows logged-in user to delete messages in a group.", "/v3/messages/{{id}}"),
 	feature("deleteMessage", "Delete Message", "Allows logged-in user to delete a message.", "/v3/messages/{{id}}"),
 	notByUsers("getBlockedUsers", "Fetch Blocked Users", "Allows logged-in user to fetch the list of blocked users.", "/v3/users/{{uid}}/blockedusers"),
-	notByUsers("getCall", "Get Call", "Allows logged-in user to fetch the details of a call.", "/v3/calls/{{sessionId}}"),
+	feature("getCall", "Get Call", "Allows logged-in user to fetch the details of a call.", "/v3/calls/{{sessionId}}"),
 	feature("getConversation", "Get Conversation", "Allows logged-in user to get the details of a conversation.", "/v3/users/{{uid}}/conversation"),
 	feature("getGroup", "Get Group", "Allows logged-in user to get the details of a group.", "/v3/groups/{{guid}}"),
 	feature("getGroupMessages", "List Group Messages", "Allows logged-in user to fetch messages in a group.", "/v3/groups/{{guid}}/messages"),
@@ -64,7 +64,7 @@ var features = []Feature{
 	feature("kickMember", "Kick Member", "Allows logged-in user to kick a member from the group.", "/v3/groups/{{guid}}/members/{{uid}}"),
 	feature("leaveGroup", "Leave Group", "Allows logged-in user to leave a group.", "/v3/groups/{{guid}}/members"),
 	feature("listBannedUsers", "List Banned Users", "Allows logged-in user to fetch the banned members in a group.", "/v3/groups/{{guid}}/bannedusers"),
-	notByUsers("listCalls", "List Calls", "Allows logged-in user to fetch the call list.", "/v3/calls"),
+	feature("listCalls", "List Calls", "Allows logged-in user to fetch the call list.", "/v3/calls"),
 	feature("listConversations", "List Conversations", "Allows logged-in user to fetch the conversation list.", "/v3/conversations"),
 	feature("listGroupMembers", "List Group Members", "Allows logged-in user to fetch the members list for a group.", "/v3/groups/{{guid}}/members"),
 	feature("listGroups", "List Groups", "Allows logged-in user to fetch the group list.", "/v3/groups"),
@@ -78,7 +78,7 @@ var features = []Feature{
 	feature("unban", "Unban User", "Allows logged-in user to unban a member.", "/v3/groups/{{guid}}/bannedusers/{{uid}}"),
 	notByUsers("unblockUser", "Unblock User", "Allows logged-in user to unblock a user.", "/v3/users/{{uid}}/blockedusers"),
 	feature("updateAuthToken", "Updates AuthToken", "Allows logged-in user to update his own details and authtoken details.", "/v3/users/{{uid}}"),
-	notByUsers("updateCall", "Update Call", "Allows logged-in user to change the status of initiated/ongoing call.", "/v3/calls/{{sessionId}}"),
+	feature("updateCall", "Update Call", "Allows logged-in user to change the status of initiated/ongoing call.", "/v3/calls/{{sessionId}}"),
 	feature("updateGroup", "Edit Group", "Allows logged-in user to edit group details.", "/v3/groups/{{guid}}"),
 	feature("updateMessage", "Edit Message", "Allows logged-in user to edit a message.", "/v3/messages/{{id}}"),
 }

@@ -22,6 +22,8 @@ type keyCache struct {
 	webhooks *ttlCache[[]string]
 	// notifiers says whether each app has a notification provider (notifdelivery.go).
 	notifiers *ttlCache[bool]
+	// agents maps each app's agents to whether each is active (agents.go).
+	agents *ttlCache[map[string]bool]
 	// content is what the sends of one notification event share (notiftext.go).
 	content *ttlCache[eventContent]
 }
@@ -30,7 +32,7 @@ func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
 	return &keyCache{keys: newTTLCache[APIKey](ttl, now), apps: newTTLCache[App](ttl, now), tokens: newTTLCache[AuthToken](ttl, now),
 		policies: newTTLCache[*Policy](ttl, now), scopes: newTTLCache[ScopeRules](ttl, now),
 		webhooks: newTTLCache[[]string](ttl, now), notifiers: newTTLCache[bool](ttl, now),
-		content: newTTLCache[eventContent](ttl, now)}
+		content: newTTLCache[eventContent](ttl, now), agents: newTTLCache[map[string]bool](ttl, now)}
 }
 
 func (c *keyCache) evictKey(hash string) { c.keys.evict(hash) }

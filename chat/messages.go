@@ -285,10 +285,12 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if ev := s.notificationEvent(ctx, TriggerMessageSent, &m); ev != nil {
 		events = append(events, *ev)
 	}
+	events = append(events, s.agentJobs(ctx, &m)...) // agents.go
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}
 	s.wakeOutbox(len(events) > 0)
+	s.wakeAgents(events)
 	s.rollup.message(p.App.ID, sender.UID, now)
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)

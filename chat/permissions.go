@@ -65,8 +65,9 @@ type PermissionDef struct {
 	// Values are the values it takes (each item's, for a list); empty when free-form.
 	Values  []string
 	Default PermissionValue
-	// Enforced is false for the permissions of operations natter does not serve yet (calls):
-	// they are kept and listed, and apply once the operation exists.
+	// Enforced is false for the permissions of operations natter does not serve yet (none
+	// since calls are served): they would be kept and listed, and apply once the operation
+	// exists.
 	Enforced bool
 	items    listOf
 }
@@ -96,11 +97,6 @@ func list(key string, t PermissionType, title string, items listOf, values []str
 		Default: PermissionValue{List: []string{}}, Enforced: true, items: items}
 }
 
-func notServed(d PermissionDef) PermissionDef {
-	d.Enforced = false
-	return d
-}
-
 // permissionDefs are the role permissions (28) and the scope permissions (11), in the
 // hosted service's order. A list's default, empty, restricts nothing.
 var permissionDefs = []PermissionDef{
@@ -121,9 +117,9 @@ var permissionDefs = []PermissionDef{
 	list("editMessage.denyForScopes", RolePermission, "Denies editing messages in the groups where the user has one of the specified scopes", fixedItems, scopes),
 	flag("deleteMessage", RolePermission, "Allows/Denies deleting messages"),
 	list("deleteMessage.denyForScopes", RolePermission, "Denies deleting messages in the groups where the user has one of the specified scopes", fixedItems, scopes),
-	notServed(flag("initiateCall", RolePermission, "Allows/Denies initiating calls")),
-	notServed(mode("initiateCall.mode", "Allows calling any user, or only the user's friends")),
-	notServed(list("initiateCall.allowedReceiverRoles", RolePermission, "Allows calling the users of the specified roles", roleItems, nil)),
+	flag("initiateCall", RolePermission, "Allows/Denies initiating calls"),
+	mode("initiateCall.mode", "Allows calling any user, or only the user's friends"),
+	list("initiateCall.allowedReceiverRoles", RolePermission, "Allows calling the users of the specified roles", roleItems, nil),
 	flag("createGroup", RolePermission, "Allows/Denies creating groups"),
 	list("createGroup.allowedGroupTypes", RolePermission, "Allows creating groups of the specified types", fixedItems, groupTypes),
 	flag("listGroups", RolePermission, "Allows/Denies listing groups"),
@@ -140,9 +136,9 @@ var permissionDefs = []PermissionDef{
 	flag("listReactions", ScopePermission, "Allows/Denies listing the reactions on the group's messages"),
 	list("listReactions.allowedScopes", ScopePermission, "Lists only the reactions of the members of the specified scopes", fixedItems, scopes),
 	flag("sendThreadedMessage", ScopePermission, "Allows/Denies replying in threads of the group's messages"),
-	notServed(flag("initiateCall", ScopePermission, "Allows/Denies calling the group")),
-	notServed(list("initiateCall.allowedScopes", ScopePermission, "Allows calling the members of the specified scopes", fixedItems, scopes)),
-	notServed(list("initiateCall.allowedType", ScopePermission, "Allows calls of the specified types", fixedItems, []string{"audio", "video"})),
+	flag("initiateCall", ScopePermission, "Allows/Denies calling the group"),
+	list("initiateCall.allowedScopes", ScopePermission, "Allows calling the members of the specified scopes", fixedItems, scopes),
+	list("initiateCall.allowedType", ScopePermission, "Allows calls of the specified types", fixedItems, []string{"audio", "video"}),
 	flag("editMessage", ScopePermission, "Allows/Denies editing messages in the group"),
 }
 

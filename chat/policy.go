@@ -53,11 +53,19 @@ const (
 	OpListConversations
 	OpGetConversation
 	OpDeleteConversation
+	OpInitiateCall
+	OpUpdateCall // its status or its type
+	OpGetCall
+	OpListCalls
 )
 
 // opFeatures is the restricted feature each operation is.
 var opFeatures = map[Op]string{
 	OpSendMessage:        "u.createMessage",
+	OpInitiateCall:       "u.createCall",
+	OpUpdateCall:         "u.updateCall",
+	OpGetCall:            "u.getCall",
+	OpListCalls:          "u.listCalls",
 	OpSendThreadMessage:  "u.createMessageThread",
 	OpEditMessage:        "u.updateMessage",
 	OpDeleteMessage:      "u.deleteMessage",
@@ -304,6 +312,24 @@ func (pol *Policy) decide(a Action, rules ScopeRules) (Grant, error) {
 		}
 		if inGroup && a.Op == OpSendThreadMessage && scope.denied("sendThreadedMessage") {
 			return g, scope.refuse("sendThreadedMessage", "its members may not reply in threads.")
+		}
+	case OpInitiateCall:
+		switch {
+		case role.denied("initiateCall"):
+			return g, role.refuse("initiateCall", "its users may not initiate calls.")
+		case a.ReceiverType == ReceiverUser && !role.allows("initiateCall.allowedReceiverRoles", a.ReceiverRole):
+			return g, role.refuse("initiateCall.allowedReceiverRoles", "its users may not call users of the role "+a.ReceiverRole+".")
+		case inGroup && scope.denied("initiateCall"):
+			return g, scope.refuse("initiateCall", "its members may not call the group.")
+		case inGroup && !scope.allows("initiateCall.allowedScopes", a.Scope):
+			return g, scope.refuse("initiateCall.allowedScopes", "its members may not call the group.")
+		case inGroup && !scope.allows("initiateCall.allowedType", a.Type):
+			return g, scope.refuse("initiateCall.allowedType", "its members may not make "+a.Type+" calls to the group.")
+		}
+		if a.ReceiverType == ReceiverUser && role.value("initiateCall.mode").Str == ModeFriends {
+			if err := friends("initiateCall.mode", "its users may call their friends only."); err != nil {
+				return g, err
+			}
 		}
 	case OpEditMessage:
 		switch {

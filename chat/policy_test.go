@@ -45,6 +45,8 @@ var (
 	image    = Action{Op: OpSendMessage, Role: "r", ReceiverType: ReceiverUser, ReceiverRole: "b", Category: CategoryMessage, Type: "image", Data: mime("image/png"), Friend: notFriend}
 	edit     = Action{Op: OpEditMessage, Role: "r", GUID: "g", Scope: ScopeModerator}
 	del      = Action{Op: OpDeleteMessage, Role: "r", GUID: "g", Scope: ScopeModerator}
+	callUser = Action{Op: OpInitiateCall, Role: "r", ReceiverType: ReceiverUser, ReceiverRole: "b", Type: CallAudio, Friend: notFriend}
+	callGrp  = Action{Op: OpInitiateCall, Role: "r", ReceiverType: ReceiverGroup, GUID: "g", Scope: ScopeParticipant, Type: CallAudio}
 )
 
 // permCases has a case for every enforced permission key (TestPermissionsCovered).
@@ -94,6 +96,13 @@ var permCases = []permCase{
 		allow: items(), deny: items(ScopeModerator), narrowed: func(g Grant) bool { return hasList(g.Scopes, ScopeModerator) }},
 	{t: ScopePermission, key: "sendThreadedMessage", a: inThread, allow: str(Allow), deny: str(Deny)},
 	{t: ScopePermission, key: "editMessage", a: Action{Op: OpEditMessage, Role: "r", GUID: "g", Scope: ScopeParticipant}, allow: str(Allow), deny: str(Deny)},
+
+	{t: RolePermission, key: "initiateCall", a: callUser, allow: str(Allow), deny: str(Deny), notForFriend: true},
+	{t: RolePermission, key: "initiateCall.mode", a: callUser, allow: str(ModeAll), deny: str(ModeFriends)},
+	{t: RolePermission, key: "initiateCall.allowedReceiverRoles", a: callUser, allow: items("b"), deny: items("c"), notForFriend: true},
+	{t: ScopePermission, key: "initiateCall", a: callGrp, allow: str(Allow), deny: str(Deny)},
+	{t: ScopePermission, key: "initiateCall.allowedScopes", a: callGrp, allow: items(ScopeParticipant), deny: items(ScopeAdmin)},
+	{t: ScopePermission, key: "initiateCall.allowedType", a: callGrp, allow: items(CallAudio), deny: items(CallVideo)},
 }
 
 // policyWith is a policy where role "r" (a role permission) or the participant and
@@ -251,6 +260,10 @@ var featureActions = map[string]Action{
 	"u.updateGroup":               {Op: OpUpdateGroup},
 	"u.updateMessage":             {Op: OpEditMessage},
 	"u.updateAuthToken":           {Op: OpUpdateProfile},
+	"u.createCall":                {Op: OpInitiateCall, ReceiverType: ReceiverUser},
+	"u.updateCall":                {Op: OpUpdateCall},
+	"u.getCall":                   {Op: OpGetCall},
+	"u.listCalls":                 {Op: OpListCalls},
 }
 
 // TestRestrictedFeatures: restricting a feature refuses its operation, naming it, and no

@@ -233,7 +233,11 @@ func (s *Service) TakeRate(ctx context.Context, p Principal, class RateClass) (R
 	if s == nil || s.limits == nil {
 		return RateDecision{Allowed: true}, nil
 	}
-	return s.limits.take(ctx, p.App.ID, class)
+	d, err := s.limits.take(ctx, p.App.ID, class)
+	if !d.Allowed {
+		s.rollup.refused(p.App.ID, s.now())
+	}
+	return d, err
 }
 
 // RateLimited is the error for a request over its app's limit.

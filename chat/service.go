@@ -64,6 +64,8 @@ type Service struct {
 	notifier Notifier
 	// outboxWake wakes this node's webhook workers after a change wrote outbox events.
 	outboxWake atomic.Pointer[func()]
+	// agentWake wakes this node's agent workers after a send wrote agent jobs (agents.go).
+	agentWake atomic.Pointer[func()]
 	// mod caches each app's compiled moderation rules (moderation_engine.go).
 	mod modCache
 }

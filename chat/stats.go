@@ -48,6 +48,9 @@ type UsageCount struct {
 	// Concurrent is the most users connected to the real-time socket at once during the
 	// bucket, summed over the nodes they were connected to.
 	Concurrent int64
+	// RateLimited is the requests refused over the app's rate limits (ratelimit.go). The
+	// console shows it; GET /stats, which has no such figure, does not.
+	RateLimited int64
 }
 
 // UsageActive is the buckets of one UTC day in which a user was active.
@@ -205,8 +208,9 @@ func describeSeconds(s int64) string {
 	return strconv.FormatInt(s, 10) + " seconds"
 }
 
-// UsageMetrics answers GET /stats: the users active and the peak of concurrent users in a
-// window. Audio, video and recorded minutes are 0: natter has no calls.
+// UsageMetrics answers GET /stats: the users active, the peak of concurrent users, and the
+// participants' call minutes (calls.go) of the calls started in a window, rounded up to
+// whole minutes. Recorded minutes are 0: natter records no media.
 func (s *Service) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) (UsageMetrics, error) {
 	live, err := s.rollup.flush(ctx, s.store, false, p.App.ID)
 	if err != nil {
@@ -219,6 +223,11 @@ func (s *Service) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) 
 	if out.ConcurrentUsers, err = s.store.PeakConcurrent(ctx, p.App.ID, peakSpan(w.From, w.To)); err != nil {
 		return UsageMetrics{}, internal("read concurrent users", err)
 	}
+	audio, video, err := s.store.CallSeconds(ctx, p.App.ID, w.From, w.To)
+	if err != nil {
+		return UsageMetrics{}, internal("read call minutes", err)
+	}
+	out.AudioMinutes, out.VideoMinutes = (audio+59)/60, (video+59)/60
 	// The bucket under way holds what other nodes saved of it when they stopped; this
 	// node's peak so far is saved when the bucket ends.
 	if live.peak > 0 && live.bucket >= w.From && live.bucket < w.To {

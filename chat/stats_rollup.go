@@ -121,6 +121,13 @@ func (r *rollup) receipt(app, uid string, read bool, at int64) {
 	r.mu.Unlock()
 }
 
+// refused counts a request refused over the app's rate limit.
+func (r *rollup) refused(app string, at int64) {
+	r.mu.Lock()
+	r.count(app, at).RateLimited++
+	r.mu.Unlock()
+}
+
 // acted marks uid active.
 func (r *rollup) acted(app, uid string, at int64) {
 	r.mu.Lock()

@@ -172,6 +172,7 @@ func (m *memStats) SaveUsage(_ context.Context, b UsageBatch) error {
 			s.ReadReceipts += c.ReadReceipts
 			s.DeliveryReceipts += c.DeliveryReceipts
 			s.Concurrent += c.Concurrent
+			s.RateLimited += c.RateLimited
 			m.counts[k] = s
 		}
 		for _, a := range b.Active {
@@ -224,11 +225,12 @@ func TestRollupSavesOnce(t *testing.T) {
 	}
 	st.failAfter = false
 	r.receipt("a", "bob", true, now)
+	r.refused("a", now)
 	if _, err := r.flush(ctx, st, false, ""); err != nil { // batch 1 again (skipped), then 2 and 3
 		t.Fatal(err)
 	}
 	got := st.bucket("a", now)
-	want := UsageCount{AppID: "a", Bucket: now, Messages: 3, ReadReceipts: 1}
+	want := UsageCount{AppID: "a", Bucket: now, Messages: 3, ReadReceipts: 1, RateLimited: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("bucket (-want +got):\n%s", diff)
 	}

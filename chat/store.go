@@ -27,6 +27,7 @@ type Tx interface {
 	PushTokenTx
 	ImportTx
 	ModerationTx
+	CallTx
 }
 
 // Store is everything natter keeps.
@@ -62,7 +63,9 @@ type Store interface {
 	ProviderStore
 	PushTokenStore
 	NotificationDeliveryStore
+	AgentStore
 	ModerationStore
+	CallStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -127,6 +127,13 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		m, err := s.blockedSubject(ctx, d.AppID, d.Ref.BlockedID)
 		sub.Message = m
 		return sub, err
+	case TriggerCallInitiated, TriggerCallBusy, TriggerCallCancelled, TriggerCallRejected, TriggerCallUnanswered:
+		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
+		if err != nil {
+			return sub, err
+		}
+		sub.Message = &m
+		return sub, nil
 	case TriggerMessageSent, TriggerUserMentioned, TriggerModerationEngineApproved, TriggerModerationManualApproved:
 		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
 		if err != nil {
@@ -176,7 +183,23 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		sub.User = &u
 		return sub, nil
 	}
-	if d.Ref.Group != nil || d.Ref.Members != nil {
+	if c := d.Ref.Call; c != nil && len(c.Occupants) > 0 {
+		// Occupants by name, as the hosted events have them: the users' names now.
+		uids := make([]string, len(c.Occupants))
+		for i, o := range c.Occupants {
+			uids[i] = o.UID
+		}
+		users, err := s.store.UsersByID(ctx, d.AppID, uids)
+		if err != nil {
+			return sub, err
+		}
+		for i, o := range c.Occupants {
+			if u, ok := users[o.UID]; ok {
+				c.Occupants[i].Name = u.Name
+			}
+		}
+	}
+	if d.Ref.Group != nil || d.Ref.Members != nil || d.Ref.Call != nil {
 		return sub, nil // group and block events carry their subjects
 	}
 	return sub, fmt.Errorf("event %d: trigger %q has no renderer", d.EventID, d.Trigger)

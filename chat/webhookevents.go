@@ -22,6 +22,9 @@ type OutboxEvent struct {
 	// Notify makes it a notification event (notifdelivery.go) rather than a webhook's:
 	// the store keeps it apart, for the notification workers.
 	Notify bool
+	// Agent makes it an agent job (agents.go) for the agent of that uid: the store keeps it
+	// apart, for the agent workers.
+	Agent string
 }
 
 // EventRef is what an event is about, kept as JSON on its row.
@@ -47,6 +50,8 @@ type EventRef struct {
 	Presence string `json:"presence,omitempty"`
 	// BlockedID is the blocked-list entry of a message a moderation rule held.
 	BlockedID int64 `json:"blockedId,omitempty"`
+	// Call is a call event's session and occupants (calls.go).
+	Call *EventCall `json:"call,omitempty"`
 }
 
 // EventMember is a user an event is about, with its scope in the group when it has one;

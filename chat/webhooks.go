@@ -44,6 +44,8 @@ var Triggers = []string{
 	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
 	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
 	TriggerModerationEngineApproved, TriggerModerationEngineBlocked, TriggerModerationManualApproved,
+	TriggerCallInitiated, TriggerCallStarted, TriggerCallEnded, TriggerCallParticipantJoined, TriggerCallParticipantLeft,
+	TriggerCallBusy, TriggerCallCancelled, TriggerCallRejected, TriggerCallUnanswered,
 }
 
 // The triggers.
@@ -73,6 +75,16 @@ const (
 	TriggerMemberKicked       = "group_member_kicked"
 	TriggerMemberScopeChanged = "group_member_scope_changed"
 	TriggerOwnerTransferred   = "group_owner_transferred"
+
+	TriggerCallInitiated         = "call_initiated"
+	TriggerCallStarted           = "call_started"
+	TriggerCallEnded             = "call_ended"
+	TriggerCallParticipantJoined = "call_participant_joined"
+	TriggerCallParticipantLeft   = "call_participant_left"
+	TriggerCallBusy              = "call_busy"
+	TriggerCallCancelled         = "call_cancelled"
+	TriggerCallRejected          = "call_rejected"
+	TriggerCallUnanswered        = "call_unanswered"
 )
 
 // EmittedTriggers are the triggers natter writes events for. group_member_removed is not
@@ -87,6 +99,8 @@ var EmittedTriggers = []string{
 	TriggerMemberBanned, TriggerMemberUnbanned, TriggerMemberJoined, TriggerMemberLeft,
 	TriggerMemberKicked, TriggerMemberScopeChanged, TriggerOwnerTransferred,
 	TriggerModerationEngineApproved, TriggerModerationEngineBlocked, TriggerModerationManualApproved,
+	TriggerCallInitiated, TriggerCallStarted, TriggerCallEnded, TriggerCallParticipantJoined, TriggerCallParticipantLeft,
+	TriggerCallBusy, TriggerCallCancelled, TriggerCallRejected, TriggerCallUnanswered,
 }
 
 // Webhook is one endpoint of an app. BasicAuth is "username:password" sealed with the

@@ -266,6 +266,30 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.DeleteWebhook(ctx, "wh1")
 			return err
 		}, "DELETE /webhooks/{id}", "/v3/webhooks/wh1", "", map[string]string{"id": "wh1"}, ""},
+		{"CreateAgent", func(c *client.Client) error {
+			_, err := c.CreateAgent(ctx, client.AgentRequest{UID: ptr("bot"), Name: ptr("Bot"), IntegrationMeta: &client.AgentMeta{URL: "https://a.example/x"}})
+			return err
+		}, "POST /ai-agents/agents", "/v3/ai-agents/agents", "", nil, `{"uid":"bot","name":"Bot","integrationMeta":{"url":"https://a.example/x"}}`},
+		{"ListAgents", func(c *client.Client) error {
+			_, err := c.ListAgents(ctx)
+			return err
+		}, "GET /ai-agents/agents", "/v3/ai-agents/agents", "", nil, ""},
+		{"GetAgent", func(c *client.Client) error {
+			_, err := c.GetAgent(ctx, "bot")
+			return err
+		}, "GET /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, ""},
+		{"UpdateAgent", func(c *client.Client) error {
+			_, err := c.UpdateAgent(ctx, "bot", client.AgentRequest{IsActive: ptr(false)})
+			return err
+		}, "PUT /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, `{"isActive":false}`},
+		{"PatchAgent", func(c *client.Client) error {
+			_, err := c.PatchAgent(ctx, "bot", client.AgentRequest{Name: ptr("B")})
+			return err
+		}, "PATCH /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, `{"name":"B"}`},
+		{"DeleteAgent", func(c *client.Client) error {
+			_, err := c.DeleteAgent(ctx, "bot")
+			return err
+		}, "DELETE /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, ""},
 		{"RotateWebhookSecret", func(c *client.Client) error {
 			keep := int64(60)
 			_, err := c.RotateWebhookSecret(ctx, "wh1", &keep)

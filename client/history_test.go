@@ -29,7 +29,7 @@ var messageHistoryRoutes = map[string]bool{
 // TestBlockEndpoints, TestRoleEndpoints, TestStats and TestNotificationEndpoints cover, which TestEndpoints and TestGroupEndpoints leave to them.
 var historyRoutes = func() map[string]bool {
 	all := map[string]bool{}
-	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes, roleRoutes, statsRoutes, notificationRoutes, moderationRoutes} {
+	for _, set := range []map[string]bool{messageHistoryRoutes, conversationRoutes, blockRoutes, roleRoutes, statsRoutes, notificationRoutes, moderationRoutes, callRoutes} {
 		for rt := range set {
 			all[rt] = true
 		}

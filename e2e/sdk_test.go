@@ -266,3 +266,46 @@ func TestClientSDKScaleOut(t *testing.T) {
 	b, certB := tlsNode(t, "node B", env, args...)
 	runSDKScenario(t, map[string]*natterProc{"alice": a, "carol": a, "bob": b}, []string{certA, certB}, key)
 }
+
+// TestClientSDKCalls: alice calls bob with the SDK's initiateCall; bob's SDK gets the
+// incoming call on its socket and answers with acceptCall; alice's SDK hears it accepted and
+// hangs up with endCall; bob's SDK hears it ended; the record shows both in it, ended
+// (docs/calls.md).
+func TestClientSDKCalls(t *testing.T) {
+	dir := sdkDir(t)
+	key := randomKey()
+	env := []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}
+	node, cert := tlsNode(t, "node", env, "serve", "--addr", "127.0.0.1:0", "--database", "sqlite:"+filepath.Join(t.TempDir(), "natter.db"), "--access-log=false")
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, []byte(cert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	admin := client.New("https://"+node.host(), key, client.WithHTTPClient(hc))
+	ctx := context.Background()
+	for _, uid := range []string{"alice", "bob"} {
+		if _, err := admin.CreateUser(ctx, client.CreateUserRequest{UID: uid, Name: uid}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bob := startSDKUser(t, dir, caFile, node.host(), "e2e", key, "bob", "listen")
+	bob.wait("connected", nil, 30*time.Second)
+	alice := startSDKUser(t, dir, caFile, node.host(), "e2e", key, "alice", "call", "NATTER_TO=bob")
+	alice.wait("connected", nil, 30*time.Second)
+	init := alice.wait("initiated", map[string]string{"status": "initiated"}, 30*time.Second)
+	in := bob.wait("incomingCall", map[string]string{"sessionId": init["sessionId"]}, 15*time.Second)
+	if in["initiator"] != "alice" || in["type"] != "audio" {
+		t.Errorf("bob's incoming call: %v", in)
+	}
+	bob.wait("accepted", map[string]string{"sessionId": init["sessionId"], "status": "ongoing"}, 15*time.Second)
+	alice.wait("outgoingAccepted", map[string]string{"sessionId": init["sessionId"]}, 15*time.Second)
+	alice.wait("ended", map[string]string{"sessionId": init["sessionId"], "status": "ended"}, 15*time.Second)
+	bob.wait("callEnded", map[string]string{"sessionId": init["sessionId"]}, 15*time.Second)
+	c, err := admin.GetCall(ctx, init["sessionId"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != "ended" || c.TotalParticipants != 2 || c.Initiator != "alice" || c.Receiver != "bob" || c.EndedAt == 0 {
+		t.Errorf("record: %+v", c)
+	}
+}

@@ -121,6 +121,9 @@ func appendTime(b []byte, key string, n int64) []byte {
 // was sent, and checked on its way out: jsonguard.go) with the generated keys after it:
 // entities, then reactions when there are any.
 func appendData(b []byte, m chat.Message) []byte {
+	if m.Category == chat.CategoryCall {
+		return appendCallData(b, m)
+	}
 	data := storedObject(m.Data)
 	if len(data) < 2 {
 		data = []byte("{}")

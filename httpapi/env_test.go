@@ -284,6 +284,8 @@ func (e *env) snapshot() string {
 		"SELECT app_id, uid, conversation_type, conversation_id, until_ms FROM notification_mutes ORDER BY app_id, uid, conversation_type, conversation_id",
 		"SELECT app_id, kind, id, is_default, enabled, settings, secret_hint, created_at, updated_at FROM notification_providers ORDER BY app_id, kind, id",
 		"SELECT app_id, token, auth_hash, uid, platform, kind, provider_id, timezone, created_at, updated_at FROM push_tokens ORDER BY app_id, token",
+		"SELECT app_id, uid, name, icon, is_active, url, header_names, instruction, COALESCE(metadata, ''), history_length, timeout_seconds, updated_at FROM agents ORDER BY app_id, uid",
+		"SELECT app_id, agent_uid, message_id, reply_id FROM agent_jobs ORDER BY id",
 		"SELECT app_id, kind, key, digest, ref FROM import_keys ORDER BY app_id, kind, key",
 		"SELECT app_id, version FROM moderation_state ORDER BY app_id",
 		"SELECT app_id, id, name, description, updated_at FROM moderation_reasons ORDER BY app_id, id",
@@ -293,6 +295,9 @@ func (e *env) snapshot() string {
 		"SELECT app_id, message_id, status, reviewed_at FROM moderation_flagged ORDER BY app_id, message_id",
 		"SELECT app_id, message_id, uid, reason_id, remark FROM moderation_flags ORDER BY app_id, message_id, uid",
 		"SELECT id, app_id, rule_id, status, message_id FROM moderation_blocked ORDER BY id",
+		"SELECT app_id, session_id, type, status, started_at, ended_at, audio_seconds, video_seconds, since, participants, has_transcription FROM calls ORDER BY app_id, session_id",
+		"SELECT app_id, session_id, uid, state, is_joined, joined_at, left_at, audio_seconds, video_seconds FROM call_participants ORDER BY app_id, session_id, uid",
+		"SELECT app_id, session_id, tid, transcript_url FROM call_transcriptions ORDER BY app_id, session_id, tid",
 	} {
 		rows, err := e.raw.Query(q)
 		if err != nil {

@@ -176,6 +176,7 @@ func TestPermissionsEnforced(t *testing.T) {
 			return `{"receiver":"` + to + `","receiverType":"` + rt + `"` + extra + `}`
 		}
 		text := `,"data":{"text":"hi"}`
+		audio := `,"type":"audio"`
 		cases := []enforcedCase{
 			{typ: chat.RolePermission, key: "listUsers", value: `"deny"`, deny: call{"GET", "/v3/users", ""}},
 			{typ: chat.RolePermission, key: "listUsers.mode", value: `"friends"`, narrowed: func(t *testing.T, h map[string]string) {
@@ -263,6 +264,17 @@ func TestPermissionsEnforced(t *testing.T) {
 			{typ: chat.ScopePermission, key: "sendThreadedMessage", value: `"deny"`, deny: call{"POST", "/v3/messages/" + w.mg + "/thread", `{"data":{"text":"re"}}`},
 				allow: &call{"POST", "/v3/messages", msg("g", "group", text)}},
 			{typ: chat.ScopePermission, key: "editMessage", value: `"deny"`, deny: call{"PUT", "/v3/messages/" + w.mg, `{"data":{"text":"edited"}}`}},
+
+			{typ: chat.RolePermission, key: "initiateCall", value: `"deny"`, deny: call{"POST", "/v3/calls", msg("bob", "user", audio)}},
+			{typ: chat.RolePermission, key: "initiateCall.mode", value: `"friends"`, deny: call{"POST", "/v3/calls", msg("bob", "user", audio)},
+				allow: &call{"POST", "/v3/calls", msg("carol", "user", audio)}},
+			{typ: chat.RolePermission, key: "initiateCall.allowedReceiverRoles", value: `["c"]`, deny: call{"POST", "/v3/calls", msg("bob", "user", audio)},
+				allow: &call{"POST", "/v3/calls", msg("carol", "user", audio)}},
+			{typ: chat.ScopePermission, key: "initiateCall", value: `"deny"`, deny: call{"POST", "/v3/calls", msg("g", "group", audio)},
+				allow: &call{"POST", "/v3/calls", msg("bob", "user", audio)}},
+			{typ: chat.ScopePermission, key: "initiateCall.allowedScopes", value: `["admin"]`, deny: call{"POST", "/v3/calls", msg("g", "group", audio)}},
+			{typ: chat.ScopePermission, key: "initiateCall.allowedType", value: `["video"]`, deny: call{"POST", "/v3/calls", msg("g", "group", audio)},
+				allow: &call{"POST", "/v3/calls", msg("g", "group", `,"type":"video"`)}},
 		}
 		// Every enforced key has a case.
 		for _, ty := range []chat.PermissionType{chat.RolePermission, chat.ScopePermission} {
@@ -319,7 +331,12 @@ func TestPermissionsEnforced(t *testing.T) {
 func TestFeaturesEnforced(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		w := newWorld(t, e)
+		sid := e.callTo("alice", "bob", "user", "audio")
 		calls := map[string][3]string{ // feature → method, path, body
+			"u.createCall":                {"POST", "/v3/calls", `{"receiver":"bob","receiverType":"user","type":"audio"}`},
+			"u.updateCall":                {"PUT", "/v3/calls/" + sid, `{"status":"cancelled"}`},
+			"u.getCall":                   {"GET", "/v3/calls/" + sid, ""},
+			"u.listCalls":                 {"GET", "/v3/calls", ""},
 			"u.addMember":                 {"POST", "/v3/groups/g/members", `{"participants":["dave"]}`},
 			"u.massMemberOperate":         {"POST", "/v3/groups/g/members", `{"participants":["dave","erin"]}`},
 			"u.ban":                       {"POST", "/v3/groups/g/bannedusers/carol", ""},

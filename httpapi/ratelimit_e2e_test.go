@@ -105,6 +105,11 @@ func TestRateLimitOneNode(t *testing.T) {
 			if got != (burstResult{30, 10}) {
 				t.Errorf("standard burst: %+v, want 30 accepted and 10 refused", got)
 			}
+			// The refusals are counted for the app, for the console's overview.
+			days, err := e.svc.DailyMessages(e.ctx(), chat.Principal{App: e.app}, 1)
+			if err != nil || len(days) != 1 || days[0].RateLimited != 25 {
+				t.Errorf("refusals counted: %+v, %v; want 25 today", days, err)
+			}
 			// An unauthenticated request is not counted and carries no limit.
 			r := e.do(request{method: "GET", path: "/v3/users", headers: map[string]string{"apikey": "no-such-key-0123456789"}})
 			if r.status != 401 || r.header.Get("X-Rate-Limit") != "" {

@@ -220,6 +220,22 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
 		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
 		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
+		// AI agents: bots answered by an HTTP endpoint (docs/agents.md). PUT is natter's, PATCH
+		// the hosted service's.
+		{http.MethodPost, "/ai-agents/agents", fullAccessOnly, s.createAgent},
+		{http.MethodGet, "/ai-agents/agents", fullAccessOnly, s.listAgents},
+		{http.MethodGet, "/ai-agents/agents/{uid}", fullAccessOnly, s.getAgent},
+		{http.MethodPut, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
+		{http.MethodPatch, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
+		{http.MethodDelete, "/ai-agents/agents/{uid}", fullAccessOnly, s.deleteAgent},
+		{http.MethodPost, "/calls", clientAllowed, s.initiateCall},
+		{http.MethodGet, "/calls", clientAllowed, s.listCalls},
+		{http.MethodGet, "/calls/{sessionId}", clientAllowed, s.getCall},
+		{http.MethodPut, "/calls/{sessionId}", clientAllowed, s.updateCall},
+		{http.MethodPatch, "/calls/{sessionId}/type", clientAllowed, s.changeCallType},
+		{http.MethodGet, "/calls/{sessionId}/transcriptions", clientAllowed, s.listTranscriptions},
+		{http.MethodPost, "/calls/{sessionId}/transcriptions", fullAccessOnly, s.addTranscription},
+
 		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 
@@ -250,6 +266,6 @@ var notYet = []string{
 	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
 	"/messages/{id}/thread/",
 	"/messages/{id}/interacted", "/threads",
-	"/calls", "/calls/",
-	"/ai-agents/",
+	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
+	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }

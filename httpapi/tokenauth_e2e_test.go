@@ -297,7 +297,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 		if r := e.do(request{method: "GET", path: "/v3/notifications/v1/logs", headers: h}); r.status != 403 || r.code != "AUTH_ERR_NO_ACCESS" {
 			t.Errorf("GET the notification log with a token: %d %s", r.status, r.body)
 		}
-		for _, p := range []string{"/v3/threads", "/v3.0/calls"} {
+		for _, p := range []string{"/v3/threads"} {
 			if r := e.do(request{method: "GET", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
 				t.Errorf("GET %s with a token: %d %s", p, r.status, r.body)
 			}
@@ -501,10 +501,11 @@ func TestAuthTokenCacheBoundsStaleness(t *testing.T) {
 }
 
 // adminRoute reports whether a route is for server-side apps only: API keys, users in bulk
-// and their deletion, auth tokens, friends, blocks, bots and usage metrics.
+// and their deletion, auth tokens, friends, blocks, bots, usage metrics and attaching call
+// transcriptions.
 func adminRoute(rt string) bool {
 	switch rt {
-	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}":
+	case "POST /users", "PUT /users", "DELETE /users", "DELETE /users/{uid}", "POST /calls/{sessionId}/transcriptions":
 		return true
 	}
 	_, p, _ := strings.Cut(rt, " ")
@@ -512,5 +513,6 @@ func adminRoute(rt string) bool {
 		strings.HasSuffix(p, "/friends") || strings.HasSuffix(p, "/users/{uid}/blockedusers") || p == "/conversations/pinned" ||
 		strings.HasPrefix(p, "/stats") || p == "/notifications/v1/settings" || p == "/notifications/v1/logs" ||
 		strings.HasPrefix(p, "/roles") || strings.Contains(p, "/scopes/") || strings.HasPrefix(p, "/data_import/") ||
-		strings.HasPrefix(p, "/moderation/") && !strings.HasPrefix(rt, "GET /moderation/reasons")
+		strings.HasPrefix(p, "/moderation/") && !strings.HasPrefix(rt, "GET /moderation/reasons") ||
+		strings.HasPrefix(p, "/ai-agents")
 }

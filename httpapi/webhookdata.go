@@ -17,6 +17,9 @@ import (
 //   - blocks: {"users": {uid: user}, "by": user};
 //   - groups and members: {"group": <group>, "members": {uid: user}, "by": user}, a member
 //     with its scope (and oldScope on a scope change);
+//   - calls: call_initiated, _busy, _cancelled, _rejected and _unanswered {"message": <call
+//     message>}; call_started {created_at, sessionId}; call_participant_joined and _left
+//     {occupant, sessionId}; call_ended {all_occupants, destroyed_at, created_at, sessionId};
 //   - connection status: {timestamp (ms), user, status, currentConnection, userPresenceChanged}.
 func WebhookData(sub chat.Subject) []byte {
 	ref := sub.Ref
@@ -31,6 +34,8 @@ func WebhookData(sub chat.Subject) []byte {
 		return b
 	case ref.Receipt != nil:
 		return receiptData(sub)
+	case ref.Call != nil:
+		return callEventData(sub)
 	case sub.User != nil:
 		return connectionData(sub)
 	case sub.Message != nil:

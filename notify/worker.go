@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"math/big"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/jobloop"
 )
 
 // The notification workers (docs/notifications.md, "Sending"): every node expands the
@@ -53,7 +53,9 @@ type Worker struct {
 	cfg    WorkerConfig
 	client *Client
 	log    *slog.Logger
-	wake   chan struct{}
+	loop   *jobloop.Loop[chat.NotificationSend]
+
+	lastPurge time.Time // only the loop's goroutine reads and writes it
 
 	mu      sync.Mutex
 	senders map[string]cachedSender // by app, provider kind and id
@@ -67,15 +69,9 @@ type cachedSender struct {
 // NewWorker returns the workers of a node; Run starts them.
 func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	if cfg.Node == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		cfg.Node = base64.RawURLEncoding.EncodeToString(b)
+		cfg.Node = jobloop.NodeName()
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
+	def := jobloop.Default
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
@@ -89,60 +85,39 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Client.Timeout = cfg.Timeout
-	return &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
-		wake: make(chan struct{}, 1), senders: map[string]cachedSender{}}
+	w := &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
+		senders: map[string]cachedSender{}}
+	w.loop = jobloop.New[chat.NotificationSend](cfg.Workers, cfg.Poll)
+	w.loop.Claim, w.loop.Round = w.claim, w.round
+	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) { w.attempt(context.WithoutCancel(ctx), s) }
+	return w
 }
 
 // Run expands events and sends until ctx ends, then waits for the sends in flight.
-func (w *Worker) Run(ctx context.Context) {
-	slots := make(chan struct{}, w.cfg.Workers)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	lastPurge := time.Time{}
-	for {
-		busy := w.expand(ctx)
-		free := w.cfg.Workers - len(slots)
-		var claimed []chat.NotificationSend
-		if free > 0 {
-			now := time.Now()
-			var err error
-			claimed, err = w.store.ClaimNotificationSends(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
-				Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: free})
-			if err != nil && ctx.Err() == nil {
-				w.log.Warn("notify: claim sends", "err", err)
-			}
-		}
-		if time.Since(lastPurge) > time.Minute {
-			lastPurge = time.Now()
-			if err := w.store.PurgeNotificationLogs(ctx, time.Now().Add(-w.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
-				w.log.Warn("notify: purge log", "err", err)
-			}
-		}
-		for _, s := range claimed {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-slots; wg.Done(); w.poke() }()
-				w.attempt(context.WithoutCancel(ctx), s)
-			}()
-		}
-		if busy || len(claimed) == free && free > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.wake:
-		case <-time.After(w.cfg.Poll):
+func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx) }
+
+// round expands due events into sends, and once a minute drops old log records; busy when
+// more events are due.
+func (w *Worker) round(ctx context.Context) (busy bool) {
+	busy = w.expand(ctx)
+	if time.Since(w.lastPurge) > time.Minute {
+		w.lastPurge = time.Now()
+		if err := w.store.PurgeNotificationLogs(ctx, time.Now().Add(-w.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
+			w.log.Warn("notify: purge log", "err", err)
 		}
 	}
+	return busy
 }
 
-func (w *Worker) poke() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+// claim leases due sends for two attempts' time.
+func (w *Worker) claim(ctx context.Context, limit int) []chat.NotificationSend {
+	now := time.Now()
+	claimed, err := w.store.ClaimNotificationSends(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
+		Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit})
+	if err != nil && ctx.Err() == nil {
+		w.log.Warn("notify: claim sends", "err", err)
 	}
+	return claimed
 }
 
 // expand leases a batch of events and expands each; it reports whether it found any.

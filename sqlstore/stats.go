@@ -39,15 +39,16 @@ func (db *DB) SaveUsage(ctx context.Context, b chat.UsageBatch) error {
 			// Figures of an app deleted since they were counted are dropped rather than
 			// fail the batch.
 			const bucket = `INSERT INTO usage_buckets AS u
-				(app_id, bucket, messages_sent, read_receipts, delivery_receipts, concurrent_users)
-				SELECT $1, CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT), CAST($5 AS BIGINT), CAST($6 AS BIGINT)
+				(app_id, bucket, messages_sent, read_receipts, delivery_receipts, concurrent_users, rate_limited)
+				SELECT $1, CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT), CAST($5 AS BIGINT), CAST($6 AS BIGINT), CAST($7 AS BIGINT)
 				WHERE EXISTS (SELECT 1 FROM apps WHERE id = $1)
 				ON CONFLICT (app_id, bucket) DO UPDATE SET
 					messages_sent = u.messages_sent + excluded.messages_sent,
 					read_receipts = u.read_receipts + excluded.read_receipts,
 					delivery_receipts = u.delivery_receipts + excluded.delivery_receipts,
-					concurrent_users = u.concurrent_users + excluded.concurrent_users`
-			args := []any{c.AppID, c.Bucket, c.Messages, c.ReadReceipts, c.DeliveryReceipts, c.Concurrent}
+					concurrent_users = u.concurrent_users + excluded.concurrent_users,
+					rate_limited = u.rate_limited + excluded.rate_limited`
+			args := []any{c.AppID, c.Bucket, c.Messages, c.ReadReceipts, c.DeliveryReceipts, c.Concurrent, c.RateLimited}
 			if c.Concurrent == 0 {
 				if _, err := tx.exec(bucket, args...); err != nil {
 					return err
@@ -99,11 +100,11 @@ func (db *DB) SaveUsage(ctx context.Context, b chat.UsageBatch) error {
 
 // UsageCounts reads an app's buckets in [from, to) (chat.StatsStore).
 func (db *DB) UsageCounts(ctx context.Context, appID string, from, to int64) ([]chat.UsageCount, error) {
-	return collect(db.read(ctx).rows(`SELECT bucket, messages_sent, read_receipts, delivery_receipts, concurrent_users
+	return collect(db.read(ctx).rows(`SELECT bucket, messages_sent, read_receipts, delivery_receipts, concurrent_users, rate_limited
 		FROM usage_buckets WHERE app_id = $1 AND bucket >= $2 AND bucket < $3 ORDER BY bucket`, appID, from, to),
 		func(s scanner) (chat.UsageCount, error) {
 			c := chat.UsageCount{AppID: appID}
-			err := s.Scan(&c.Bucket, &c.Messages, &c.ReadReceipts, &c.DeliveryReceipts, &c.Concurrent)
+			err := s.Scan(&c.Bucket, &c.Messages, &c.ReadReceipts, &c.DeliveryReceipts, &c.Concurrent, &c.RateLimited)
 			return c, err
 		})
 }

@@ -33,8 +33,8 @@ func TestSaveUsage(t *testing.T) {
 				{AppID: "gone", Bucket: b0, Messages: 5, Concurrent: 9},
 			}, Active: []chat.UsageActive{active("u0", 1), active("ghost", 1)}}
 			two := chat.UsageBatch{Node: "n2", Seq: 1, At: day, Counts: []chat.UsageCount{
-				{AppID: "a", Bucket: b0, Messages: 1, DeliveryReceipts: 4, Concurrent: 4},
-				{AppID: "a", Bucket: b1, Messages: 1, Concurrent: 5},
+				{AppID: "a", Bucket: b0, Messages: 1, DeliveryReceipts: 4, Concurrent: 4, RateLimited: 2},
+				{AppID: "a", Bucket: b1, Messages: 1, Concurrent: 5, RateLimited: 1},
 			}, Active: []chat.UsageActive{active("u0", 2)}}
 			for _, b := range []chat.UsageBatch{one, two, one} { // one again: skipped
 				if err := db.SaveUsage(ctx, b); err != nil {
@@ -46,8 +46,8 @@ func TestSaveUsage(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []chat.UsageCount{
-				{AppID: "a", Bucket: b0, Messages: 3, ReadReceipts: 1, DeliveryReceipts: 4, Concurrent: 7},
-				{AppID: "a", Bucket: b1, Messages: 1, Concurrent: 5},
+				{AppID: "a", Bucket: b0, Messages: 3, ReadReceipts: 1, DeliveryReceipts: 4, Concurrent: 7, RateLimited: 2},
+				{AppID: "a", Bucket: b1, Messages: 1, Concurrent: 5, RateLimited: 1},
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("buckets (-want +got):\n%s", diff)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -210,6 +211,9 @@ func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
 	if ev.Notify {
 		return insertNotifyEvent(tx, ev)
 	}
+	if ev.Agent != "" {
+		return insertAgentJob(tx, ev)
+	}
 	return writeOutbox(tx, ev, false)
 }
 
@@ -275,6 +279,9 @@ func queueOutbox(b *pgx.Batch, ev chat.OutboxEvent) error {
 	if ev.Notify {
 		queueNotifyEvent(b, ev)
 		return nil
+	}
+	if ev.Agent != "" { // sends write their jobs in a transaction (insertOutbox), never here
+		return errors.New("queue outbox: an agent job in a reaction batch")
 	}
 	ref, err := json.Marshal(ev.Ref)
 	if err != nil {

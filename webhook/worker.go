@@ -13,10 +13,10 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/jobloop"
 )
 
 // Defaults of Config.
@@ -59,21 +59,17 @@ type Deliverer struct {
 	cfg    Config
 	client *http.Client
 	log    *slog.Logger
-	wake   chan struct{}
+	loop   *jobloop.Loop[chat.Delivery]
+
+	lastPurge time.Time // only the loop's goroutine reads and writes it
 }
 
 // New returns the workers of a node; Run starts them.
 func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.Node == "" {
-		b := make([]byte, 6)
-		rand.Read(b)
-		cfg.Node = base64.RawURLEncoding.EncodeToString(b)
+		cfg.Node = jobloop.NodeName()
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
+	def := jobloop.Default
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
@@ -89,9 +85,11 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger,
-		wake: make(chan struct{}, 1)}
-	svc.SetOutboxWake(d.poke) // a change committed on this node is delivered at once
+	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger}
+	d.loop = jobloop.New[chat.Delivery](cfg.Workers, cfg.Poll)
+	d.loop.Claim, d.loop.Round = d.claim, d.purge
+	d.loop.Do = func(ctx context.Context, del chat.Delivery) { d.attempt(context.WithoutCancel(ctx), del) }
+	svc.SetOutboxWake(d.loop.Wake) // a change committed on this node is delivered at once
 	return d
 }
 
@@ -99,54 +97,28 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 // outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
 // the others once their leases end, and the receiver may see that attempt twice, with the
 // same event id.
-func (d *Deliverer) Run(ctx context.Context) {
-	slots := make(chan struct{}, d.cfg.Workers)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	lastPurge := time.Time{}
-	for {
-		free := d.cfg.Workers - len(slots)
-		var claimed []chat.Delivery
-		if free > 0 {
-			now := time.Now()
-			var err error
-			claimed, err = d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
-				Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: free, PerWebhook: d.cfg.PerWebhook})
-			if err != nil && ctx.Err() == nil {
-				d.log.Warn("webhook: claim deliveries", "err", err)
-			}
-			if time.Since(lastPurge) > time.Minute {
-				lastPurge = time.Now()
-				if err := d.store.PurgeOutbox(ctx, time.Now().Add(-d.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
-					d.log.Warn("webhook: purge outbox", "err", err)
-				}
-			}
-		}
-		for _, del := range claimed {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-slots; wg.Done(); d.poke() }()
-				d.attempt(context.WithoutCancel(ctx), del)
-			}()
-		}
-		if len(claimed) == free && free > 0 {
-			continue // there may be more due
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-d.wake:
-		case <-time.After(d.cfg.Poll):
-		}
+func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
+
+// claim leases due deliveries for two attempts' time, at most PerWebhook of one webhook.
+func (d *Deliverer) claim(ctx context.Context, limit int) []chat.Delivery {
+	now := time.Now()
+	claimed, err := d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
+		Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit, PerWebhook: d.cfg.PerWebhook})
+	if err != nil && ctx.Err() == nil {
+		d.log.Warn("webhook: claim deliveries", "err", err)
 	}
+	return claimed
 }
 
-func (d *Deliverer) poke() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
+// purge drops, once a minute, the done events and their log past their retention.
+func (d *Deliverer) purge(ctx context.Context) (busy bool) {
+	if time.Since(d.lastPurge) > time.Minute {
+		d.lastPurge = time.Now()
+		if err := d.store.PurgeOutbox(ctx, time.Now().Add(-d.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
+			d.log.Warn("webhook: purge outbox", "err", err)
+		}
 	}
+	return false
 }
 
 // attempt posts one delivery and records what came of it.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/webhook"
@@ -54,6 +55,8 @@ type config struct {
 	// record, and the providers' base URLs (tests point them at local fakes).
 	NotificationLogRetention time.Duration
 	NotifyPushOnline         bool
+	AgentWorkers             int
+	AgentDeadline            time.Duration
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
 	// Console is "on" or "off": the web console at /console (docs/console.md).
@@ -167,6 +170,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.DurationVar(&c.WebhookRetryBase, "webhook-retry-base", envDur("NATTER_WEBHOOK_RETRY_BASE", webhook.DefaultBackoff), "the delay before a failed webhook delivery's first retry; each next one doubles, up to an hour (NATTER_WEBHOOK_RETRY_BASE)")
 	fs.DurationVar(&c.NotificationLogRetention, "notification-log-retention", envDur("NATTER_NOTIFICATION_LOG_RETENTION", notify.DefaultRetention), "how long the notification delivery log keeps a record (NATTER_NOTIFICATION_LOG_RETENTION)")
 	fs.BoolVar(&c.NotifyPushOnline, "notify-push-online", envBool("NATTER_NOTIFY_PUSH_ONLINE", false), "push notifications also to users with an open socket (NATTER_NOTIFY_PUSH_ONLINE)")
+	fs.IntVar(&c.AgentWorkers, "agent-workers", envInt("NATTER_AGENT_WORKERS", agent.DefaultWorkers), "AI agent calls in flight on this node (NATTER_AGENT_WORKERS)")
+	fs.DurationVar(&c.AgentDeadline, "agent-deadline", envDur("NATTER_AGENT_DEADLINE", agent.DefaultStreamDeadline), "how long one AI agent answer may take in all, its retries and a streamed answer to its end (NATTER_AGENT_DEADLINE)")
 	// The providers' hosts are the operator's; only tests and proxies change them.
 	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
 		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),
@@ -201,6 +206,10 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	case c.AgentWorkers < 1:
+		return c, fmt.Errorf("--agent-workers must be 1 or more")
+	case c.AgentDeadline < time.Second || c.AgentDeadline > time.Hour:
+		return c, fmt.Errorf("--agent-deadline must be between 1s and 1h")
 	case c.Console != "on" && c.Console != "off":
 		return c, fmt.Errorf("--console must be on or off")
 	case c.NotificationLogRetention <= 0:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/webhook"
 )
@@ -97,6 +98,36 @@ func TestNotificationSettingsOfServe(t *testing.T) {
 	if _, err := parseServe(nil, env(map[string]string{"NATTER_NOTIFY_APNS_URL": "api.push.apple.com"}), io.Discard, io.Discard); err == nil ||
 		!strings.Contains(err.Error(), "NATTER_NOTIFY_APNS_URL") {
 		t.Errorf("a URL without a scheme: %v", err)
+	}
+}
+
+// TestAgentSettings: the agent workers' settings come from flags or NATTER_AGENT_*, and are
+// refused out of range.
+func TestAgentSettings(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		env     map[string]string
+		workers int
+		dl      time.Duration
+		err     string
+	}{
+		{workers: agent.DefaultWorkers, dl: agent.DefaultStreamDeadline},
+		{args: []string{"--agent-workers", "3", "--agent-deadline", "90s"}, workers: 3, dl: 90 * time.Second},
+		{env: map[string]string{"NATTER_AGENT_WORKERS": "5", "NATTER_AGENT_DEADLINE": "2m"}, workers: 5, dl: 2 * time.Minute},
+		{args: []string{"--agent-workers", "0"}, err: "--agent-workers"},
+		{args: []string{"--agent-deadline", "500ms"}, err: "--agent-deadline"},
+		{args: []string{"--agent-deadline", "2h"}, err: "--agent-deadline"},
+	} {
+		got, err := parseServe(c.args, func(k string) string { return c.env[k] }, io.Discard, io.Discard)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v %v: got %v, want an error about %s", c.args, c.env, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got.AgentWorkers != c.workers || got.AgentDeadline != c.dl {
+			t.Errorf("%v %v: got %d %v %v", c.args, c.env, got.AgentWorkers, got.AgentDeadline, err)
+		}
 	}
 }
 

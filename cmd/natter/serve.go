@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/console"
 	"github.com/natter-chat/natter/httpapi"
@@ -161,6 +162,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			Client: notify.ClientConfig{AllowPrivate: c.WebhookAllowPrivate, Endpoints: c.NotifyEndpoints}}).Run(nctx)
 	}()
 	defer func() { stopNotify(); <-notifyDone }()
+	// Agent workers: every node answers the agent jobs the sends wrote, through leases.
+	actx, stopAgents := context.WithCancel(context.WithoutCancel(ctx))
+	agentsDone := make(chan struct{})
+	go func() {
+		defer close(agentsDone)
+		agent.New(svc, agent.Config{Workers: c.AgentWorkers, StreamDeadline: c.AgentDeadline, AllowPrivate: c.WebhookAllowPrivate,
+			Logger: log}).Run(actx)
+	}()
+	defer func() { stopAgents(); <-agentsDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

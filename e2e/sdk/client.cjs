@@ -2,7 +2,8 @@
 // The SDK is a browser bundle with one global session, so each user runs in a process of
 // its own. It prints one JSON object per line on stdout: {"ev": ...} for what happened.
 //
-//   node client.cjs <sdkDir> <role> where role is "listen" or "send"
+//   node client.cjs <sdkDir> <role> where role is "listen", "send" or "call" (calls.md:
+//   call NATTER_TO, hang up once answered; a listener answers the calls it gets)
 //
 // Settings come from the environment: NATTER_HOST (host:port of the natter node this user
 // talks to), NATTER_APP, NATTER_KEY (an authOnly or fullAccess key), NATTER_UID, and for
@@ -62,8 +63,10 @@ async function main() {
     .autoEstablishSocketConnection(true)
     .build();
   await CometChat.init(app, settings).catch((e) => fail("init", e));
+  let onSocket;
+  const socketUp = new Promise((resolve) => { onSocket = resolve; });
   CometChat.addConnectionListener("conn", new CometChat.ConnectionListener({
-    onConnected: () => out({ ev: "connected" }),
+    onConnected: () => { out({ ev: "connected" }); onSocket(); },
     onDisconnected: () => out({ ev: "disconnected" }),
   }));
   CometChat.addMessageListener("msgs", new CometChat.MessageListener({
@@ -77,6 +80,23 @@ async function main() {
     onUserOnline: (u) => out({ ev: "online", uid: u.getUid() }),
     onUserOffline: (u) => out({ ev: "offline", uid: u.getUid() }),
   }));
+  CometChat.addCallListener("calls", new CometChat.CallListener({
+    onIncomingCallReceived: (c) => {
+      out({ ev: "incomingCall", sessionId: c.getSessionId(), initiator: c.getCallInitiator().getUid(), type: c.getType() });
+      if (role === "listen") {
+        CometChat.acceptCall(c.getSessionId()).then((m) => out({ ev: "accepted", sessionId: m.getSessionId(), status: m.getStatus() }))
+          .catch((e) => fail("accept", e));
+      }
+    },
+    onOutgoingCallAccepted: (c) => {
+      out({ ev: "outgoingAccepted", sessionId: c.getSessionId(), status: c.getStatus() });
+      if (role === "call") {
+        CometChat.endCall(c.getSessionId()).then((m) => out({ ev: "ended", sessionId: m && m.getSessionId(), status: m && m.getStatus() }))
+          .catch((e) => fail("endCall", e));
+      }
+    },
+    onCallEndedMessageReceived: (c) => out({ ev: "callEnded", sessionId: c.getSessionId() }),
+  }));
   const user = await CometChat.login(uid, key).catch((e) => fail("login", e));
   out({ ev: "loggedIn", uid: user.getUid() });
 
@@ -84,6 +104,13 @@ async function main() {
     // Runs until the test ends it; reports what arrives. It marks what it receives as read
     // so the sender sees the receipt.
     process.stdin.on("data", () => {});
+    return;
+  }
+  if (role === "call") {
+    await socketUp; // to hear the answer
+    const call = await CometChat.initiateCall(new CometChat.Call(env("NATTER_TO"), CometChat.CALL_TYPE.AUDIO, CometChat.RECEIVER_TYPE.USER))
+      .catch((e) => fail("initiateCall", e));
+    out({ ev: "initiated", sessionId: call.getSessionId(), status: call.getStatus() });
     return;
   }
   const to = env("NATTER_TO"), group = env("NATTER_GROUP");

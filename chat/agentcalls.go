@@ -1,0 +1,149 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// What the agent workers (package agent) do through the service: read what a job's call
+// needs, post and edit the bot's answer as the bot, and show the bot typing.
+
+// ErrAgentGone reports a job with nothing left to do: its agent was deleted or
+// deactivated, or the message it answers was deleted.
+var ErrAgentGone = errors.New("agent or message gone")
+
+// AgentCall is what a job's call to the endpoint needs.
+type AgentCall struct {
+	Job     AgentJob
+	Agent   Agent
+	Headers map[string]string // opened
+	Bot     User
+	Trigger Message
+	History []Message // oldest first, without the trigger
+	// Where the answer goes: a user (the trigger's sender) or a group, and in a thread
+	// when the trigger was in one.
+	ReceiverType string
+	Receiver     string
+	ParentID     int64
+}
+
+// PrepareAgentCall reads what job's call needs; ErrAgentGone when there is nothing to do.
+func (s *Service) PrepareAgentCall(ctx context.Context, job AgentJob) (AgentCall, error) {
+	c := AgentCall{Job: job}
+	a, err := s.store.Agent(ctx, job.AppID, job.AgentUID)
+	if errors.Is(err, ErrNotFound) || err == nil && !a.IsActive {
+		return c, ErrAgentGone
+	}
+	if err != nil {
+		return c, err
+	}
+	c.Agent = a
+	if c.Headers, err = s.AgentHeaders(ctx, a); err != nil {
+		return c, err
+	}
+	bot, err := s.store.User(ctx, job.AppID, a.UID)
+	if errors.Is(err, ErrNotFound) || err == nil && !bot.Active() {
+		return c, ErrAgentGone
+	}
+	if err != nil {
+		return c, err
+	}
+	c.Bot = bot
+	m, err := s.store.Message(ctx, job.AppID, job.MessageID, "")
+	if errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0 {
+		return c, ErrAgentGone
+	}
+	if err != nil {
+		return c, err
+	}
+	c.Trigger = m
+	c.ReceiverType, c.Receiver, c.ParentID = m.ReceiverType, m.Receiver, m.ParentID
+	if m.ReceiverType == ReceiverUser {
+		c.Receiver = m.Sender
+	} else if member, err := s.IsMember(ctx, job.AppID, m.Receiver, a.UID); err != nil {
+		return c, err
+	} else if !member { // mentioned where it cannot answer: not called
+		return c, ErrAgentGone
+	}
+	if a.HistoryLength > 0 {
+		hs, err := s.store.AgentHistory(ctx, job.AppID, m.ConversationID, m.ParentID, m.ID, a.HistoryLength)
+		if err != nil {
+			return c, err
+		}
+		for i := len(hs) - 1; i >= 0; i-- {
+			c.History = append(c.History, hs[i])
+		}
+	}
+	return c, nil
+}
+
+// botPrincipal is the app acting as the call's bot.
+func (s *Service) botPrincipal(ctx context.Context, c AgentCall) (Principal, error) {
+	app, err := s.lookupApp(ctx, c.Job.AppID)
+	if err != nil {
+		return Principal{}, err
+	}
+	return Principal{App: app, Scope: ScopeFullAccess, Actor: c.Bot.UID}, nil
+}
+
+// PostAgentReply sends the bot's text message with data (a data object: text, metadata)
+// where the call's answer goes, and tells the sockets; ErrAgentGone, and nothing sent, when
+// the agent was deleted or deactivated meanwhile.
+func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.RawMessage) (Message, error) {
+	a, err := s.store.Agent(ctx, c.Job.AppID, c.Agent.UID)
+	if errors.Is(err, ErrNotFound) || err == nil && !a.IsActive {
+		return Message{}, ErrAgentGone
+	}
+	if err != nil {
+		return Message{}, err
+	}
+	p, err := s.botPrincipal(ctx, c)
+	if err != nil {
+		return Message{}, err
+	}
+	in := MessageSend{Receiver: c.Receiver, ReceiverType: c.ReceiverType, Category: CategoryMessage, Type: "text", Data: data}
+	var parent *Message
+	if c.ParentID != 0 {
+		pm, err := s.store.Message(ctx, c.Job.AppID, c.ParentID, "")
+		if err != nil {
+			return Message{}, err
+		}
+		parent = &pm
+	}
+	m, err := s.sendAs(ctx, p, c.Bot, in, parent)
+	if err != nil {
+		return Message{}, err
+	}
+	s.notify(ctx, []Message{m})
+	return m, nil
+}
+
+// EditAgentReply replaces the bot's message id's data.text (and data.metadata when set),
+// as the bot, and tells the sockets (the edit's action message).
+func (s *Service) EditAgentReply(ctx context.Context, c AgentCall, id int64, data json.RawMessage) error {
+	p, err := s.botPrincipal(ctx, c)
+	if err != nil {
+		return err
+	}
+	action, err := s.EditMessage(ctx, p, strconv.FormatInt(id, 10), MessageEdit{Data: data})
+	if err != nil {
+		return err
+	}
+	s.notify(ctx, []Message{action})
+	return nil
+}
+
+// Typist is told when an agent starts or stops typing; the socket hub relays it to the
+// conversation as a typing indicator from the bot.
+type Typist interface {
+	Typing(ctx context.Context, appID string, from User, receiverType, receiver string, started bool)
+}
+
+// AgentTyping shows (or stops showing) the call's bot typing where its answer goes.
+func (s *Service) AgentTyping(ctx context.Context, c AgentCall, started bool) {
+	if t, ok := s.notifier.(Typist); ok {
+		t.Typing(context.WithoutCancel(ctx), c.Job.AppID, c.Bot, c.ReceiverType, c.Receiver, started)
+	}
+}

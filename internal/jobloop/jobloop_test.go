@@ -1,0 +1,120 @@
+package jobloop
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// queue is a job source: Claim takes at most limit of the jobs added so far.
+type queue struct {
+	mu   sync.Mutex
+	jobs []int
+}
+
+func (q *queue) add(n ...int) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, n...)
+	q.mu.Unlock()
+}
+
+func (q *queue) claim(_ context.Context, limit int) []int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := min(limit, len(q.jobs))
+	out := q.jobs[:n:n]
+	q.jobs = q.jobs[n:]
+	return out
+}
+
+// TestLoop: every job runs once, never more than Workers at a time; a Wake is heard
+// without waiting for the poll; Run returns only after the jobs in flight.
+func TestLoop(t *testing.T) {
+	var q queue
+	q.add(1, 2, 3, 4, 5, 6, 7)
+	var running, most, done atomic.Int64
+	release := make(chan struct{})
+	seen := make(chan int, 100)
+	l := New[int](3, time.Hour) // the poll never fires: only Wake and freed slots drive it
+	l.Claim = q.claim
+	l.Do = func(ctx context.Context, job int) {
+		n := running.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		running.Add(-1)
+		done.Add(1)
+		seen <- job
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { l.Run(ctx); close(stopped) }()
+
+	for running.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // room for a fourth to start, if the loop were wrong
+	for range 7 {
+		release <- struct{}{}
+	}
+	got := map[int]bool{}
+	for range 7 {
+		got[<-seen] = true
+	}
+	if len(got) != 7 || most.Load() != 3 {
+		t.Fatalf("ran %v, at most %d at once; want 7 jobs, 3 at once", got, most.Load())
+	}
+
+	q.add(8)
+	l.Wake()
+	select {
+	case release <- struct{}{}: // job 8 is running
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Wake did not start the job added")
+	}
+	if j := <-seen; j != 8 {
+		t.Fatalf("ran job %d, want 8", j)
+	}
+
+	q.add(9)
+	l.Wake()
+	for running.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-stopped:
+		t.Fatal("Run returned with a job in flight")
+	case <-time.After(50 * time.Millisecond):
+	}
+	release <- struct{}{}
+	<-stopped
+	if done.Load() != 9 {
+		t.Fatalf("%d jobs done, want 9", done.Load())
+	}
+}
+
+// TestRoundBusy: a busy round asks for another at once, and the loop sleeps once it is not.
+func TestRoundBusy(t *testing.T) {
+	var rounds atomic.Int64
+	l := New[int](1, time.Hour)
+	l.Claim = func(context.Context, int) []int { return nil }
+	l.Do = func(context.Context, int) {}
+	idle := make(chan struct{})
+	l.Round = func(context.Context) bool {
+		if rounds.Add(1) == 5 {
+			close(idle)
+		}
+		return rounds.Load() < 5
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go l.Run(ctx)
+	<-idle
+	time.Sleep(20 * time.Millisecond)
+	if n := rounds.Load(); n != 5 {
+		t.Fatalf("%d rounds, want 5: four busy ones, then asleep", n)
+	}
+}
