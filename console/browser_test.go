@@ -268,6 +268,43 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("conversation lacks the reaction:\n%s", conv)
 	}
 
+	// Moderation: a rule holds messages saying "forbidden"; two sent as alice are held (not
+	// in the conversation); on the Moderation page one is approved, and is delivered, and the
+	// other rejected, and stays hidden.
+	if _, err := e.svc.CreateRule(ctx, principal(t, e), chat.RuleInput{ID: "no-forbidden", Name: "No forbidden words",
+		Conditions: []chat.Condition{{Category: "word", Value: []string{"forbidden"}}}, Action: []string{chat.ActionBlockMessage}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Held: a forbidden word", "Held too: forbidden again"} {
+		run("send a held message", chromedp.Navigate(base+"/console/messages"), h1("Messages"),
+			chromedp.SendKeys(css("#sender"), "alice"), chromedp.SendKeys(css("#receiver"), "team"),
+			chromedp.SetValue(css("#receiverType"), "group"), chromedp.SendKeys(css("#text"), text),
+			chromedp.Click(x(`//button[normalize-space()='Send']`)), h1("Conversation group_team"),
+			into(chromedp.Text(css("#messages")), &conv))
+		if strings.Contains(conv, "forbidden") {
+			t.Fatalf("a held message is shown in the conversation:\n%s", conv)
+		}
+	}
+	held, err := e.svc.BlockedMessages(ctx, principal(t, e), 0, 10)
+	if err != nil || len(held) != 2 {
+		t.Fatalf("held messages: %v %+v", err, held)
+	}
+	approve, reject := strconv.FormatInt(held[1].ID, 10), strconv.FormatInt(held[0].ID, 10) // newest first
+	var queue string
+	run("moderation page", chromedp.Click(x(`//nav//a[normalize-space()='Moderation']`)), h1("Moderation"),
+		chromedp.WaitVisible(css("#b"+approve)), into(chromedp.Text(css("#blocked-messages")), &queue), shots.snap("moderation"))
+	if !strings.Contains(queue, "No forbidden words") || !strings.Contains(queue, "Held: a forbidden word") || !strings.Contains(queue, "alice") {
+		t.Errorf("the held queue:\n%s", queue)
+	}
+	run("approve and reject", chromedp.Click(x(`//button[@aria-label='Approve held message `+approve+`']`)), chromedp.WaitNotPresent(css("#b"+approve)),
+		chromedp.Click(x(`//button[@aria-label='Reject held message `+reject+`']`)), chromedp.WaitNotPresent(css("#b"+reject)),
+		chromedp.WaitVisible(x(`//td[normalize-space()='No held messages waiting.']`)), shots.snap("moderation-reviewed"),
+		chromedp.Navigate(base+"/console/messages?conversation=group_team"),
+		chromedp.WaitVisible(x(`//p[@class='text'][normalize-space()='Held: a forbidden word']`)), into(chromedp.Text(css("#messages")), &conv))
+	if strings.Contains(conv, "Held too") {
+		t.Errorf("the rejected message is shown in the conversation:\n%s", conv)
+	}
+
 	// A webhook to a local receiver, delivered by a real worker: created with its secret shown
 	// once, a message makes a delivery that the log shows delivered, it is replayed, and the
 	// secret rotated.
@@ -321,6 +358,17 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("rotated secret %q (was %q)", secret2, secret)
 	}
 
+	// Notification providers: listed without credentials; b made the default, a deleted.
+	providers(t, e)
+	var fcm string
+	run("notification providers", chromedp.Click(x(`//nav//a[normalize-space()='Notifications']`)), h1("Notification providers"),
+		chromedp.Click(x(`//button[@aria-label='Make FCM provider b the default']`)), chromedp.WaitNotPresent(x(`//button[@aria-label='Make FCM provider b the default']`)),
+		chromedp.Click(x(`//button[@aria-label='Delete FCM provider a']`)), chromedp.WaitNotPresent(css("#fcm-a")),
+		into(chromedp.Text(css("#fcm-providers")), &fcm), shots.snap("notifications"))
+	if !strings.Contains(fcm, "default") || strings.Contains(fcm, keyBody(testKeys().rsa)) {
+		t.Errorf("FCM providers after the changes:\n%s", fcm)
+	}
+
 	// A forged post from the page's own script context, without the CSRF token.
 	var status int
 	run("forged post", into(chromedp.Evaluate[int](`fetch('/console/users', {method: 'POST', body: new URLSearchParams({uid: 'mallory', name: 'M'})}).then(r => r.status)`,
@@ -339,7 +387,8 @@ func TestBrowser(t *testing.T) {
 	const landmarks = `!!document.querySelector('main h1') && !!document.querySelector('nav[aria-label] a[aria-current=page]')`
 	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}))
 	for _, path := range []string{"/console/", "/console/users", "/console/users/alice", "/console/groups", "/console/groups/team",
-		"/console/messages", "/console/messages?parent=" + id, "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders"} {
+		"/console/messages", "/console/messages?parent=" + id, "/console/moderation", "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders",
+		"/console/notifications"} {
 		var overflow, marks bool
 		var bare []string
 		run("page "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css("main h1")),

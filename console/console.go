@@ -5,6 +5,7 @@
 package console
 
 import (
+	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
@@ -32,6 +33,10 @@ type Options struct {
 	Idle, Max time.Duration
 	// Sockets reports the real-time sockets open on this node; nil shows none.
 	Sockets func() int64
+	// Publish tells a message's audience of a message the console sent, or approved from
+	// the moderation queue, over their sockets, as the API does after a send
+	// (httpapi.Hub.PublishMessage); nil tells nobody.
+	Publish func(ctx context.Context, m chat.Message)
 	// MaxBodyBytes caps a form's body; 0 picks 64 KiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
@@ -113,9 +118,16 @@ func (c *Console) routes() {
 	c.mux.Handle("GET "+Prefix+"/messages", c.authed(c.messages))
 	c.mux.Handle("POST "+Prefix+"/messages", c.authed(c.sendMessage))
 	c.mux.Handle("POST "+Prefix+"/messages/{id}/reactions", c.authed(c.react))
+	c.mux.Handle("GET "+Prefix+"/moderation", c.authed(c.moderation))
+	c.mux.Handle("POST "+Prefix+"/moderation/blocked/{id}", c.authed(c.reviewBlocked))
+	c.mux.Handle("POST "+Prefix+"/moderation/flagged/{id}", c.authed(c.reviewFlagged))
 	c.mux.Handle("GET "+Prefix+"/roles", c.authed(c.roles))
 	c.mux.Handle("POST "+Prefix+"/roles", c.authed(c.createRole))
 	c.mux.Handle("POST "+Prefix+"/roles/{role}/delete", c.authed(c.deleteRole))
+	c.mux.Handle("GET "+Prefix+"/notifications", c.authed(c.notifications))
+	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/default", c.authed(c.defaultPushProvider))
+	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/delete", c.authed(c.deletePushProvider))
+	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/delete", c.authed(c.deleteSingleProvider))
 	c.mux.Handle("GET "+Prefix+"/webhooks", c.authed(c.webhooks))
 	c.mux.Handle("POST "+Prefix+"/webhooks", c.authed(c.createWebhook))
 	c.mux.Handle("GET "+Prefix+"/webhooks/{id}", c.authed(c.webhook))

@@ -42,6 +42,20 @@ type env struct {
 	full    string // the app's fullAccess key
 	authKey string // its authOnly key
 	other   string // another app's fullAccess key
+
+	pubMu     sync.Mutex
+	published []chat.Message // what the console told sockets of (Options.Publish)
+}
+
+// sent is the text of each message the console published, in order.
+func (e *env) sent() []string {
+	e.pubMu.Lock()
+	defer e.pubMu.Unlock()
+	var out []string
+	for _, m := range e.published {
+		out = append(out, string(m.Data))
+	}
+	return out
 }
 
 func newEnv(t *testing.T, backend string) *env {
@@ -74,7 +88,11 @@ func newEnv(t *testing.T, backend string) *env {
 	}
 	e.other = keys[0].Value
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "api", http.StatusNotFound) })
-	e.srv = httptest.NewServer(console.New(e.svc, console.Options{Domain: "natter.test"}).Wrap(api))
+	e.srv = httptest.NewServer(console.New(e.svc, console.Options{Domain: "natter.test", Publish: func(_ context.Context, m chat.Message) {
+		e.pubMu.Lock()
+		e.published = append(e.published, m)
+		e.pubMu.Unlock()
+	}}).Wrap(api))
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -50,6 +50,7 @@ type env struct {
 	auth    *client.Client
 	http    *http.Client // validates every response against api/openapi.yaml
 	raw     *sql.DB      // for asserting what is (not) written
+	hub     *httpapi.Hub // with a hub (newEnvHub), else nil
 }
 
 var (
@@ -114,9 +115,10 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	}
 	svc := chat.New(db, cfg)
 	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
+	var hub *httpapi.Hub
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
-		hub := httpapi.NewHub(svc, bus, *hubOpt, nil)
+		hub = httpapi.NewHub(svc, bus, *hubOpt, nil)
 		svc.SetNotifier(hub)
 		opt.Hub = hub
 		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first
@@ -137,7 +139,7 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
-	e := &env{t: t, backend: backend, dbURL: dbURL, srv: srv, svc: svc, app: app, full: keys[0].Value, authKey: keys[1].Value, http: hc, raw: raw}
+	e := &env{t: t, backend: backend, dbURL: dbURL, srv: srv, svc: svc, app: app, full: keys[0].Value, authKey: keys[1].Value, http: hc, raw: raw, hub: hub}
 	e.c = client.New(srv.URL, e.full, client.WithHTTPClient(hc))
 	e.auth = client.New(srv.URL, e.authKey, client.WithHTTPClient(hc))
 	return e

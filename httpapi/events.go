@@ -66,13 +66,20 @@ func audience(m chat.Message) chat.Event {
 // publishMessage tells the message's audience of a new, edited or deleted message (an edit
 // or deletion also publishes its action message, which the SDK turns into the event).
 func (s *Server) publishMessage(r *http.Request, m chat.Message) {
-	h := s.opt.Hub
+	s.opt.Hub.publishMessage(r.Context(), m, deviceID(r))
+}
+
+// PublishMessage tells a message's audience of it over their sockets, as an API send does:
+// for what sends or approves messages through chat.Service outside the API (the console).
+func (h *Hub) PublishMessage(ctx context.Context, m chat.Message) { h.publishMessage(ctx, m, "") }
+
+func (h *Hub) publishMessage(ctx context.Context, m chat.Message, device string) {
 	if h == nil || m.ID == 0 || m.Moderation != "" { // a held message is the sender's alone
 		return
 	}
 	e := audience(m)
-	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, deviceID(r), "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
-	h.Publish(context.WithoutCancel(r.Context()), e)
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
+	h.Publish(context.WithoutCancel(ctx), e)
 }
 
 // reactionEventJSON is a reaction event's body.

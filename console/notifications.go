@@ -1,0 +1,125 @@
+package console
+
+import (
+	"net/http"
+
+	"github.com/natter-chat/natter/chat"
+)
+
+// pushKinds are the provider kinds with ids, as the page's paths name them.
+var pushKinds = map[string]chat.ProviderKind{"fcm": chat.ProviderFCM, "apns": chat.ProviderAPNs}
+
+// singleKinds are the kinds an app has one of, as the page's paths name them.
+var singleKinds = map[string]chat.ProviderKind{"twilio": chat.ProviderTwilio, "sendgrid": chat.ProviderSendGrid,
+	"custom_push": chat.CustomKind(chat.ChannelPush), "custom_sms": chat.CustomKind(chat.ChannelSMS), "custom_email": chat.CustomKind(chat.ChannelEmail)}
+
+type notificationsData struct {
+	FCM      []chat.FCMProvider
+	APNs     []chat.APNsProvider
+	Twilio   *chat.TwilioProvider
+	SendGrid *chat.SendGridProvider
+	Custom   []customRow
+}
+
+type customRow struct {
+	Kind, Channel string
+	Provider      *chat.CustomProvider
+}
+
+// notifications lists the app's notification providers: FCM and APNs with their ids and
+// default, Twilio, SendGrid and the custom webhooks configured or not. No credential shows:
+// the service keeps them sealed and answers none; the page shows not even their masked hints.
+func (c *Console) notifications(w http.ResponseWriter, r *http.Request, q *request) error {
+	ctx := r.Context()
+	var d notificationsData
+	var err error
+	if d.FCM, err = c.svc.FCMProviders(ctx, q.p); err != nil {
+		return err
+	}
+	if d.APNs, err = c.svc.APNsProviders(ctx, q.p); err != nil {
+		return err
+	}
+	tw, err := c.svc.TwilioProvider(ctx, q.p)
+	if d.Twilio, err = configured(tw, err); err != nil {
+		return err
+	}
+	sg, err := c.svc.SendGridProvider(ctx, q.p)
+	if d.SendGrid, err = configured(sg, err); err != nil {
+		return err
+	}
+	for _, ch := range []chat.Channel{chat.ChannelPush, chat.ChannelSMS, chat.ChannelEmail} {
+		cp, err := c.svc.CustomProvider(ctx, q.p, ch)
+		row := customRow{Kind: string(chat.CustomKind(ch)), Channel: string(ch)}
+		if row.Provider, err = configured(cp, err); err != nil {
+			return err
+		}
+		d.Custom = append(d.Custom, row)
+	}
+	c.show(w, r, q, "notifications", q.page("Notification providers", "notifications", d))
+	return nil
+}
+
+// configured is the provider a read found, nil when the app has none, or the read's error.
+func configured[T any](v T, err error) (*T, error) {
+	switch {
+	case chat.ErrorCode(err) == chat.CodeProviderNotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &v, nil
+}
+
+// providerKind reads a path's provider kind from kinds, or refuses it as the service refuses
+// a provider it does not have.
+func providerKind(kinds map[string]chat.ProviderKind, name string) (chat.ProviderKind, error) {
+	if k, ok := kinds[name]; ok {
+		return k, nil
+	}
+	if len(name) > 50 {
+		name = name[:50] + "…"
+	}
+	return "", chat.Errorf(chat.CodeProviderNotFound, "There are no %q providers.", name)
+}
+
+// notificationChange runs a change and shows the page again: with the service's refusal, or
+// after a redirect.
+func (c *Console) notificationChange(w http.ResponseWriter, r *http.Request, q *request, err error) error {
+	if err != nil {
+		if q.retry(err, r) {
+			return c.notifications(w, r, q)
+		}
+		return err
+	}
+	c.redirect(w, r, Prefix+"/notifications")
+	return nil
+}
+
+// deletePushProvider deletes an FCM or APNs provider, as DELETE
+// /notifications/push/v1/providers/{fcm,apns}/{providerId} does (the default one only when
+// it is the last of its kind).
+func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
+	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	if err == nil {
+		err = c.svc.DeletePushProvider(r.Context(), q.p, kind, r.PathValue("id"))
+	}
+	return c.notificationChange(w, r, q, err)
+}
+
+// defaultPushProvider makes an FCM or APNs provider its kind's default.
+func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
+	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	if err == nil {
+		err = c.svc.SetDefaultPushProvider(r.Context(), q.p, kind, r.PathValue("id"))
+	}
+	return c.notificationChange(w, r, q, err)
+}
+
+// deleteSingleProvider deletes the Twilio, SendGrid or a custom provider.
+func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q *request) error {
+	kind, err := providerKind(singleKinds, r.PathValue("kind"))
+	if err == nil {
+		err = c.svc.DeleteProvider(r.Context(), q.p, kind)
+	}
+	return c.notificationChange(w, r, q, err)
+}
