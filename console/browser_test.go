@@ -321,6 +321,11 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("rotated secret %q (was %q)", secret2, secret)
 	}
 
+	// A feature restricted on a role's page is listed there.
+	run("restrict feature", chromedp.Navigate(base+"/console/roles/default"), h1("Role Default Role"),
+		chromedp.SetValue(css("#feature"), "u.listUsers"), chromedp.Click(x(`//button[normalize-space()='Restrict']`)),
+		chromedp.WaitVisible(x(`//table[@id='restricted-list']//code[normalize-space()='u.listUsers']`)), shots.snap("role"))
+
 	// A forged post from the page's own script context, without the CSRF token.
 	var status int
 	run("forged post", into(chromedp.Evaluate[int](`fetch('/console/users', {method: 'POST', body: new URLSearchParams({uid: 'mallory', name: 'M'})}).then(r => r.status)`,
@@ -339,7 +344,8 @@ func TestBrowser(t *testing.T) {
 	const landmarks = `!!document.querySelector('main h1') && !!document.querySelector('nav[aria-label] a[aria-current=page]')`
 	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}))
 	for _, path := range []string{"/console/", "/console/users", "/console/users/alice", "/console/groups", "/console/groups/team",
-		"/console/messages", "/console/messages?parent=" + id, "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders"} {
+		"/console/messages", "/console/messages?parent=" + id, "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders",
+		"/console/roles/default", "/console/groups/team/permissions"} {
 		var overflow, marks bool
 		var bare []string
 		run("page "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css("main h1")),

@@ -120,12 +120,12 @@ func (c *Console) unsetRolePermission(w http.ResponseWriter, r *http.Request, q 
 }
 
 func (c *Console) restrictFeature(w http.ResponseWriter, r *http.Request, q *request) error {
-	_, err := c.svc.RestrictFeatures(r.Context(), q.p, r.PathValue("role"), r.PostForm["feature"])
+	_, err := c.svc.RestrictFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"))
 	return c.roleChanged(w, r, q, err)
 }
 
 func (c *Console) allowFeature(w http.ResponseWriter, r *http.Request, q *request) error {
-	err := c.svc.AllowFeatures(r.Context(), q.p, r.PathValue("role"), r.PostForm["feature"], false)
+	err := c.svc.AllowFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"), false)
 	return c.roleChanged(w, r, q, err)
 }
 
@@ -185,4 +185,11 @@ func (c *Console) unsetScopePermission(w http.ResponseWriter, r *http.Request, q
 	_, err := c.svc.UnsetPermission(r.Context(), q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: r.PathValue("guid"),
 		Scope: r.PostFormValue("scope")}, r.PostFormValue("permission"))
 	return c.groupPermissionsChanged(w, r, q, err)
+}
+
+// postedAll is every value a form posted for name (PostFormValue parses the form: a form
+// htmx sends has its CSRF token in a header, so nothing has parsed it yet).
+func postedAll(r *http.Request, name string) []string {
+	r.PostFormValue(name)
+	return r.PostForm[name]
 }
