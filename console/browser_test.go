@@ -368,6 +368,10 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(fcm, "default") || strings.Contains(fcm, keyBody(testKeys().rsa)) {
 		t.Errorf("FCM providers after the changes:\n%s", fcm)
 	}
+	// A feature restricted on a role's page is listed there.
+	run("restrict feature", chromedp.Navigate(base+"/console/roles/default"), h1("Role Default Role"),
+		chromedp.SetValue(css("#feature"), "u.listUsers"), chromedp.Click(x(`//button[normalize-space()='Restrict']`)),
+		chromedp.WaitVisible(x(`//table[@id='restricted-list']//code[normalize-space()='u.listUsers']`)), shots.snap("role"))
 
 	// A forged post from the page's own script context, without the CSRF token.
 	var status int
@@ -388,7 +392,8 @@ func TestBrowser(t *testing.T) {
 	run("phone width", call(emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 375, Height: 740, DeviceScaleFactor: 2, Mobile: true}))
 	for _, path := range []string{"/console/", "/console/users", "/console/users/alice", "/console/groups", "/console/groups/team",
 		"/console/messages", "/console/messages?parent=" + id, "/console/moderation", "/console/roles", "/console/keys", "/console/webhooks", "/console/webhooks/orders",
-		"/console/notifications"} {
+		"/console/notifications",
+		"/console/roles/default", "/console/groups/team/permissions"} {
 		var overflow, marks bool
 		var bare []string
 		run("page "+path, chromedp.Navigate(base+path), chromedp.WaitVisible(css("main h1")),

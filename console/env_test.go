@@ -74,8 +74,10 @@ func newEnv(t *testing.T, backend string) *env {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &env{clock: &clock{t: time.Now()}}
-	// Private webhook URLs are allowed: the browser test delivers to a local receiver.
-	e.svc = chat.New(db, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions, WebhookAllowPrivate: true})
+	// Private webhook URLs are allowed: the browser test delivers to a local receiver. The
+	// import limit is low so the overview test can exceed it (the console takes no rate).
+	e.svc = chat.New(db, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions, WebhookAllowPrivate: true,
+		RateLimits: chat.RateLimits{Import: 2}})
 	t.Cleanup(func() { e.svc.Close(context.Background()) })
 	app, keys, err := e.svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 )
 
 // TestOverview: the overview counts what the app has, from the same figures as the API
-// (users, groups, today's messages in the chart and its table).
+// (users, groups, today's messages in the chart and its table, and the requests refused
+// over the rate limits).
 func TestOverview(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -28,6 +29,13 @@ func TestOverview(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Import is limited to 2 a minute: the third and fourth are refused and counted.
+		for i := range 4 {
+			d, err := e.svc.TakeRate(ctx, p, chat.RateImport)
+			if err != nil || d.Allowed != (i < 2) {
+				t.Fatalf("take %d: %+v %v", i, d, err)
+			}
+		}
 		c := e.browser(t)
 		e.signIn(t, c, "demo", e.full)
 		code, page := e.get(t, c, "/console/")
@@ -35,7 +43,8 @@ func TestOverview(t *testing.T) {
 			t.Fatalf("overview: %d", code)
 		}
 		for _, want := range []string{`<dd id="users-count">2</dd>`, `<dd id="groups-count">1</dd>`, "<dt>Messages today</dt><dd>3</dd>",
-			"3 messages in 14 days; the busiest day had 3.", `<dd id="dead-count"><a href="/console/webhooks">0</a></dd>`} {
+			"3 messages in 14 days; the busiest day had 3.", `<dd id="dead-count"><a href="/console/webhooks">0</a></dd>`,
+			`<dt>Rate-limit rejections today</dt><dd id="ratelimited-count">2</dd>`, "<td>3</td><td>2</td></tr></tbody>"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the overview lacks %s:\n%s", want, page)
 			}

@@ -14,6 +14,7 @@ const chartDays = 14
 
 type overviewData struct {
 	Users, Groups, Today int64
+	RateLimitedToday     int64 // requests refused over the rate limits today, on every node
 	ActiveToday          int64 // users active today (UTC), as GET /stats counts them
 	PeakToday            int64 // the most users connected at once today
 	SocketsShown         bool
@@ -39,6 +40,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	d.Users, d.Groups, d.Today = int64(users), int64(groups), d.Days[len(d.Days)-1].Messages
+	d.RateLimitedToday = d.Days[len(d.Days)-1].RateLimited
 	day := d.Days[len(d.Days)-1].Day
 	usage, err := c.svc.UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
 	if err != nil {

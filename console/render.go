@@ -52,7 +52,8 @@ var funcs = template.FuncMap{
 
 func parsePages() map[string]*pageTemplate {
 	out := map[string]*pageTemplate{}
-	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys", "webhooks", "webhook", "groups", "group", "messages", "roles", "moderation", "notifications"} {
+	for _, name := range []string{"signin", "status", "overview", "users", "user", "keys", "webhooks", "webhook", "groups", "group", "messages", "roles", "moderation", "notifications",
+		"role", "grouppermissions"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templates,
 			"templates/layout.html", "templates/"+name+".html"))
 	}
