@@ -496,15 +496,18 @@ func (s *Service) agentJobs(ctx context.Context, m *Message) []OutboxEvent {
 // workers' poke (package agent). Other nodes find the jobs at their next poll.
 func (s *Service) SetAgentWake(fn func()) { s.agentWake.Store(&fn) }
 
-// wakeAgents wakes this node's agent workers when events hold an agent job.
-func (s *Service) wakeAgents(events []OutboxEvent) {
+// wakeWorkers wakes, once a send committed its events, this node's workers that have work
+// in them: the webhook deliverer for a webhook's event, the agent workers for an agent job.
+// Notification events wait for their workers' poll.
+func (s *Service) wakeWorkers(events []OutboxEvent) {
+	var webhook, agent bool
 	for _, ev := range events {
-		if ev.Agent != "" {
-			if fn := s.agentWake.Load(); fn != nil {
-				(*fn)()
-			}
-			return
-		}
+		webhook = webhook || !ev.Notify && ev.Agent == ""
+		agent = agent || ev.Agent != ""
+	}
+	s.wakeOutbox(webhook)
+	if fn := s.agentWake.Load(); agent && fn != nil {
+		(*fn)()
 	}
 }
 

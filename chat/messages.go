@@ -289,8 +289,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
 		return Message{}, internal("send message", err)
 	}
-	s.wakeOutbox(len(events) > 0)
-	s.wakeAgents(events)
+	s.wakeWorkers(events)
 	s.rollup.message(p.App.ID, sender.UID, now)
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
