@@ -70,23 +70,65 @@ type ImportOutcome struct {
 	Err     error
 }
 
+// importKind is one kind of import: how its items decode, the service call that imports
+// them, and what an imported item answers.
+type importKind[In, Out any] struct {
+	decode func([]ImportItem) []In
+	run    func(*chat.Service, context.Context, chat.Principal, []In) ([]chat.ImportResult[Out], error)
+	out    func(Out) any
+}
+
+var (
+	userImports   = importKind[chat.UserImport, chat.User]{usersIn, (*chat.Service).ImportUsers, func(u chat.User) any { return userOut(u) }}
+	groupImports  = importKind[chat.GroupImport, chat.Group]{groupsIn, (*chat.Service).ImportGroups, func(g chat.Group) any { return groupOut(g) }}
+	memberImports = importKind[chat.MemberImport, chat.ImportedMember]{membersIn, (*chat.Service).ImportMembers,
+		func(m chat.ImportedMember) any {
+			return importedMemberJSON{GUID: m.GUID, UID: m.UID, Scope: m.Scope, IsBanned: m.IsBanned, JoinedAt: m.JoinedAt}
+		}}
+	messageImports = importKind[chat.MessageImport, chat.Message]{messagesIn, (*chat.Service).ImportMessages,
+		func(m chat.Message) any {
+			return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
+				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: storedObject(m.Data),
+				SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, UpdatedAt: m.UpdatedAt, Tags: m.Tags}
+		}}
+)
+
+// serveImport is the endpoint POST /data_import/<wrapper>: the body's items imported, each
+// answered with its result.
+func serveImport[In, Out any](s *Server, wrapper string, k importKind[In, Out]) authHandler {
+	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+		items, err := decodeImport(r, wrapper)
+		if err != nil {
+			return err
+		}
+		res, err := k.run(s.svc, r.Context(), p, k.decode(items))
+		if err != nil {
+			return err
+		}
+		writeImport(w, r, res, k.out)
+		return nil
+	}
+}
+
+// batch imports items as the endpoint would, for callers outside HTTP.
+func (k importKind[In, Out]) batch(ctx context.Context, svc *chat.Service, p chat.Principal, items []ImportItem) ([]ImportOutcome, error) {
+	res, err := k.run(svc, ctx, p, k.decode(items))
+	return outcomes(res), err
+}
+
 // RunImport imports one batch of kind ("users", "groups", "members", "messages") the way
 // the endpoints do, for natter import's direct-to-database mode: the items decode exactly as
 // a request's would.
 func RunImport(ctx context.Context, svc *chat.Service, p chat.Principal, kind string, items []ImportItem) ([]ImportOutcome, error) {
 	switch kind {
 	case "users":
-		res, err := svc.ImportUsers(ctx, p, usersIn(items))
-		return outcomes(res), err
+		return userImports.batch(ctx, svc, p, items)
 	case "groups":
-		res, err := svc.ImportGroups(ctx, p, groupsIn(items))
-		return outcomes(res), err
+		return groupImports.batch(ctx, svc, p, items)
 	case "members":
-		res, err := svc.ImportMembers(ctx, p, membersIn(items))
-		return outcomes(res), err
+		return memberImports.batch(ctx, svc, p, items)
 	case "messages":
-		res, err := svc.ImportMessages(ctx, p, messagesIn(items))
-		return outcomes(res), err
+		return messageImports.batch(ctx, svc, p, items)
 	}
 	return nil, fmt.Errorf("unknown import kind %q", kind)
 }
@@ -247,19 +289,6 @@ func usersIn(items []ImportItem) []chat.UserImport {
 	return in
 }
 
-func (s *Server) importUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "users")
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.ImportUsers(r.Context(), p, usersIn(items))
-	if err != nil {
-		return err
-	}
-	writeImport(w, r, res, func(u chat.User) any { return userOut(u) })
-	return nil
-}
-
 type importGroupRequest struct {
 	GUID        string          `json:"guid"`
 	Name        string          `json:"name"`
@@ -282,19 +311,6 @@ func groupsIn(items []ImportItem) []chat.GroupImport {
 			Description: req.Description, Owner: req.Owner, CreatedAt: int64(req.CreatedAt), Metadata: req.Metadata, Tags: req.Tags}
 	}
 	return in
-}
-
-func (s *Server) importGroups(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "groups")
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.ImportGroups(r.Context(), p, groupsIn(items))
-	if err != nil {
-		return err
-	}
-	writeImport(w, r, res, func(g chat.Group) any { return groupOut(g) })
-	return nil
 }
 
 type importMemberRequest struct {
@@ -328,21 +344,6 @@ func membersIn(items []ImportItem) []chat.MemberImport {
 			Details: detailsOf("userDetails", req.UserDetails)}
 	}
 	return in
-}
-
-func (s *Server) importMembers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "members")
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.ImportMembers(r.Context(), p, membersIn(items))
-	if err != nil {
-		return err
-	}
-	writeImport(w, r, res, func(m chat.ImportedMember) any {
-		return importedMemberJSON{GUID: m.GUID, UID: m.UID, Scope: m.Scope, IsBanned: m.IsBanned, JoinedAt: m.JoinedAt}
-	})
-	return nil
 }
 
 type importMessageRequest struct {
@@ -396,21 +397,4 @@ func messagesIn(items []ImportItem) []chat.MessageImport {
 		}
 	}
 	return in
-}
-
-func (s *Server) importMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	items, err := decodeImport(r, "messages")
-	if err != nil {
-		return err
-	}
-	res, err := s.svc.ImportMessages(r.Context(), p, messagesIn(items))
-	if err != nil {
-		return err
-	}
-	writeImport(w, r, res, func(m chat.Message) any {
-		return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
-			ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: storedObject(m.Data),
-			SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, UpdatedAt: m.UpdatedAt, Tags: m.Tags}
-	})
-	return nil
 }

@@ -240,10 +240,10 @@ func (s *Server) routes() []route {
 		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
 
 		// Data import (docs/import.md): a fullAccess key's, on a rate limit of its own.
-		{http.MethodPost, "/data_import/users", fullAccessOnly, s.importUsers},
-		{http.MethodPost, "/data_import/groups", fullAccessOnly, s.importGroups},
-		{http.MethodPost, "/data_import/members", fullAccessOnly, s.importMembers},
-		{http.MethodPost, "/data_import/messages", fullAccessOnly, s.importMessages},
+		{http.MethodPost, "/data_import/users", fullAccessOnly, serveImport(s, "users", userImports)},
+		{http.MethodPost, "/data_import/groups", fullAccessOnly, serveImport(s, "groups", groupImports)},
+		{http.MethodPost, "/data_import/members", fullAccessOnly, serveImport(s, "members", memberImports)},
+		{http.MethodPost, "/data_import/messages", fullAccessOnly, serveImport(s, "messages", messageImports)},
 	}
 }
 
