@@ -80,6 +80,8 @@ async function main() {
     onUserOnline: (u) => out({ ev: "online", uid: u.getUid() }),
     onUserOffline: (u) => out({ ev: "offline", uid: u.getUid() }),
   }));
+  let markInitiated;
+  const initiated = new Promise((resolve) => { markInitiated = resolve; });
   CometChat.addCallListener("calls", new CometChat.CallListener({
     onIncomingCallReceived: (c) => {
       out({ ev: "incomingCall", sessionId: c.getSessionId(), initiator: c.getCallInitiator().getUid(), type: c.getType() });
@@ -91,7 +93,9 @@ async function main() {
     onOutgoingCallAccepted: (c) => {
       out({ ev: "outgoingAccepted", sessionId: c.getSessionId(), status: c.getStatus() });
       if (role === "call") {
-        CometChat.endCall(c.getSessionId()).then((m) => out({ ev: "ended", sessionId: m && m.getSessionId(), status: m && m.getStatus() }))
+        // The answer can reach the socket before initiateCall's own response does; the SDK
+        // only knows its active call once that resolves, and endCall without one ends nothing.
+        initiated.then(() => CometChat.endCall(c.getSessionId())).then((m) => out({ ev: "ended", sessionId: m && m.getSessionId(), status: m && m.getStatus() }))
           .catch((e) => fail("endCall", e));
       }
     },
@@ -111,6 +115,7 @@ async function main() {
     const call = await CometChat.initiateCall(new CometChat.Call(env("NATTER_TO"), CometChat.CALL_TYPE.AUDIO, CometChat.RECEIVER_TYPE.USER))
       .catch((e) => fail("initiateCall", e));
     out({ ev: "initiated", sessionId: call.getSessionId(), status: call.getStatus() });
+    markInitiated();
     return;
   }
   const to = env("NATTER_TO"), group = env("NATTER_GROUP");
