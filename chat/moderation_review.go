@@ -222,10 +222,11 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		subscribed[t] = s.subscribed(ctx, p.App.ID, t)
 	}
 	notify := s.notifying(ctx, p.App.ID)
+	agents := s.appAgents(ctx, p.App.ID)
 	var sent Message
-	wrote := false
+	var wrote []OutboxEvent
 	err = s.store.Transact(ctx, func(tx Tx) error {
-		sent, wrote = Message{}, false
+		sent, wrote = Message{}, nil
 		b, err := tx.LockBlocked(p.App.ID, bid)
 		if errors.Is(err, ErrNotFound) {
 			return Errorf(CodeBlockedNotFound, "The blocked message with id %d does not exist.", bid)
@@ -251,6 +252,10 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		if notify {
 			events = append(events, OutboxEvent{AppID: m.AppID, Trigger: TriggerMessageSent, ConversationID: m.ConversationID, Notify: true, At: at})
 		}
+		// An agent it was written to answers it now, as it would have at the send.
+		for _, uid := range AgentTargets(&m, agents) {
+			events = append(events, OutboxEvent{AppID: m.AppID, ConversationID: m.ConversationID, Agent: uid, At: at})
+		}
 		// As a send: the conversation's row first, which orders its seqs (sqlstore's
 		// insertMessage).
 		if _, err := tx.LockConversation(p.App.ID, m.ConversationID); err != nil && !errors.Is(err, ErrNotFound) {
@@ -265,13 +270,13 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 				return err
 			}
 		}
-		wrote, sent = len(events) > 0, m
+		wrote, sent = events, m
 		return tx.SetBlockedStatus(p.App.ID, bid, ModApproved, m.ID, now)
 	})
 	if err != nil {
 		return Message{}, modErr("review blocked message", err)
 	}
-	s.wakeOutbox(wrote)
+	s.wakeWorkers(wrote)
 	if sent.ID != 0 {
 		s.rollup.message(p.App.ID, sent.Sender, now)
 	}

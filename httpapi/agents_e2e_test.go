@@ -329,6 +329,25 @@ func TestAgentAnswers(t *testing.T) {
 			}
 		})
 
+		t.Run("held by moderation: answered once approved", func(t *testing.T) {
+			f := newFakeAgent(t, answerJSON(`{"text": "now I see it"}`))
+			e.mustAgent("modbot", f, 10)
+			e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"zork","name":"Z","conditions":[{"category":"word","value":["zorkmid"]}],"action":["blockMessage"]}`})
+			held := e.sendText("alice", "modbot", "user", "one zorkmid please")
+			if held.mod != "pending" {
+				t.Fatalf("not held: %+v", held)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if f.calls.Load() != 0 {
+				t.Fatal("the agent was called with a held message")
+			}
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+			ms := e.waitBot("modbot", func(ms []botMsg) bool { return len(ms) == 1 })
+			if ms[0].Text != "now I see it" || f.body(0)["message"].(map[string]any)["text"] != "one zorkmid please" {
+				t.Errorf("the answer %+v to %v", ms[0], f.body(0))
+			}
+		})
+
 		t.Run("inactive agent: not called", func(t *testing.T) {
 			f := newFakeAgent(t, answerJSON(`{"text": "no"}`))
 			e.mustAgent("sleepy", f, 10)
