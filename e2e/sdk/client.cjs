@@ -35,7 +35,24 @@ globalThis.screen = { width: 1280, height: 800 };
 globalThis.matchMedia = () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} });
 globalThis.document = { querySelector: () => null, hasFocus: () => true, getElementsByName: () => [], createElement: () => ({}) };
 globalThis.addEventListener = () => {};
-globalThis.WebSocket = require(path.join(sdkDir, "node_modules", "ws"));
+// The SDK reports itself connected when the socket opens, before the server has read its
+// auth frame: events published in between are not the socket's yet (its user is not known).
+// This wrapper notes the auth ack, which "connected" waits for, so the tests act once the
+// socket is registered. NATTER_WS_TRACE=1 logs every frame received on stderr.
+const WS = require(path.join(sdkDir, "node_modules", "ws"));
+let authed = Promise.resolve();
+globalThis.WebSocket = class extends WS {
+  constructor(...a) {
+    super(...a);
+    let ack;
+    authed = new Promise((resolve) => { ack = resolve; });
+    this.on("message", (d) => {
+      const s = d.toString();
+      if (process.env.NATTER_WS_TRACE) process.stderr.write("ws< " + s.slice(0, 300) + "\n");
+      try { if (JSON.parse(s).type === "auth") ack(); } catch (e) { /* not JSON: the SDK's to judge */ }
+    });
+  }
+};
 const realFetch = globalThis.fetch;
 globalThis.fetch = (url, opts = {}) => {
   const o = { ...opts };
@@ -66,7 +83,7 @@ async function main() {
   let onSocket;
   const socketUp = new Promise((resolve) => { onSocket = resolve; });
   CometChat.addConnectionListener("conn", new CometChat.ConnectionListener({
-    onConnected: () => { out({ ev: "connected" }); onSocket(); },
+    onConnected: () => authed.then(() => { out({ ev: "connected" }); onSocket(); }),
     onDisconnected: () => out({ ev: "disconnected" }),
   }));
   CometChat.addMessageListener("msgs", new CometChat.MessageListener({
