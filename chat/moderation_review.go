@@ -214,6 +214,21 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 	if status != ModApproved && status != ModRejected {
 		return Message{}, InvalidField("status", "The status must be approved or rejected.")
 	}
+	if status == ModApproved {
+		// Approval sends it as its sender now: refused, and left pending for a rejection,
+		// when the sender could not send it now.
+		b, err := s.store.BlockedMessage(ctx, p.App.ID, bid)
+		if errors.Is(err, ErrNotFound) {
+			return Message{}, Errorf(CodeBlockedNotFound, "The blocked message with id %d does not exist.", bid)
+		} else if err != nil {
+			return Message{}, modErr("review blocked message", err)
+		}
+		if b.Status == ModPending {
+			if err := s.stillMaySend(ctx, p, b.Message); err != nil {
+				return Message{}, err
+			}
+		}
+	}
 	now := s.now()
 	// What the delivery's events need, read before the transaction: inside it a read would
 	// wait for a connection that transactions queued on the same row may all hold.
@@ -281,6 +296,32 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		s.rollup.message(p.App.ID, sent.Sender, now)
 	}
 	return sent, nil
+}
+
+// stillMaySend re-checks what the send of a held message checked before a rule held it:
+// its sender and receiver are still users, the sender still a member of the group and not
+// banned from it, and neither user has blocked the other since. (A send and its check are
+// no more atomic than this either.)
+func (s *Service) stillMaySend(ctx context.Context, p Principal, m Message) error {
+	if _, err := s.User(ctx, p, m.Sender); err != nil {
+		return err
+	}
+	if m.ReceiverType == ReceiverGroup {
+		g, err := s.groupAs(ctx, p.App.ID, m.Receiver, m.Sender)
+		switch {
+		case err != nil:
+			return err
+		case g.Viewer.Banned:
+			return errBanned(m.Sender)
+		case !g.Viewer.Joined():
+			return errNotAMember(m.Sender, g.GUID)
+		}
+		return nil
+	}
+	if _, err := s.User(ctx, p, m.Receiver); err != nil {
+		return err
+	}
+	return s.blockedBetween(ctx, p.App.ID, m.Sender, m.Receiver)
 }
 
 // blockedSubject renders a moderation_engine_blocked event: the held message as it was

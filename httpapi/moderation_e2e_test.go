@@ -165,6 +165,28 @@ func TestModeration(t *testing.T) {
 			t.Fatalf("blocked list after review: %v", blocked)
 		}
 
+		// Approval sends as the sender now: a sender who could not send now is refused, and
+		// the message stays pending until someone rejects it.
+		e.mustGroup("g3", "ann", "bob")
+		kicked := e.sendText("bob", "g3", "group", "darn it all")
+		blockedPair := e.sendText("bob", "ann", "user", "darn you")
+		if kicked.mod != "pending" || blockedPair.mod != "pending" {
+			t.Fatalf("not held: %+v %+v", kicked, blockedPair)
+		}
+		e.ok(request{method: "DELETE", path: "/v3/groups/g3/members/bob"})
+		e.ok(request{method: "POST", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
+		for _, tt := range []struct{ id, code string }{{kicked.id, "ERR_NOT_A_MEMBER"}, {blockedPair.id, "ERR_BLOCKED_SENDER"}} {
+			before := e.snapshot()
+			if r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"approved"}`}); r.code != tt.code {
+				t.Fatalf("approving %s: %d %s, want %s", tt.id, r.status, r.body, tt.code)
+			}
+			if e.snapshot() != before {
+				t.Fatalf("a refused approval of %s wrote", tt.id)
+			}
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"rejected"}`})
+		}
+		e.ok(request{method: "DELETE", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
+
 		// Edits are checked too; one that breaks a rule is refused and changes nothing.
 		before = e.snapshot()
 		if r := e.do(request{method: "PUT", path: "/v3/messages/" + hello, headers: obo("ann"), body: `{"data":{"text":"heck"}}`}); r.status != 400 || r.code != "ERR_MESSAGE_DROPPED" {
