@@ -133,6 +133,9 @@ type CallStore interface {
 	Calls(ctx context.Context, appID string, f CallFilter, page Page) ([]Call, int, error)
 	// Transcriptions lists a session's transcriptions oldest first and counts them.
 	Transcriptions(ctx context.Context, appID, sessionID string, page Page) ([]Transcription, int, error)
+	// RingingCalls lists, across apps and oldest first, up to limit sessions still
+	// initiated that were initiated before the UNIX second before.
+	RingingCalls(ctx context.Context, before int64, limit int) ([]Call, error)
 	// CallSeconds adds up the participants' audio and video seconds of the calls started in
 	// [from, to), as last written.
 	CallSeconds(ctx context.Context, appID string, from, to int64) (audio, video int64, err error)
@@ -265,7 +268,13 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 	if _, err := s.permit(ctx, p, Action{Op: OpUpdateCall, Role: actor.Role}); err != nil {
 		return Message{}, err
 	}
-	before, err := s.store.Call(ctx, p.App.ID, sessionID)
+	return s.changeCall(ctx, p.App.ID, actor, sessionID, status)
+}
+
+// changeCall moves a session as actor asks, in a transaction holding its row, and writes the
+// call message that records it.
+func (s *Service) changeCall(ctx context.Context, appID string, actor User, sessionID, status string) (Message, error) {
+	before, err := s.store.Call(ctx, appID, sessionID)
 	if errors.Is(err, ErrNotFound) {
 		return Message{}, errCallNotFound(sessionID)
 	}
@@ -281,7 +290,7 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 	var m Message
 	wrote := false
 	err = s.store.Transact(ctx, func(tx Tx) error {
-		c, err := tx.CallForChange(p.App.ID, sessionID)
+		c, err := tx.CallForChange(appID, sessionID)
 		if errors.Is(err, ErrNotFound) {
 			return errCallNotFound(sessionID)
 		}
@@ -290,7 +299,7 @@ func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, 
 		}
 		member := false
 		if c.ReceiverType == ReceiverGroup {
-			st, err := tx.MemberStates(p.App.ID, c.Receiver, []string{actor.UID})
+			st, err := tx.MemberStates(appID, c.Receiver, []string{actor.UID})
 			if err != nil {
 				return err
 			}

@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -451,5 +453,83 @@ func TestCallConcurrentAnswers(t *testing.T) {
 		if n := e.count(`SELECT COUNT(*) FROM messages WHERE category = 'call'`); n != 2+1+8 {
 			t.Errorf("%d call messages, want 11", n)
 		}
+	})
+}
+
+// TestCallsRingOut: a call nobody answered within the ring timeout is marked unanswered, as
+// its caller's client would have, once, however many nodes sweep; answered calls and calls
+// still within their time are left alone, and a rung-out call cannot be answered late.
+func TestCallsRingOut(t *testing.T) {
+	callBackends(t, func(t *testing.T, e *env, tick func(int64)) {
+		for _, u := range []string{"ann", "bob", "cat"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob", "cat")
+		one := e.callTo("ann", "bob", "user", "audio")
+		grp := e.callTo("cat", "g", "group", "video")
+		answered := e.callTo("bob", "cat", "user", "audio")
+		e.setCall("cat", answered, "ongoing")
+		tick(30)
+		if ms, err := e.svc.ExpireRingingCalls(e.ctx(), time.Minute); err != nil || len(ms) != 0 {
+			t.Fatalf("at 30 s: %d messages, %v", len(ms), err)
+		}
+		late := e.callTo("ann", "cat", "user", "video")
+		tick(31)
+		// Four nodes sweep at once: each call is marked once.
+		var mu sync.Mutex
+		var got []chat.Message
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				ms, err := e.svc.ExpireRingingCalls(e.ctx(), time.Minute)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				got = append(got, ms...)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if len(got) != 2 {
+			t.Fatalf("%d call messages written, want 2: %+v", len(got), got)
+		}
+		for _, m := range got {
+			if m.Category != "call" || m.Action != "unanswered" || m.Sender != "ann" && m.Sender != "cat" || m.ID == 0 {
+				t.Errorf("the sweep's message: %+v %s", m, m.Data)
+			}
+		}
+		for sid, want := range map[string]string{one: "unanswered", grp: "unanswered", answered: "ongoing", late: "initiated"} {
+			if c := e.ok(request{method: "GET", path: "/v3/calls/" + sid}); c["status"] != want {
+				t.Errorf("%s: %v, want %s", sid, c["status"], want)
+			}
+		}
+		c := e.ok(request{method: "GET", path: "/v3/calls/" + one})
+		if c["endedAt"] != float64(testClock.Unix()+61) {
+			t.Errorf("rung out: %v", c)
+		}
+		if l := e.messages(request{method: "GET", path: "/v3/users/ann/messages?categories=call", headers: obo("bob")}); len(l.Data) != 2 {
+			t.Errorf("bob sees %d call messages with ann, want initiated and unanswered", len(l.Data))
+		}
+		if r := e.do(request{method: "PUT", path: "/v3/calls/" + one, headers: obo("bob"), body: `{"status":"ongoing"}`}); r.code != "ERR_CALL_TERMINATED" {
+			t.Errorf("answered after ringing out: %d %s", r.status, r.body)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM messages WHERE category = 'call'`); n != 4+1+2 {
+			t.Errorf("%d call messages, want 7", n)
+		}
+
+		// The loop every node runs (a quarter of the timeout apart) marks the last one.
+		ctx, cancel := context.WithCancel(e.ctx())
+		done := make(chan struct{})
+		go func() { e.svc.RunCallExpiry(ctx, time.Second, slog.New(slog.DiscardHandler)); close(done) }()
+		deadline := time.Now().Add(5 * time.Second)
+		for e.ok(request{method: "GET", path: "/v3/calls/" + late})["status"] != "unanswered" {
+			if time.Now().After(deadline) {
+				t.Fatal("the sweep loop did not mark the late call")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+		<-done
 	})
 }

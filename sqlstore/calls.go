@@ -245,3 +245,16 @@ func (db *DB) CallSeconds(ctx context.Context, appID string, from, to int64) (in
 		WHERE c.app_id = $1 AND c.started_at >= $2 AND c.started_at < $3`, appID, from, to).Scan(&audio, &video)
 	return audio, video, mapErr(err)
 }
+
+// RingingCalls lists, across apps and oldest first, sessions still initiated since before
+// the UNIX second before (chat.CallStore), along calls_ringing: the session's app, id and
+// initiator, which is what the sweep needs.
+func (db *DB) RingingCalls(ctx context.Context, before int64, limit int) ([]chat.Call, error) {
+	return collect(db.read(ctx).rows(`SELECT app_id, session_id, initiator FROM calls
+		WHERE status = 'initiated' AND initiated_at < $1 ORDER BY initiated_at LIMIT $2`, before, limit),
+		func(s scanner) (chat.Call, error) {
+			var c chat.Call
+			err := s.Scan(&c.AppID, &c.SessionID, &c.Initiator)
+			return c, err
+		})
+}

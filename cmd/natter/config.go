@@ -57,6 +57,7 @@ type config struct {
 	NotifyPushOnline         bool
 	AgentWorkers             int
 	AgentDeadline            time.Duration
+	CallRingTimeout          time.Duration
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
 	// Console is "on" or "off": the web console at /console (docs/console.md).
@@ -172,6 +173,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.BoolVar(&c.NotifyPushOnline, "notify-push-online", envBool("NATTER_NOTIFY_PUSH_ONLINE", false), "push notifications also to users with an open socket (NATTER_NOTIFY_PUSH_ONLINE)")
 	fs.IntVar(&c.AgentWorkers, "agent-workers", envInt("NATTER_AGENT_WORKERS", agent.DefaultWorkers), "AI agent calls in flight on this node (NATTER_AGENT_WORKERS)")
 	fs.DurationVar(&c.AgentDeadline, "agent-deadline", envDur("NATTER_AGENT_DEADLINE", agent.DefaultStreamDeadline), "how long one AI agent answer may take in all, its retries and a streamed answer to its end (NATTER_AGENT_DEADLINE)")
+	fs.DurationVar(&c.CallRingTimeout, "call-ring-timeout", envDur("NATTER_CALL_RING_TIMEOUT", chat.DefaultCallRingTimeout), "how long a call may ring before natter marks it unanswered, for callers whose client died ringing; 0 never (NATTER_CALL_RING_TIMEOUT)")
 	// The providers' hosts are the operator's; only tests and proxies change them.
 	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
 		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),
@@ -210,6 +212,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--agent-workers must be 1 or more")
 	case c.AgentDeadline < time.Second || c.AgentDeadline > time.Hour:
 		return c, fmt.Errorf("--agent-deadline must be between 1s and 1h")
+	case c.CallRingTimeout != 0 && (c.CallRingTimeout < 10*time.Second || c.CallRingTimeout > time.Hour):
+		return c, fmt.Errorf("--call-ring-timeout must be 0 (never) or between 10s and 1h")
 	case c.Console != "on" && c.Console != "off":
 		return c, fmt.Errorf("--console must be on or off")
 	case c.NotificationLogRetention <= 0:

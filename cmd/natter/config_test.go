@@ -131,6 +131,35 @@ func TestAgentSettings(t *testing.T) {
 	}
 }
 
+// TestCallRingTimeout: 60 s unless set; 0 turns the sweep off; a timeout under the SDK's
+// own 45 s scale is refused below 10 s, and above an hour.
+func TestCallRingTimeout(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+		err  bool
+	}{
+		{want: chat.DefaultCallRingTimeout},
+		{args: []string{"--call-ring-timeout", "2m"}, want: 2 * time.Minute},
+		{env: map[string]string{"NATTER_CALL_RING_TIMEOUT": "0"}, want: 0},
+		{args: []string{"--call-ring-timeout", "5s"}, err: true},
+		{args: []string{"--call-ring-timeout", "2h"}, err: true},
+		{args: []string{"--call-ring-timeout", "-1s"}, err: true},
+	} {
+		got, err := parseServe(c.args, func(k string) string { return c.env[k] }, io.Discard, io.Discard)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), "--call-ring-timeout") {
+				t.Errorf("%v: got %v, want an error about --call-ring-timeout", c.args, err)
+			}
+			continue
+		}
+		if err != nil || got.CallRingTimeout != c.want {
+			t.Errorf("%v %v: got %v %v, want %v", c.args, c.env, got.CallRingTimeout, err, c.want)
+		}
+	}
+}
+
 // TestConsoleSetting: the console is on unless --console or NATTER_CONSOLE turns it off (the
 // flag wins), and nothing but on and off is taken.
 func TestConsoleSetting(t *testing.T) {

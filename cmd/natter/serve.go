@@ -171,6 +171,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			Logger: log}).Run(actx)
 	}()
 	defer func() { stopAgents(); <-agentsDone }()
+	// The calls that rang out: every node sweeps; a session's row lock has one of them mark it.
+	cctx, stopCalls := context.WithCancel(context.WithoutCancel(ctx))
+	callsDone := make(chan struct{})
+	go func() { defer close(callsDone); svc.RunCallExpiry(cctx, c.CallRingTimeout, log) }()
+	defer func() { stopCalls(); <-callsDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
