@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -45,6 +46,7 @@ type env struct {
 
 	pubMu     sync.Mutex
 	published []chat.Message // what the console told sockets of (Options.Publish)
+	reactions []string       // "uid reaction messageID" of each reaction it told them of
 }
 
 // sent is the text of each message the console published, in order.
@@ -93,6 +95,10 @@ func newEnv(t *testing.T, backend string) *env {
 	e.srv = httptest.NewServer(console.New(e.svc, console.Options{Domain: "natter.test", Publish: func(_ context.Context, m chat.Message) {
 		e.pubMu.Lock()
 		e.published = append(e.published, m)
+		e.pubMu.Unlock()
+	}, PublishReaction: func(_ context.Context, p chat.Principal, m chat.Message, reaction string) {
+		e.pubMu.Lock()
+		e.reactions = append(e.reactions, fmt.Sprintf("%s %s %d", p.Actor, reaction, m.ID))
 		e.pubMu.Unlock()
 	}}).Wrap(api))
 	t.Cleanup(e.srv.Close)

@@ -120,9 +120,13 @@ func (c *Console) react(w http.ResponseWriter, r *http.Request, q *request) erro
 	if uid == "" {
 		return chat.InvalidField("uid", "Name the user to react as.")
 	}
-	m, err := c.svc.AddReaction(r.Context(), q.p.ActingAs(uid), r.PathValue("id"), strings.TrimSpace(r.PostFormValue("reaction")))
+	p, reaction := q.p.ActingAs(uid), strings.TrimSpace(r.PostFormValue("reaction"))
+	m, err := c.svc.AddReaction(r.Context(), p, r.PathValue("id"), reaction)
 	if err != nil {
 		return err
+	}
+	if c.opt.PublishReaction != nil {
+		c.opt.PublishReaction(r.Context(), p, m, reaction)
 	}
 	to := Prefix + "/messages?" + url.Values{"conversation": {m.ConversationID}}.Encode()
 	if m.ParentID != 0 {

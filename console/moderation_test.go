@@ -201,3 +201,31 @@ func TestModerationQueuePastReviewed(t *testing.T) {
 		}
 	})
 }
+
+// TestReactPublishes: a reaction added in the console reaches the message's sockets, as one
+// through the API does; a refused one tells nobody.
+func TestReactPublishes(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		p := moderated(t, e)
+		m, err := e.svc.SendMessage(context.Background(), p.ActingAs("alice"), chat.MessageSend{Receiver: "bob", ReceiverType: chat.ReceiverUser,
+			Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"hi"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := e.browser(t)
+		_, csrf := e.signIn(t, c, "demo", e.full)
+		path := "/console/messages/" + strconv.FormatInt(m.ID, 10) + "/reactions"
+		if res := e.post(t, c, path, url.Values{"csrf": {csrf}, "uid": {"bob"}, "reaction": {"👍"}}, nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("react: %d %s", res.StatusCode, body(res))
+		}
+		if res := e.post(t, c, path, url.Values{"csrf": {csrf}, "uid": {"bob"}, "reaction": {""}}, nil); res.StatusCode != http.StatusBadRequest {
+			t.Fatalf("an empty reaction: %d", res.StatusCode)
+		}
+		e.pubMu.Lock()
+		got := strings.Join(e.reactions, "|")
+		e.pubMu.Unlock()
+		if want := "bob 👍 " + strconv.FormatInt(m.ID, 10); got != want {
+			t.Errorf("published reactions: %q, want %q", got, want)
+		}
+	})
+}

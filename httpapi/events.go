@@ -98,7 +98,16 @@ type reactionEventJSON struct {
 // publishReaction tells the message's audience of a reaction the actor added or removed;
 // a change that changed nothing tells nobody.
 func (s *Server) publishReaction(r *http.Request, p chat.Principal, m chat.Message, reaction string) {
-	h := s.opt.Hub
+	s.opt.Hub.publishReaction(r.Context(), p, m, reaction, deviceID(r))
+}
+
+// PublishReaction tells a message's audience of a reaction, as an API reaction does: for
+// what reacts through chat.Service outside the API (the console).
+func (h *Hub) PublishReaction(ctx context.Context, p chat.Principal, m chat.Message, reaction string) {
+	h.publishReaction(ctx, p, m, reaction, "")
+}
+
+func (h *Hub) publishReaction(ctx context.Context, p chat.Principal, m chat.Message, reaction, device string) {
 	if h == nil || m.ReactionEffect == chat.ReactionUnchanged {
 		return
 	}
@@ -114,14 +123,14 @@ func (s *Server) publishReaction(r *http.Request, p chat.Principal, m chat.Messa
 	case m.ReceiverEntity.UID:
 		by = appendUser(nil, m.ReceiverEntity, "")
 	default:
-		u, err := s.svc.User(r.Context(), p.ActingAs(""), p.Actor)
+		u, err := h.svc.User(ctx, p.ActingAs(""), p.Actor)
 		if err != nil {
 			return
 		}
 		by, _ = json.Marshal(userOut(u))
 	}
 	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: p.Actor, Reaction: reaction,
-		ReactedBy: by, ReactedAt: s.svc.Now(), ConversationID: m.ConversationID}
+		ReactedBy: by, ReactedAt: h.svc.Now(), ConversationID: m.ConversationID}
 	if m.ReactionID != 0 {
 		body.ID = strconv.FormatInt(m.ReactionID, 10)
 	}
@@ -129,8 +138,8 @@ func (s *Server) publishReaction(r *http.Request, p chat.Principal, m chat.Messa
 		body.ParentID = strconv.FormatInt(m.ParentID, 10)
 	}
 	e := audience(m)
-	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, deviceID(r), "reaction", p.Actor, body)
-	h.Publish(context.WithoutCancel(r.Context()), e)
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "reaction", p.Actor, body)
+	h.Publish(context.WithoutCancel(ctx), e)
 }
 
 const (

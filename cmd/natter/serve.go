@@ -125,7 +125,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost})
 	if c.Console == "on" {
 		// The console's paths on any host but the API's (docs/console.md); the rest is the API's.
-		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, Publish: hub.PublishMessage, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)
+		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, Publish: hub.PublishMessage, PublishReaction: hub.PublishReaction, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)
 	}
 	srv := &http.Server{
 		Handler:           handler,
