@@ -131,8 +131,8 @@ func TestAgentSettings(t *testing.T) {
 	}
 }
 
-// TestCallRingTimeout: 60 s unless set; 0 turns the sweep off; a timeout under the SDK's
-// own 45 s scale is refused below 10 s, and above an hour.
+// TestCallRingTimeout: 60 s unless set; 0 turns the sweep off; under 10 s or over an hour is
+// refused.
 func TestCallRingTimeout(t *testing.T) {
 	for _, c := range []struct {
 		args []string
