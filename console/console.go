@@ -128,6 +128,7 @@ func (c *Console) routes() {
 	c.mux.Handle("POST "+Prefix+"/roles", c.authed(c.createRole))
 	c.mux.Handle("POST "+Prefix+"/roles/{role}/delete", c.authed(c.deleteRole))
 	c.mux.Handle("GET "+Prefix+"/notifications", c.authed(c.notifications))
+	c.mux.Handle("POST "+Prefix+"/notifications/{kind}", c.authed(c.createPushProvider))
 	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/default", c.authed(c.defaultPushProvider))
 	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/delete", c.authed(c.deletePushProvider))
 	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/delete", c.authed(c.deleteSingleProvider))

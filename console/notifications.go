@@ -1,7 +1,9 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -122,4 +124,47 @@ func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q
 		err = c.svc.DeleteProvider(r.Context(), q.p, kind)
 	}
 	return c.notificationChange(w, r, q, err)
+}
+
+// createPushProvider adds an FCM provider from a pasted service-account file, or an APNs
+// provider from its ids and a pasted .p8 key, as POST /notifications/push/v1/providers/fcm
+// and …/apns do. A refusal shows the page again with the form as sent but for its key: the
+// template never writes a credential back into a page.
+func (c *Console) createPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
+	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	if err == nil {
+		id := strings.TrimSpace(r.PostFormValue("providerId"))
+		if kind == chat.ProviderFCM {
+			err = c.createFCM(r, q, id)
+		} else {
+			_, err = c.svc.CreateAPNsProvider(r.Context(), q.p, chat.APNsProviderInput{ProviderID: id,
+				KeyID: formText(r, "keyId"), TeamID: formText(r, "teamId"), BundleID: formText(r, "bundleId"),
+				P8Key: formText(r, "p8Key"), Production: formBool(r, "productionMode"),
+				IncludeContentAvailable: formBool(r, "includeContentAvailable"), IncludeMutableContent: formBool(r, "includeMutableContent")})
+		}
+	}
+	return c.notificationChange(w, r, q, err)
+}
+
+// createFCM reads the service-account file as Google gives it (fields natter does not keep,
+// such as token_uri, are ignored) and adds the provider.
+func (c *Console) createFCM(r *http.Request, q *request, id string) error {
+	var sa chat.ServiceAccount
+	if err := json.Unmarshal([]byte(r.PostFormValue("serviceAccountCreds")), &sa); err != nil {
+		return chat.InvalidField("serviceAccountCreds", "Paste the service account's JSON key file, as the Firebase console gives it.")
+	}
+	_, err := c.svc.CreateFCMProvider(r.Context(), q.p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &sa})
+	return err
+}
+
+// formText is a form field trimmed, as the service's optional inputs take it.
+func formText(r *http.Request, name string) *string {
+	v := strings.TrimSpace(r.PostFormValue(name))
+	return &v
+}
+
+// formBool is a checkbox: checked or not.
+func formBool(r *http.Request, name string) *bool {
+	v := r.PostFormValue(name) != ""
+	return &v
 }

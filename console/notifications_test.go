@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/url"
@@ -165,3 +166,83 @@ func TestNotificationsPage(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestAddPushProviders: FCM and APNs providers added through the page's forms are listed
+// without their keys; refusals show on the page, write nothing, and never write a pasted key
+// back into it.
+func TestAddPushProviders(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		c := e.browser(t)
+		_, csrf := e.signIn(t, c, "demo", e.full)
+		saJSON := func(key string) string {
+			b, _ := json.Marshal(map[string]string{"type": "service_account", "project_id": "natter-push-2", "private_key_id": "k2",
+				"private_key": key, "client_email": "fcm@natter-push-2.iam.gserviceaccount.com", "token_uri": "https://oauth2.googleapis.com/token"})
+			return string(b)
+		}
+		fcm := func(id, creds string) url.Values {
+			return url.Values{"csrf": {csrf}, "kind": {"fcm"}, "providerId": {id}, "serviceAccountCreds": {creds}}
+		}
+		apns := func(id, keyID, p8 string) url.Values {
+			return url.Values{"csrf": {csrf}, "kind": {"apns"}, "providerId": {id}, "keyId": {keyID}, "teamId": {"DEF123GHIJ"},
+				"bundleId": {"com.example.push"}, "p8Key": {p8}, "productionMode": {"1"}}
+		}
+		if res := e.post(t, c, "/console/notifications/fcm", fcm("android", saJSON(testKeys().rsa)), nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("add FCM: %d %s", res.StatusCode, body(res))
+		}
+		if res := e.post(t, c, "/console/notifications/apns", apns("ios", "ABC123DEFG", testKeys().p8), nil); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("add APNs: %d %s", res.StatusCode, body(res))
+		}
+		_, page := e.get(t, c, "/console/notifications")
+		if row := between(page, `id="fcm-android"`, "</tr>"); !strings.Contains(row, "natter-push-2") || !strings.Contains(row, "default") {
+			t.Errorf("the FCM provider: %s", row)
+		}
+		if row := between(page, `id="apns-ios"`, "</tr>"); !strings.Contains(row, "com.example.push") || !strings.Contains(row, "production") {
+			t.Errorf("the APNs provider: %s", row)
+		}
+		for _, secret := range []string{keyBody(testKeys().rsa), keyBody(testKeys().p8)} {
+			if strings.Contains(page, secret) {
+				t.Errorf("the page shows a key")
+			}
+		}
+
+		// A key cut short, which does not parse, to see that a refused form does not echo it.
+		badKey := strings.Replace(testKeys().p8, keyBody(testKeys().p8)+"\n", "", 1)
+		for _, tc := range []struct {
+			name, path string
+			form       url.Values
+			status     int
+			says       string
+		}{
+			{"FCM creds not JSON", "/console/notifications/fcm", fcm("x", "{not json"), 400, "JSON key file"},
+			{"FCM creds without a key", "/console/notifications/fcm", fcm("x", `{"project_id":"natter-push-2","client_email":"a@b.c"}`), 400, "private_key"},
+			{"FCM without an id", "/console/notifications/fcm", fcm("", saJSON(testKeys().rsa)), 400, "providerId"},
+			{"FCM id taken", "/console/notifications/fcm", fcm("android", saJSON(testKeys().rsa)), 400, "android"},
+			{"FCM with an APNs key", "/console/notifications/fcm", fcm("x", saJSON(testKeys().p8)), 400, "RSA"},
+			{"APNs bad key id", "/console/notifications/apns", apns("x", "abc", testKeys().p8), 400, "keyId"},
+			{"APNs key not a key", "/console/notifications/apns", apns("x", "ABC123DEFG", badKey), 400, "p8Key"},
+			{"APNs without a key", "/console/notifications/apns", apns("x", "ABC123DEFG", ""), 400, "p8Key"},
+			{"a kind that is not one", "/console/notifications/gcm", fcm("x", saJSON(testKeys().rsa)), 404, "gcm"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res := e.post(t, c, tc.path, tc.form, nil)
+				b := body(res)
+				if res.StatusCode != tc.status || !strings.Contains(b, tc.says) || !strings.Contains(b, `role="alert"`) || !strings.Contains(b, `id="fcm-providers"`) {
+					t.Fatalf("got %d, want %d saying %q on the page:\n%s", res.StatusCode, tc.status, tc.says, b)
+				}
+				for _, secret := range []string{keyBody(testKeys().rsa), keyBody(testKeys().p8), strings.Split(badKey, "\n")[1]} {
+					if strings.Contains(b, secret) {
+						t.Fatalf("the refused form writes a key back into the page")
+					}
+				}
+			})
+		}
+		if res := e.post(t, c, "/console/notifications/fcm", url.Values{"csrf": {"forged"}, "providerId": {"y"}, "serviceAccountCreds": {saJSON(testKeys().rsa)}}, nil); res.StatusCode != http.StatusForbidden {
+			t.Errorf("a forged add: %d", res.StatusCode)
+		}
+		f, _ := e.svc.FCMProviders(context.Background(), principal(t, e))
+		a, _ := e.svc.APNsProviders(context.Background(), principal(t, e))
+		if len(f) != 1 || len(a) != 1 {
+			t.Errorf("refused adds wrote: %d FCM, %d APNs providers", len(f), len(a))
+		}
+	})
+}
