@@ -497,15 +497,17 @@ func (s *Service) agentJobs(ctx context.Context, m *Message) []OutboxEvent {
 func (s *Service) SetAgentWake(fn func()) { s.agentWake.Store(&fn) }
 
 // wakeWorkers wakes, once a send committed its events, this node's workers that have work
-// in them: the webhook deliverer for a webhook's event, the agent workers for an agent job.
-// Notification events wait for their workers' poll.
+// in them: the webhook deliverer for a webhook's event, the agent workers for an agent job,
+// the notification workers for a notification event.
 func (s *Service) wakeWorkers(events []OutboxEvent) {
-	var webhook, agent bool
+	var webhook, agent, notify bool
 	for _, ev := range events {
 		webhook = webhook || !ev.Notify && ev.Agent == ""
 		agent = agent || ev.Agent != ""
+		notify = notify || ev.Notify
 	}
 	s.wakeOutbox(webhook)
+	s.wakeNotify(notify)
 	if fn := s.agentWake.Load(); agent && fn != nil {
 		(*fn)()
 	}

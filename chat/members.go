@@ -661,6 +661,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 	}
 	s.notify(ctx, recorded)
 	s.wakeOutbox(len(subs) > 0)
+	s.wakeNotify(notifying && len(recorded) > 0)
 	return out, nil
 }
 

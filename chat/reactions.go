@@ -230,6 +230,7 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 		return Message{}, internal("change reaction", err)
 	}
 	s.wakeOutbox(c.Event != nil)
+	s.wakeNotify(c.Notify != nil)
 	return m, nil
 }
 

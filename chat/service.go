@@ -66,6 +66,9 @@ type Service struct {
 	outboxWake atomic.Pointer[func()]
 	// agentWake wakes this node's agent workers after a send wrote agent jobs (agents.go).
 	agentWake atomic.Pointer[func()]
+	// notifyWake wakes this node's notification workers after a change wrote notification
+	// events (notifdelivery.go).
+	notifyWake atomic.Pointer[func()]
 	// mod caches each app's compiled moderation rules (moderation_engine.go).
 	mod modCache
 }

@@ -495,3 +495,45 @@ func TestPushWhenOnline(t *testing.T) {
 		})
 	}
 }
+
+// TestNotificationWake: a message, a reaction and a member change committed on this node
+// wake its notification workers, so each push leaves at once; the workers here never poll.
+func TestNotificationWake(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, b, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+			ctx, cancel := context.WithCancel(context.Background())
+			w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: time.Hour, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
+				Client: notify.ClientConfig{AllowPrivate: true}})
+			done := make(chan struct{})
+			go func() { w.Run(ctx); close(done) }()
+			t.Cleanup(func() { cancel(); <-done })
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat"} {
+				e.mustUser(u, strings.ToUpper(u[:1])+u[1:])
+			}
+			e.mustGroup("g", "ann", "bob")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "bob", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupMemberJoined: ptr(2)}}); err != nil {
+				t.Fatal(err)
+			}
+			id := e.send("ann", "bob", "user", "wake up")
+			e.ok(request{method: "POST", path: "/v3/messages/" + id + "/reactions/ok", headers: obo("bob")})
+			e.ok(request{method: "POST", path: "/v3/groups/g/members", headers: obo("cat"), body: `{}`})
+			got := fake.received(t, 3)
+			var what []string
+			for _, p := range got {
+				what = append(what, p.Data.To.UID+": "+p.Data.Body)
+			}
+			sort.Strings(what)
+			if want := []string{"ann: Reacted ok to: wake up", "bob: Cat joined", "bob: wake up"}; !slices.Equal(what, want) {
+				t.Errorf("pushed %q, want %q", what, want)
+			}
+		})
+	}
+}

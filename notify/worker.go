@@ -90,6 +90,7 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	w.loop = jobloop.New[chat.NotificationSend](cfg.Workers, cfg.Poll)
 	w.loop.Claim, w.loop.Round = w.claim, w.round
 	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) { w.attempt(context.WithoutCancel(ctx), s) }
+	svc.SetNotifyWake(w.loop.Wake) // an event committed on this node is expanded and sent at once
 	return w
 }
 
