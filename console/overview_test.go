@@ -36,6 +36,10 @@ func TestOverview(t *testing.T) {
 				t.Fatalf("take %d: %+v %v", i, d, err)
 			}
 		}
+		// ben has a socket open on some node: his presence says so.
+		if _, err := e.svc.Presence().SetOnline(ctx, "demo", "node-b", []string{"ben"}, e.svc.Now(), e.svc.Now()+60); err != nil {
+			t.Fatal(err)
+		}
 		c := e.browser(t)
 		e.signIn(t, c, "demo", e.full)
 		code, page := e.get(t, c, "/console/")
@@ -44,7 +48,8 @@ func TestOverview(t *testing.T) {
 		}
 		for _, want := range []string{`<dd id="users-count">2</dd>`, `<dd id="groups-count">1</dd>`, "<dt>Messages today</dt><dd>3</dd>",
 			"3 messages in 14 days; the busiest day had 3.", `<dd id="dead-count"><a href="/console/webhooks">0</a></dd>`,
-			`<dt>Rate-limit rejections today</dt><dd id="ratelimited-count">2</dd>`, "<td>3</td><td>2</td></tr></tbody>"} {
+			`<dt>Rate-limit rejections today</dt><dd id="ratelimited-count">2</dd>`, "<td>3</td><td>2</td></tr></tbody>",
+			`<dd id="online-count">1</dd>`} {
 			if !strings.Contains(page, want) {
 				t.Errorf("the overview lacks %s:\n%s", want, page)
 			}

@@ -17,6 +17,7 @@ type overviewData struct {
 	RateLimitedToday     int64 // requests refused over the rate limits today, on every node
 	ActiveToday          int64 // users active today (UTC), as GET /stats counts them
 	PeakToday            int64 // the most users connected at once today
+	OnlineNow            int   // users online now, on every node (their presence)
 	SocketsShown         bool
 	Sockets              int64
 	DeadDeliveries       int
@@ -47,6 +48,9 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	d.ActiveToday, d.PeakToday = usage.ActiveUsers, usage.ConcurrentUsers
+	if _, d.OnlineNow, err = c.svc.ListUsers(ctx, q.p, chat.UserQuery{Status: "available", Page: chat.Page{Number: 1, PerPage: 1}}); err != nil {
+		return err
+	}
 	if c.opt.Sockets != nil {
 		d.SocketsShown, d.Sockets = true, c.opt.Sockets()
 	}
