@@ -25,27 +25,23 @@ func (s *Service) ExpireRingingCalls(ctx context.Context, timeout time.Duration)
 		return nil, internal("list ringing calls", err)
 	}
 	var out []Message
+	defer func() { s.notify(ctx, out) }() // what was written, also when a later one failed
 	for _, c := range due {
 		// The initiator as stored, also when deleted since: the message needs its entity.
 		u, err := s.store.User(ctx, c.AppID, c.Initiator)
 		if errors.Is(err, ErrNotFound) {
 			u = User{UID: c.Initiator, Name: c.Initiator, Role: DefaultRole}
 		} else if err != nil {
-			s.notify(ctx, out)
 			return out, internal("read call initiator", err)
 		}
 		m, err := s.changeCall(ctx, c.AppID, u, c.SessionID, CallUnanswered)
-		var ce *Error
-		switch {
-		case errors.As(err, &ce):
+		if k := ErrorCode(err).Kind(); err != nil && (k == KindConflict || k == KindNotFound) {
 			continue // answered, cancelled or swept by another node meanwhile
-		case err != nil:
-			s.notify(ctx, out)
+		} else if err != nil {
 			return out, err
 		}
 		out = append(out, m)
 	}
-	s.notify(ctx, out)
 	return out, nil
 }
 

@@ -202,15 +202,9 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 	c.Participants = []CallParticipant{{UID: caller.UID, State: CallUnanswered}}
 	a := Action{Op: OpInitiateCall, Role: caller.Role, ReceiverType: in.ReceiverType, Type: in.Type}
 	if in.ReceiverType == ReceiverGroup {
-		g, err := s.groupAs(ctx, p.App.ID, receiver, caller.UID)
+		g, err := s.memberGroup(ctx, p.App.ID, receiver, caller.UID)
 		if err != nil {
 			return Message{}, err
-		}
-		switch {
-		case g.Viewer.Banned:
-			return Message{}, errBanned(caller.UID)
-		case !g.Viewer.Joined():
-			return Message{}, errNotAMember(caller.UID, g.GUID)
 		}
 		c.Receiver = g.GUID
 		a.GUID, a.Scope = g.GUID, g.Viewer.Scope

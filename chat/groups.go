@@ -355,6 +355,21 @@ func (s *Service) groupAs(ctx context.Context, appID, guid, viewer string) (Grou
 	return g, nil
 }
 
+// memberGroup is the group guid as uid sees it, uid being a member that is not banned: what
+// sending to it, or calling it, asks.
+func (s *Service) memberGroup(ctx context.Context, appID, guid, uid string) (Group, error) {
+	g, err := s.groupAs(ctx, appID, guid, uid)
+	switch {
+	case err != nil:
+		return Group{}, err
+	case g.Viewer.Banned:
+		return Group{}, errBanned(uid)
+	case !g.Viewer.Joined():
+		return Group{}, errNotAMember(uid, g.GUID)
+	}
+	return g, nil
+}
+
 // ListGroups lists the app's groups; acting as a user, with that user's memberships, and
 // without the private groups it has not joined.
 func (s *Service) ListGroups(ctx context.Context, p Principal, q GroupQuery) ([]Group, int, error) {

@@ -225,15 +225,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 		a.Op = OpSendThreadMessage
 	}
 	if m.ReceiverType == ReceiverGroup {
-		g, err := s.groupAs(ctx, p.App.ID, m.Receiver, sender.UID)
+		g, err := s.memberGroup(ctx, p.App.ID, m.Receiver, sender.UID)
 		if err != nil {
 			return Message{}, err
-		}
-		switch {
-		case g.Viewer.Banned:
-			return Message{}, errBanned(sender.UID)
-		case !g.Viewer.Joined():
-			return Message{}, errNotAMember(sender.UID, g.GUID)
 		}
 		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 		g.Viewer = nil

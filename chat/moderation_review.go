@@ -307,16 +307,8 @@ func (s *Service) stillMaySend(ctx context.Context, p Principal, m Message) erro
 		return err
 	}
 	if m.ReceiverType == ReceiverGroup {
-		g, err := s.groupAs(ctx, p.App.ID, m.Receiver, m.Sender)
-		switch {
-		case err != nil:
-			return err
-		case g.Viewer.Banned:
-			return errBanned(m.Sender)
-		case !g.Viewer.Joined():
-			return errNotAMember(m.Sender, g.GUID)
-		}
-		return nil
+		_, err := s.memberGroup(ctx, p.App.ID, m.Receiver, m.Sender)
+		return err
 	}
 	if _, err := s.User(ctx, p, m.Receiver); err != nil {
 		return err
