@@ -106,14 +106,19 @@ func notifyEnvWith(t *testing.T, backend string, cc notify.ClientConfig) *env {
 func notifyEnvConfig(t *testing.T, backend string, cfg chat.Config, cc notify.ClientConfig) *env {
 	cfg.WebhookAllowPrivate, cfg.Now = true, time.Now
 	e := newEnv(t, backend, cfg)
+	runNotifyWorker(t, e, notify.WorkerConfig{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond, Timeout: 2 * time.Second, Client: cc})
+	return e
+}
+
+// runNotifyWorker runs this node's notification workers with wc until the test ends.
+func runNotifyWorker(t *testing.T, e *env, wc notify.WorkerConfig) {
+	wc.Data = httpapi.WebhookData
 	ctx, cancel := context.WithCancel(context.Background())
-	w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond,
-		MaxBackoff: 200 * time.Millisecond, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
-		Client: cc})
+	w := notify.NewWorker(e.svc, wc)
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return e
 }
 
 // logs reads the whole notification log for filter, oldest first.
@@ -503,12 +508,7 @@ func TestNotificationWake(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, b, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
-			ctx, cancel := context.WithCancel(context.Background())
-			w := notify.NewWorker(e.svc, notify.WorkerConfig{Poll: time.Hour, Timeout: 2 * time.Second, Data: httpapi.WebhookData,
-				Client: notify.ClientConfig{AllowPrivate: true}})
-			done := make(chan struct{})
-			go func() { w.Run(ctx); close(done) }()
-			t.Cleanup(func() { cancel(); <-done })
+			runNotifyWorker(t, e, notify.WorkerConfig{Poll: time.Hour, Timeout: 2 * time.Second, Client: notify.ClientConfig{AllowPrivate: true}})
 			fake := newPushFake(t)
 			for _, u := range []string{"ann", "bob", "cat"} {
 				e.mustUser(u, strings.ToUpper(u[:1])+u[1:])
