@@ -49,14 +49,39 @@ const (
 
 // BlockUsers makes uid block each of targets, reporting per uid: done (also when it was
 // already blocked), ERR_CANNOT_BLOCK_SELF, or ERR_UID_NOT_FOUND. What is reported done is
-// exactly what is written, in one transaction.
+// exactly what is written, in one transaction. An empty uid is the acting user's own
+// blocks (the client SDK's /blockedusers), as for UnblockUsers and ListBlocked.
 func (s *Service) BlockUsers(ctx context.Context, p Principal, uid string, targets []string) (BlockResults, error) {
+	uid, err := s.blocker(ctx, p, uid, OpBlockUsers)
+	if err != nil {
+		return nil, err
+	}
 	return s.changeBlocks(ctx, p, uid, targets, true)
+}
+
+// blocker is the user a block operation is for: the path's (an app's, with its key), or
+// with none the acting user, whose role may have the operation restricted.
+func (s *Service) blocker(ctx context.Context, p Principal, uid string, op Op) (string, error) {
+	if uid != "" {
+		return uid, nil
+	}
+	u, err := s.actingUser(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.permit(ctx, p, Action{Op: op, Role: u.Role}); err != nil {
+		return "", err
+	}
+	return u.UID, nil
 }
 
 // UnblockUsers lifts uid's blocks of targets, reporting per uid as BlockUsers does; a user
 // not blocked is done too.
 func (s *Service) UnblockUsers(ctx context.Context, p Principal, uid string, targets []string) (BlockResults, error) {
+	uid, err := s.blocker(ctx, p, uid, OpUnblockUsers)
+	if err != nil {
+		return nil, err
+	}
 	return s.changeBlocks(ctx, p, uid, targets, false)
 }
 
@@ -136,6 +161,10 @@ func (s *Service) ListBlocked(ctx context.Context, p Principal, uid, direction s
 	}
 	if !slices.Contains([]string{BlockedByMe, HasBlockedMe, BlockedBoth}, direction) {
 		return nil, 0, InvalidField("direction", "The direction must be blockedByMe, hasBlockedMe or both.")
+	}
+	uid, err := s.blocker(ctx, p, uid, OpListBlocked)
+	if err != nil {
+		return nil, 0, err
 	}
 	u, err := s.User(ctx, p, uid)
 	if err != nil {

@@ -19,8 +19,8 @@ type Feature struct {
 	Description string
 	Path        string // the endpoint it names, as the hosted service shows it
 	// Enforced is false for the operations no user does in natter: those it does not serve
-	// yet (deleting a call, settings, logout), and those only an app does with its fullAccess key
-	// (blocks). They may be restricted, and apply once a user does them.
+	// yet (deleting a call, settings, logout). They may be restricted, and apply once a user
+	// does them.
 	Enforced bool
 }
 
@@ -39,7 +39,7 @@ func notByUsers(name, title, description, path string) Feature {
 var features = []Feature{
 	feature("addMember", "Add Member", "Allows logged-in user to add a member to a group.", "/v3/groups/{{guid}}/members"),
 	feature("ban", "Ban User", "Allows logged-in user to ban a member in a group.", "/v3/groups/{{guid}}/bannedusers/{{uid}}"),
-	notByUsers("blockUser", "Block User", "Allows logged-in user to block a user.", "/v3/users/{{uid}}/blockedusers"),
+	feature("blockUser", "Block User", "Allows logged-in user to block a user.", "/v3/users/{{uid}}/blockedusers"),
 	feature("changeScope", "Change Scope", "Allows logged-in user to change the scope of a member in a group.", "/v3/groups/{{guid}}/members/{{uid}}"),
 	feature("createCall", "Initiate Call", "Allows logged-in user to initiate a call.", "/v3/calls"),
 	feature("createGroup", "Create Group", "Allows logged-in user to create a group.", "/v3/groups"),
@@ -50,7 +50,7 @@ var features = []Feature{
 	feature("deleteGroup", "Delete Group", "Allows logged-in user to delete a group.", "/v3/groups/{{guid}}"),
 	feature("deleteGroupMessages", "Delete Group Messages", "Allows logged-in user to delete messages in a group.", "/v3/messages/{{id}}"),
 	feature("deleteMessage", "Delete Message", "Allows logged-in user to delete a message.", "/v3/messages/{{id}}"),
-	notByUsers("getBlockedUsers", "Fetch Blocked Users", "Allows logged-in user to fetch the list of blocked users.", "/v3/users/{{uid}}/blockedusers"),
+	feature("getBlockedUsers", "Fetch Blocked Users", "Allows logged-in user to fetch the list of blocked users.", "/v3/users/{{uid}}/blockedusers"),
 	feature("getCall", "Get Call", "Allows logged-in user to fetch the details of a call.", "/v3/calls/{{sessionId}}"),
 	feature("getConversation", "Get Conversation", "Allows logged-in user to get the details of a conversation.", "/v3/users/{{uid}}/conversation"),
 	feature("getGroup", "Get Group", "Allows logged-in user to get the details of a group.", "/v3/groups/{{guid}}"),
@@ -76,7 +76,7 @@ var features = []Feature{
 	feature("massMemberOperate", "Group Mass Operation", "Allows logged-in user to manage multiple group members with a single API call.", "/v3/groups/{{guid}}/members"),
 	feature("patchOwner", "Patch Owner", "Allows logged-in user to transfer the ownership of a group.", "/v3/groups/{{guid}}/owner"),
 	feature("unban", "Unban User", "Allows logged-in user to unban a member.", "/v3/groups/{{guid}}/bannedusers/{{uid}}"),
-	notByUsers("unblockUser", "Unblock User", "Allows logged-in user to unblock a user.", "/v3/users/{{uid}}/blockedusers"),
+	feature("unblockUser", "Unblock User", "Allows logged-in user to unblock a user.", "/v3/users/{{uid}}/blockedusers"),
 	feature("updateAuthToken", "Updates AuthToken", "Allows logged-in user to update his own details and authtoken details.", "/v3/users/{{uid}}"),
 	feature("updateCall", "Update Call", "Allows logged-in user to change the status of initiated/ongoing call.", "/v3/calls/{{sessionId}}"),
 	feature("updateGroup", "Edit Group", "Allows logged-in user to edit group details.", "/v3/groups/{{guid}}"),

@@ -57,6 +57,9 @@ const (
 	OpUpdateCall // its status or its type
 	OpGetCall
 	OpListCalls
+	OpBlockUsers // the acting user's own blocks (/blockedusers)
+	OpUnblockUsers
+	OpListBlocked
 )
 
 // opFeatures is the restricted feature each operation is.
@@ -95,6 +98,9 @@ var opFeatures = map[Op]string{
 	OpListConversations:  "u.listConversations",
 	OpGetConversation:    "u.getConversation",
 	OpDeleteConversation: "u.deleteConversationForUser",
+	OpBlockUsers:         "u.blockUser",
+	OpUnblockUsers:       "u.unblockUser",
+	OpListBlocked:        "u.getBlockedUsers",
 }
 
 // Action is an operation as the check sees it: what it is, who does it (Role, and Scope

@@ -264,6 +264,9 @@ var featureActions = map[string]Action{
 	"u.updateCall":                {Op: OpUpdateCall},
 	"u.getCall":                   {Op: OpGetCall},
 	"u.listCalls":                 {Op: OpListCalls},
+	"u.blockUser":                 {Op: OpBlockUsers},
+	"u.unblockUser":               {Op: OpUnblockUsers},
+	"u.getBlockedUsers":           {Op: OpListBlocked},
 }
 
 // TestRestrictedFeatures: restricting a feature refuses its operation, naming it, and no

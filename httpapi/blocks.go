@@ -6,6 +6,18 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
+// The block routes are an app's, /users/{uid}/blockedusers with its fullAccess key, and a
+// client app's, /blockedusers, whose user is the acting one (the SDK's blockUsers,
+// unblockUsers and BlockedUsersRequestBuilder); chat resolves which (an empty uid).
+
+// blocksOwner is the uid whose blocks a request changed or listed, once chat has accepted it.
+func blocksOwner(r *http.Request, p chat.Principal) string {
+	if uid, _ := chat.NormalizeID(r.PathValue("uid")); uid != "" {
+		return uid
+	}
+	return p.Actor
+}
+
 // blockUsers and unblockUsers answer {<uid>: {success, message}} per uid, as the hosted
 // service's block answers; a refusal adds its code.
 func (s *Server) blockUsers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -31,7 +43,7 @@ func (s *Server) changeBlocks(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if err != nil {
 		return err
 	}
-	blocker, _ := chat.NormalizeID(r.PathValue("uid"))
+	blocker := blocksOwner(r, p)
 	out := make(map[string]friendResultJSON, len(results))
 	for uid, e := range results {
 		if e == nil { // the hosted service's wording
@@ -62,7 +74,7 @@ func (s *Server) listBlocked(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err != nil {
 		return err
 	}
-	owner, _ := chat.NormalizeID(r.PathValue("uid"))
+	owner := blocksOwner(r, p)
 	out := make([]userJSON, len(users))
 	for i, u := range users {
 		out[i] = userOut(u)

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,59 @@ func TestBlockedUsers(t *testing.T) {
 		// Unblocking lets them talk again.
 		e.ok(request{method: "DELETE", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
 		e.send("ann", "bob", "user", "hello again")
+	})
+}
+
+// TestMyBlockedUsers: /blockedusers is the acting user's own blocks, as the client SDK's
+// blockUsers, unblockUsers and BlockedUsersRequestBuilder call it with an auth token (or a key
+// with onBehalfOf), paged as the builder pages (per_page, page).
+func TestMyBlockedUsers(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat", "dan"} {
+			e.mustUser(u, u)
+		}
+		token, _ := e.login("ann")
+		asAnn := map[string]string{"apikey": "", "authToken": token}
+		r := e.do(request{method: "POST", path: "/v3/blockedusers", headers: asAnn, body: `{"blockedUids":["bob","cat","dan","ann"]}`})
+		if r.status != 200 || !strings.Contains(string(r.body), `"message":"The user with UID ann has blocked user with UID bob successfully."`) ||
+			!strings.Contains(string(r.body), `"code":"ERR_CANNOT_BLOCK_SELF"`) {
+			t.Fatalf("block as ann: %d %s", r.status, r.body)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM blocks WHERE uid = 'ann'`); n != 3 {
+			t.Fatalf("%d blocks by ann, want 3", n)
+		}
+		var pages []string
+		for page := 1; page <= 3; page++ {
+			l, _ := e.list(request{method: "GET", path: "/v3/blockedusers?perPage=2&direction=blockedByMe&page=" + strconv.Itoa(page), headers: asAnn})
+			pages = append(pages, uids(l, "uid"))
+		}
+		if strings.Join(pages, "|") != "bob,cat|dan|" {
+			t.Fatalf("ann's blocked, by pages of 2: %q", pages)
+		}
+		if l, _ := e.list(request{method: "GET", path: "/v3/blockedusers?direction=hasBlockedMe", headers: obo("bob")}); uids(l, "uid") != "ann" || l[0]["conversationId"] != "ann_user_bob" {
+			t.Fatalf("who blocked bob, with onBehalfOf: %v", l)
+		}
+		e.ok(request{method: "DELETE", path: "/v3/blockedusers", headers: asAnn, body: `{"blockedUids":["cat"]}`})
+		if l, _ := e.list(request{method: "GET", path: "/v3/users/ann/blockedusers"}); uids(l, "uid") != "bob,dan" {
+			t.Fatalf("after unblocking cat: %v", l)
+		}
+		before := e.snapshot()
+		for _, tc := range []struct {
+			name   string
+			r      request
+			status int
+			code   string
+		}{
+			{"a key acting as no one", request{method: "POST", path: "/v3/blockedusers", body: `{"blockedUids":["cat"]}`}, 400, "ERR_BAD_REQUEST"},
+			{"list acting as no one", request{method: "GET", path: "/v3/blockedusers"}, 400, "ERR_BAD_REQUEST"},
+			{"an unknown acting user", request{method: "GET", path: "/v3/blockedusers", headers: obo("ghost")}, 404, "ERR_UID_NOT_FOUND"},
+			{"bad direction", request{method: "GET", path: "/v3/blockedusers?direction=sideways", headers: asAnn}, 400, "ERR_BAD_REQUEST"},
+			{"the app's route with a token", request{method: "GET", path: "/v3/users/ann/blockedusers", headers: asAnn}, 403, "AUTH_ERR_NO_ACCESS"},
+		} {
+			r := e.do(tc.r)
+			if r.status != tc.status || r.code != tc.code || e.snapshot() != before {
+				t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+			}
+		}
 	})
 }

@@ -370,6 +370,9 @@ func TestFeaturesEnforced(t *testing.T) {
 			"u.updateGroup":               {"PUT", "/v3/groups/g", `{"name":"G"}`},
 			"u.updateMessage":             {"PUT", "/v3/messages/" + w.m1, `{"data":{"text":"edited"}}`},
 			"u.updateAuthToken":           {"PUT", "/v3/users/alice", `{"name":"Alice"}`}, // a client app's own profile only
+			"u.blockUser":                 {"POST", "/v3/blockedusers", `{"blockedUids":["bob"]}`},
+			"u.unblockUser":               {"DELETE", "/v3/blockedusers", `{"blockedUids":["bob"]}`},
+			"u.getBlockedUsers":           {"GET", "/v3/blockedusers", ""},
 		}
 		modes := authModes(e)
 		for _, f := range chat.Features() {

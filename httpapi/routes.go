@@ -52,6 +52,9 @@ func (s *Server) routes() []route {
 		{http.MethodPost, "/users/{uid}/blockedusers", fullAccessOnly, s.blockUsers},
 		{http.MethodGet, "/users/{uid}/blockedusers", fullAccessOnly, s.listBlocked},
 		{http.MethodDelete, "/users/{uid}/blockedusers", fullAccessOnly, s.unblockUsers},
+		{http.MethodPost, "/blockedusers", clientAllowed, s.blockUsers},
+		{http.MethodGet, "/blockedusers", clientAllowed, s.listBlocked},
+		{http.MethodDelete, "/blockedusers", clientAllowed, s.unblockUsers},
 
 		{http.MethodPost, "/messages", clientAllowed, s.sendMessage},
 		{http.MethodPost, "/bots/{uid}/messages", fullAccessOnly, s.sendBotMessage},
