@@ -141,9 +141,10 @@ func errConversationNotFound(id string) error {
 // ListConversations lists the acting user's conversations (or the app's), by last activity.
 func (s *Service) ListConversations(ctx context.Context, p Principal, q ConversationQuery) ([]Conversation, int, error) {
 	fe := fieldErrors{}
-	if q.Kind != "" && q.Kind != ConversationUser && q.Kind != ConversationGroup {
-		fe.add("conversationType", "The conversationType must be user or group.")
-	}
+	// A filter value natter has never heard of matches nothing: a conversationType or a
+	// pinnedBy other than these lists no conversation rather than failing the list.
+	matchesNothing := q.Kind != "" && q.Kind != ConversationUser && q.Kind != ConversationGroup
+	fe.text("conversationType", q.Kind, MaxMessageTypeLen, false)
 	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
 	q.Tags = fe.tags("tags", q.Tags)
 	q.UserTags = fe.tags("userTags", q.UserTags)
@@ -151,14 +152,21 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 	if q.Unread && !p.acting() {
 		fe.add("unread", "Unread conversations are a user's: send the onBehalfOf header.")
 	}
+	known := q.PinnedBy[:0:0]
 	for _, by := range q.PinnedBy {
 		switch {
 		case by != PinnedBySystem && by != PinnedByMe:
-			fe.add("pinnedBy", "The pinnedBy may only name system and me.")
+			fe.text("pinnedBy", by, MaxMessageTypeLen, false)
 		case by == PinnedByMe && !p.acting():
 			fe.add("pinnedBy", "Pinned by me is a user's: send the onBehalfOf header.")
+		default:
+			known = append(known, by)
 		}
 	}
+	if len(q.PinnedBy) > 0 && len(known) == 0 {
+		matchesNothing = true
+	}
+	q.PinnedBy = known
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
@@ -171,6 +179,9 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 			return nil, 0, err
 		}
 		q.Viewer = u.UID
+	}
+	if matchesNothing {
+		return nil, 0, nil
 	}
 	rows, total, err := s.store.ListConversations(ctx, p.App.ID, q)
 	if err != nil {

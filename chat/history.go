@@ -135,7 +135,8 @@ type Marker struct {
 	PinnedAt    int64 // the user's pin of the conversation; 0 when not pinned
 }
 
-var attachmentTypes = map[string]bool{"image": true, "video": true, "audio": true, "file": true}
+// maxFilterValues bounds the values one list filter names (categories, types).
+const maxFilterValues = 100
 
 // query validates p and turns it into a MessageQuery; the conversation scope and the
 // viewer are the caller's.
@@ -181,23 +182,21 @@ func (p MessagePage) query() (MessageQuery, error) {
 	if p.FromTimestamp > 0 && p.ToTimestamp > 0 && p.FromTimestamp > p.ToTimestamp {
 		fe.add("fromTimestamp", "The fromTimestamp must not be after the toTimestamp.")
 	}
+	// A filter value natter has never heard of (a category such as the UI Kit's card or
+	// agentic, a type, a receiver type) matches nothing rather than failing the list: the
+	// values are only bounded, and the query compares them as they are.
 	for _, c := range q.Categories {
-		if c != CategoryMessage && c != CategoryCustom && c != CategoryAction && c != "call" {
-			fe.add("categories", "The categories may only name message, custom, action and call.")
-			break
-		}
+		fe.text("categories", c, MaxMessageTypeLen, true)
 	}
 	for _, t := range q.Types {
 		fe.text("types", t, MaxMessageTypeLen, true)
 	}
-	if q.ReceiverType != "" && q.ReceiverType != ReceiverUser && q.ReceiverType != ReceiverGroup {
-		fe.add("receiverType", "The receiverType must be user or group.")
-	}
+	fe.text("receiverType", q.ReceiverType, MaxMessageTypeLen, false)
 	for _, t := range q.AttachmentTypes {
-		if !attachmentTypes[t] {
-			fe.add("attachmentTypes", "The attachmentTypes may only name image, video, audio and file.")
-			break
-		}
+		fe.text("attachmentTypes", t, MaxMessageTypeLen, true)
+	}
+	if len(q.Categories) > maxFilterValues || len(q.Types) > maxFilterValues || len(q.AttachmentTypes) > maxFilterValues {
+		fe.add("types", "A filter names at most 100 values.")
 	}
 	if q.HideDeleted && q.OnlyDeleted {
 		fe.add("onlyDeleted", "hideDeleted and onlyDeleted exclude each other.")

@@ -71,7 +71,10 @@ func jsonType(kind string) string {
 	return kind
 }
 
-// query reads typed query parameters, collecting failures as field details.
+// query reads typed query parameters, collecting failures as field details. It reads only
+// the names its caller asks for: a parameter natter does not know is ignored, as the hosted
+// service ignores it, since real clients (the official SDK and UI Kits) send more than the
+// reference documents. A known parameter with a bad value is refused, naming it.
 type query struct {
 	v      url.Values
 	errors map[string][]string
@@ -122,9 +125,25 @@ func (q *query) integer(name string, def, min, max int) int {
 	return n
 }
 
+// pageSizeNames are the names a page's size comes under, in the order they are read: the
+// hosted reference says limit on some lists and perPage on others, and CometChat's
+// JavaScript SDK sends per_page on every list it pages.
+var pageSizeNames = []string{"limit", "perPage", "per_page"}
+
+// pageSize reads a page's size under the first of its names the request uses, def when it
+// uses none; a value out of [min, max] is refused naming the parameter as it was sent.
+func (q *query) pageSize(def, min, max int) int {
+	for _, name := range pageSizeNames {
+		if q.v.Has(name) {
+			return q.integer(name, def, min, max)
+		}
+	}
+	return def
+}
+
 func (q *query) page() chat.Page {
 	return chat.Page{
-		PerPage: q.integer("perPage", chat.DefaultPerPage, 1, chat.MaxPerPage),
+		PerPage: q.pageSize(chat.DefaultPerPage, 1, chat.MaxPerPage),
 		Number:  q.integer("page", 1, 1, 1<<20),
 	}
 }

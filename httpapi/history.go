@@ -10,38 +10,37 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// The query parameters each message list serves. A parameter of the hosted service's that
-// natter does not serve (mentions' block and tag info) is refused by name rather than ignored,
-// so a client never takes an unfiltered list for a filtered one; so is any other name.
+// The query parameters each message list reads. A name a list does not read is ignored, as
+// the hosted service ignores it: CometChat's SDK sends its message builder's whole state to
+// every message list (per_page, withThreadSubscribed, withParent, hideQuotedMessages,
+// onlyInteractionGoalCompleted, mentionsWithTagInfo, mentionsWithBlockedInfo, …;
+// docs/api-decisions.md lists them), and a list that refused one would leave the UI Kit's
+// conversation in its error state.
 var (
-	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "limit", "fromTimestamp", "toTimestamp", "category", "categories",
+	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
 		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved"}
 	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
-	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count", "perPage")
-	threadFilters       = []string{"affix", "id", "limit", "perPage", "page"}
-	// notServed are hosted parameters natter does not serve yet, and why.
-	notServed = map[string]string{
-		"mentionsWithBlockedInfo": "Block information of mentioned users is not served yet.",
-		"mentionsWithTagInfo":     "Tags of mentioned users are not served yet.",
-	}
+	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count")
+	// A thread's replies take the same filters as a conversation (the SDK's thread builder
+	// is its message builder with a parent id), and its first page by number.
+	threadFilters = append(slices.Clone(listFilters), "page")
 )
 
-// messagePage reads a message list's query, refusing what it does not serve.
-func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, error) {
+// messagePage reads a message list's query: the names in reads, and a page's size under any
+// of its names.
+func messagePage(r *http.Request, reads []string) (chat.MessagePage, bool, error) {
 	q := newQuery(r)
 	for name := range q.v {
-		if why, ok := notServed[name]; ok {
-			q.fail(name, why)
-		} else if !slices.Contains(allowed, name) {
-			q.fail(name, "The "+name+" parameter is not one this list takes.")
+		if !slices.Contains(reads, name) && !slices.Contains(pageSizeNames, name) {
+			delete(q.v, name)
 		}
 	}
 	p := chat.MessagePage{
 		Affix:           q.str("affix"),
 		CursorID:        q.str("id"),
 		SentAt:          int64(q.integer("sentAt", 0, 0, 1<<62)),
-		Limit:           q.integer("limit", 0, 0, 1<<30),
+		Limit:           q.pageSize(0, 1, chat.MaxMessageLimit),
 		FromTimestamp:   int64(q.integer("fromTimestamp", 0, 0, 1<<62)),
 		ToTimestamp:     int64(q.integer("toTimestamp", 0, 0, 1<<62)),
 		Categories:      append(q.list("category"), q.list("categories")...),
@@ -68,18 +67,9 @@ func messagePage(r *http.Request, allowed []string) (chat.MessagePage, bool, err
 		Pinned:          q.boolean("pinned"),
 		Saved:           q.boolean("saved"),
 	}
-	// perPage is the user-messages and thread lists' other name for limit; a thread's
-	// page-based paging is served from its first page only, by cursor after that.
-	if p.Limit == 0 && q.str("perPage") != "" {
-		if p.Limit = q.integer("perPage", 0, 0, 1<<30); p.Limit == 0 {
-			q.fail("perPage", "The perPage must be between 1 and 1000.")
-		}
-	}
+	// A thread's page-based paging is served from its first page only, by cursor after that.
 	if pg := q.str("page"); pg != "" && pg != "1" {
 		q.fail("page", "Only page 1 is served: page on with id and affix, from meta.next.")
-	}
-	if q.str("limit") != "" && p.Limit == 0 {
-		q.fail("limit", "The limit must be between 1 and 1000.")
 	}
 	return p, q.boolean("withTags"), q.err()
 }

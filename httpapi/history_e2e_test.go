@@ -139,6 +139,40 @@ func TestConversationHistory(t *testing.T) {
 			t.Fatalf("unread count: %d %s", r.status, r.body)
 		}
 
+		// What CometChat's SDK sends on every message list (MessagesRequestBuilder, as the
+		// React UI Kit configures it): names natter does not read are ignored, per_page is the
+		// page's size, and categories natter has never heard of (card, agentic) match nothing.
+		sdk := "?per_page=30&affix=prepend&hideMessagesFromBlockedUsers=1&hideReplies=1&hideDeleted=1&withThreadSubscribed=true" +
+			"&withParent=0&hideQuotedMessages=1&onlyInteractionGoalCompleted=0&mentionsWithTagInfo=1&mentionsWithBlockedInfo=1" +
+			"&categories=message,custom,action,call,interactive,card,agentic&types=text,image,file,audio,video,groupMember,extension_poll&colour=red"
+		if got := e.messages(u(sdk)).texts(); got != "m00,m01,m02,m03,m04,m05,m06,m07,m08,m09,m10,m11" {
+			t.Fatalf("the SDK's parameters: %q", got)
+		}
+		if got := e.messages(u("?per_page=3&affix=prepend")); got.texts() != "m09,m10,m11" || got.Meta.Current.Limit != 3 {
+			t.Fatalf("per_page: %q %+v", got.texts(), got.Meta)
+		}
+		for _, q := range []string{"?categories=card,agentic", "?attachmentTypes=hologram", "?types=card"} {
+			if got := e.messages(u(q)).texts(); got != "" {
+				t.Fatalf("%s matched %q", q, got)
+			}
+		}
+		if got := e.messages(request{method: "GET", path: "/v3/messages?receiverType=room"}).texts(); got != "" {
+			t.Fatalf("receiverType=room matched %q", got)
+		}
+		if got := e.messages(u("?receiverType=group&limit=100")).texts(); !strings.HasPrefix(got, "m00,m01") {
+			t.Fatalf("a name this list does not read is ignored: %q", got)
+		}
+		if r := e.do(u("?per_page=0")); r.status != 400 || !strings.Contains(string(r.body), "per_page") {
+			t.Fatalf("per_page=0 is refused naming per_page: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/conversations?conversationType=room&per_page=5", headers: obo("ann")}); r.status != 200 || !strings.HasPrefix(string(r.body), `{"data":[]`) {
+			t.Fatalf("conversationType=room: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/conversations?per_page=1&page=2", headers: obo("ann")}); r.status != 200 || !strings.Contains(string(r.body), `"per_page":1`) ||
+			!strings.Contains(string(r.body), `"current_page":2`) {
+			t.Fatalf("conversations with per_page: %d %s", r.status, r.body)
+		}
+
 		before := e.snapshot()
 		for _, tc := range []struct {
 			name, path, obo, code string
@@ -146,8 +180,10 @@ func TestConversationHistory(t *testing.T) {
 		}{
 			{"limit 0", "/v3/users/bob/messages?limit=0", "ann", "ERR_BAD_REQUEST", 400},
 			{"limit 1001", "/v3/users/bob/messages?limit=1001", "ann", "ERR_BAD_REQUEST", 400},
-			{"unknown filter", "/v3/users/bob/messages?colour=red", "ann", "ERR_BAD_REQUEST", 400},
-			{"a filter natter lacks", "/v3/users/bob/messages?mentionsWithTagInfo=true", "ann", "ERR_BAD_REQUEST", 400},
+			{"per_page 0", "/v3/users/bob/messages?per_page=0", "ann", "ERR_BAD_REQUEST", 400},
+			{"per_page not a number", "/v3/users/bob/messages?per_page=ten", "ann", "ERR_BAD_REQUEST", 400},
+			{"bad boolean among the SDK's", "/v3/users/bob/messages?per_page=30&hideDeleted=maybe", "ann", "ERR_BAD_REQUEST", 400},
+			{"a category too long", "/v3/users/bob/messages?categories=" + strings.Repeat("c", 101), "ann", "ERR_BAD_REQUEST", 400},
 			{"malformed cursor", "/v3/users/bob/messages?id=abc", "ann", "ERR_BAD_REQUEST", 400},
 			{"negative cursor", "/v3/users/bob/messages?id=-4", "ann", "ERR_BAD_REQUEST", 400},
 			{"bad affix", "/v3/users/bob/messages?affix=sideways", "ann", "ERR_BAD_REQUEST", 400},
@@ -155,8 +191,6 @@ func TestConversationHistory(t *testing.T) {
 			{"count without unread", "/v3/users/bob/messages?count=true", "ann", "ERR_BAD_REQUEST", 400},
 			{"no onBehalfOf", "/v3/users/bob/messages", "", "ERR_BAD_REQUEST", 400},
 			{"unknown user", "/v3/users/ghost/messages", "ann", "ERR_UID_NOT_FOUND", 404},
-			{"receiverType on a conversation", "/v3/users/bob/messages?receiverType=user", "ann", "ERR_BAD_REQUEST", 400},
-			{"bad receiverType", "/v3/messages?receiverType=room", "", "ERR_BAD_REQUEST", 400},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var h map[string]string
@@ -219,6 +253,14 @@ func TestGroupHistoryAndThreads(t *testing.T) {
 		thread := e.messages(request{method: "GET", path: "/v3/messages/" + root + "/thread?limit=100", headers: obo("pat")})
 		if len(thread.Data) != 20 || thread.Data[0].ParentID != root {
 			t.Fatalf("thread: %d replies", len(thread.Data))
+		}
+		// The SDK's thread builder is its message builder with a parent id: the same names.
+		sdkThread := e.messages(request{method: "GET", path: "/v3/messages/" + root + "/thread?per_page=5&affix=prepend&withThreadSubscribed=true&categories=message,custom,card,agentic&hideDeleted=1", headers: obo("pat")})
+		if len(sdkThread.Data) != 5 || sdkThread.Data[0].ParentID != root {
+			t.Fatalf("thread with the SDK's parameters: %d replies", len(sdkThread.Data))
+		}
+		if n := len(e.messages(request{method: "GET", path: "/v3/messages/" + root + "/thread?categories=agentic", headers: obo("pat")}).Data); n != 0 {
+			t.Fatalf("a thread filtered by an unknown category: %d replies", n)
 		}
 		main := e.messages(g("?hideReplies=true&limit=100", "pat"))
 		if len(main.Data) != 3 || main.Data[1].ReplyCount != 20 || main.Data[1].UnreadRepliesCount != 10 {
@@ -460,7 +502,8 @@ func TestConversations(t *testing.T) {
 			{"without onBehalfOf", request{method: "GET", path: "/v3/users/bob/conversation"}, 400, "ERR_BAD_REQUEST"},
 			{"deprecated get, not a party", request{method: "GET", path: "/v3/conversations/ann_user_bob", headers: obo("cat")}, 403, "ERR_CONVERSATION_NOT_ACCESSIBLE"},
 			{"deprecated get, unknown", request{method: "GET", path: "/v3/conversations/nope", headers: obo("cat")}, 404, "ERR_CONVERSATION_NOT_FOUND"},
-			{"bad conversationType", request{method: "GET", path: "/v3/conversations?conversationType=room", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"conversationType too long", request{method: "GET", path: "/v3/conversations?conversationType=" + strings.Repeat("r", 101), headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"per_page 0", request{method: "GET", path: "/v3/conversations?per_page=0", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
 			{"update without tags", request{method: "PUT", path: "/v3/users/bob/conversation", headers: obo("ann"), body: `{}`}, 400, "ERR_BAD_REQUEST"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -152,7 +152,7 @@ func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 // moderationPage reads a review list's limit (1–100, default 50) and before cursor.
 func moderationPage(r *http.Request) (before int64, limit int, err error) {
 	q := newQuery(r)
-	limit = q.integer("limit", 50, 1, chat.MaxModerationPage)
+	limit = q.pageSize(50, 1, chat.MaxModerationPage)
 	before = int64(q.integer("before", 0, 0, 1<<31-1))
 	return before, limit, q.err()
 }

@@ -90,7 +90,7 @@ func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p 
 	default:
 		q.fail("affix", "The affix parameter must be append or prepend.")
 	}
-	f.Limit = q.integer("limit", chat.DefaultNotificationLogs, 1, chat.MaxNotificationLogs)
+	f.Limit = q.pageSize(chat.DefaultNotificationLogs, 1, chat.MaxNotificationLogs)
 	if err := q.err(); err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type reactionJSON struct {
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
 	page := chat.ReactionPage{Reaction: r.PathValue("reaction"), Affix: q.str("affix"), CursorID: q.str("id"),
-		Limit: q.integer("limit", chat.MaxReactionPage, 1, chat.MaxReactionPage)}
+		Limit: q.pageSize(chat.MaxReactionPage, 1, chat.MaxReactionPage)}
 	if err := q.err(); err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ type deliveryJSON struct {
 // meta.next's before cursor while more may follow.
 func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
-	page := chat.DeliveryPage{State: q.str("state"), Before: q.str("before"), Limit: q.integer("limit", 25, 1, chat.MaxDeliveryPage)}
+	page := chat.DeliveryPage{State: q.str("state"), Before: q.str("before"), Limit: q.pageSize(25, 1, chat.MaxDeliveryPage)}
 	if err := q.err(); err != nil {
 		return err
 	}
