@@ -140,6 +140,7 @@ func (u *sdkUser) events() []map[string]string {
 func (u *sdkUser) wait(ev string, want map[string]string, timeout time.Duration) map[string]string {
 	u.t.Helper()
 	deadline := time.Now().Add(timeout)
+	exited := false
 	for {
 		for _, e := range u.events() {
 			if e["ev"] == "error" {
@@ -159,9 +160,12 @@ func (u *sdkUser) wait(ev string, want map[string]string, timeout time.Duration)
 		if time.Now().After(deadline) {
 			u.t.Fatalf("%s: no %q event with %v within %v", u.uid, ev, want, timeout)
 		}
-		select {
-		case <-u.done:
+		if exited {
 			u.t.Fatalf("%s: SDK process exited before a %q event with %v", u.uid, ev, want)
+		}
+		select {
+		case <-u.done: // its last events are in: one more look
+			exited = true
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

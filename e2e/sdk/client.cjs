@@ -2,8 +2,9 @@
 // The SDK is a browser bundle with one global session, so each user runs in a process of
 // its own. It prints one JSON object per line on stdout: {"ev": ...} for what happened.
 //
-//   node client.cjs <sdkDir> <role> where role is "listen", "send" or "call" (calls.md:
-//   call NATTER_TO, hang up once answered; a listener answers the calls it gets)
+//   node client.cjs <sdkDir> <role> where role is "listen", "send", "call" (calls.md:
+//   call NATTER_TO, hang up once answered; a listener answers the calls it gets) or
+//   "builders" (builders.cjs: every request builder to its end, per NATTER_BUILDERS)
 //
 // Settings come from the environment: NATTER_HOST (host:port of the natter node this user
 // talks to), NATTER_APP, NATTER_KEY (an authOnly or fullAccess key), NATTER_UID, and for
@@ -53,12 +54,17 @@ globalThis.WebSocket = class extends WS {
     });
   }
 };
+// Every answer's status is reported ({"ev":"http"}), so a test can tell a request the SDK
+// swallowed (its lists turn errors into an empty page or a rejection) from a real end.
 const realFetch = globalThis.fetch;
-globalThis.fetch = (url, opts = {}) => {
+globalThis.fetch = async (url, opts = {}) => {
   const o = { ...opts };
   delete o.referrer;
   delete o.referrerPolicy;
-  return realFetch(url, o);
+  const res = await realFetch(url, o);
+  const u = new URL(String(url));
+  out({ ev: "http", method: o.method || "GET", path: u.pathname + u.search, status: res.status });
+  return res;
 };
 
 const { CometChat } = require(path.join(sdkDir, "node_modules", "@cometchat", "chat-sdk-javascript", "CometChat.js"));
@@ -77,7 +83,7 @@ async function main() {
     .subscribePresenceForAllUsers()
     .overrideAdminHost(host + "/v3.0")
     .overrideClientHost(host + "/v3.0")
-    .autoEstablishSocketConnection(true)
+    .autoEstablishSocketConnection(role !== "builders")
     .build();
   await CometChat.init(app, settings).catch((e) => fail("init", e));
   let onSocket;
@@ -126,6 +132,11 @@ async function main() {
     // so the sender sees the receipt.
     process.stdin.on("data", () => {});
     return;
+  }
+  if (role === "builders") {
+    await require("./builders.cjs")(CometChat, JSON.parse(env("NATTER_BUILDERS")), out);
+    out({ ev: "done" });
+    process.exit(0);
   }
   if (role === "call") {
     await socketUp; // to hear the answer
