@@ -33,7 +33,10 @@ type Member struct {
 type MemberQuery struct {
 	Scopes []string
 	Status string
-	Page   Page
+	// SearchKey is a case-insensitive prefix of the member's uid or name (the SDK's
+	// setSearchKeyword, on members and banned users alike).
+	SearchKey string
+	Page      Page
 }
 
 // MemberStore lists members and bans.
@@ -41,7 +44,8 @@ type MemberStore interface {
 	// ListMembers lists a group's members in the order they joined; the int is the total.
 	ListMembers(ctx context.Context, appID, guid string, q MemberQuery) ([]Member, int, error)
 	// ListBanned lists the users banned from a group, most recently banned first.
-	ListBanned(ctx context.Context, appID, guid string, page Page) ([]User, int, error)
+	// Of q, only SearchKey and Page apply.
+	ListBanned(ctx context.Context, appID, guid string, q MemberQuery) ([]User, int, error)
 }
 
 // MemberLists are the uids an add (or a create) names, per scope, and those to ban.
@@ -720,6 +724,7 @@ func (s *Service) ListMembers(ctx context.Context, p Principal, guid string, q M
 	if q.Status != "" && q.Status != "available" && q.Status != "offline" {
 		fe.add("status", "The status must be one of available, offline.")
 	}
+	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
@@ -803,7 +808,12 @@ func (s *Service) Unban(ctx context.Context, p Principal, guid, uid string) (Gro
 }
 
 // ListBanned lists the users banned from a group.
-func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, page Page) ([]User, int, error) {
+func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, q MemberQuery) ([]User, int, error) {
+	fe := fieldErrors{}
+	fe.text("searchKey", q.SearchKey, MaxSearchKeyLen, false)
+	if err := fe.err(); err != nil {
+		return nil, 0, err
+	}
 	g, viewer, err := s.group(ctx, p, guid)
 	if err != nil {
 		return nil, 0, err
@@ -811,7 +821,7 @@ func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, page
 	if _, err := s.permit(ctx, p, Action{Op: OpListBanned, Role: viewer.Role}); err != nil {
 		return nil, 0, err
 	}
-	users, total, err := s.store.ListBanned(ctx, p.App.ID, g.GUID, page)
+	users, total, err := s.store.ListBanned(ctx, p.App.ID, g.GUID, MemberQuery{SearchKey: q.SearchKey, Page: q.Page})
 	if err != nil {
 		return nil, 0, internal("list banned users", err)
 	}

@@ -100,12 +100,16 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 		return out
 	}
 	bannedREST := rest("/groups/crew/bannedusers?perPage=100", "uid")
-	if !sameSet(bannedREST, seq("u", 6, 9)) {
-		t.Errorf("REST banned list %v, want u06…u09", bannedREST)
+	if !sameSet(bannedREST, append(seq("u", 6, 9), "dave")) {
+		t.Errorf("REST banned list %v, want u06…u09 and dave", bannedREST)
+	}
+	bannedSearchREST := rest("/groups/crew/bannedusers?perPage=100&searchKey=User", "uid")
+	if !sameSet(bannedSearchREST, seq("u", 6, 9)) {
+		t.Errorf("REST banned list searched for User: %v, want u06…u09", bannedSearchREST)
 	}
 	usersREST := rest("/users?perPage=100", "uid")
-	if !sameSet(usersREST, append([]string{"alice", "bob", "carol"}, seq("u", 1, 10)...)) {
-		t.Errorf("REST users list %v, want alice, bob, carol, u01…u10", usersREST)
+	if !sameSet(usersREST, append([]string{"alice", "bob", "carol", "dave"}, seq("u", 1, 10)...)) {
+		t.Errorf("REST users list %v, want alice, bob, carol, dave, u01…u10", usersREST)
 	}
 	convsREST := rest("/conversations?perPage=100", "conversationId")
 	wantConvs := []string{"alice_user_bob", "alice_user_carol", "alice_user_u01", "alice_user_u02", "alice_user_u03", "alice_user_u04",
@@ -136,7 +140,9 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 		"groupsJoined":        {[]string{"crew", "g01", "g02"}, false},
 		"members":             {append([]string{"alice", "bob", "carol"}, seq("u", 1, 5)...), false},
 		"membersParticipants": {append([]string{"bob", "carol"}, seq("u", 1, 5)...), false},
+		"membersSearch":       {seq("u", 1, 5), false},
 		"banned":              {bannedREST, false},
+		"bannedSearch":        {bannedSearchREST, false},
 		"blocked":             {seq("u", 8, 10), false},
 		"reactions":           {rest("/messages/"+d.reacted+"/reactions?limit=100", "id"), false},
 		"reactionsOne":        {rest("/messages/"+d.reacted+"/reactions/"+emoji+"?limit=100", "id"), false},
@@ -248,7 +254,7 @@ func createBuilderData(t *testing.T, admin *client.Client) builderData {
 			t.Fatal(err)
 		}
 	}
-	users := []string{"alice", "bob", "carol"}
+	users := []string{"alice", "bob", "carol", "dave"}
 	for i := 1; i <= 10; i++ {
 		users = append(users, fmt.Sprintf("u%02d", i))
 	}
@@ -273,7 +279,7 @@ func createBuilderData(t *testing.T, admin *client.Client) builderData {
 		_, err := as("alice").JoinGroup(ctx, g, "")
 		must(err)
 	}
-	for _, uid := range []string{"u06", "u07", "u08", "u09"} {
+	for _, uid := range []string{"u06", "u07", "u08", "u09", "dave"} {
 		_, err := admin.BanUser(ctx, "crew", uid)
 		must(err)
 	}

@@ -108,7 +108,7 @@ type memberJSON struct {
 
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
-	f := chat.MemberQuery{Scopes: q.list("scopes"), Status: q.str("status"), Page: q.page()}
+	f := chat.MemberQuery{Scopes: q.list("scopes"), Status: q.str("status"), SearchKey: q.str("searchKey"), Page: q.page()}
 	if err := q.err(); err != nil {
 		return err
 	}
@@ -180,11 +180,11 @@ func (s *Server) unbanUser(w http.ResponseWriter, r *http.Request, p chat.Princi
 
 func (s *Server) listBanned(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
-	page := q.page()
+	f := chat.MemberQuery{SearchKey: q.str("searchKey"), Page: q.page()}
 	if err := q.err(); err != nil {
 		return err
 	}
-	users, total, err := s.svc.ListBanned(r.Context(), p, r.PathValue("guid"), page)
+	users, total, err := s.svc.ListBanned(r.Context(), p, r.PathValue("guid"), f)
 	if err != nil {
 		return err
 	}
@@ -195,6 +195,6 @@ func (s *Server) listBanned(w http.ResponseWriter, r *http.Request, p chat.Princ
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}
 	}
-	writeData(w, r, out, pageMeta(page, len(out), total))
+	writeData(w, r, out, pageMeta(f.Page, len(out), total))
 	return nil
 }

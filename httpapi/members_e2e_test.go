@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -471,6 +472,52 @@ func TestPurgedMember(t *testing.T) {
 		g := e.ok(request{method: "GET", path: "/v3/groups/g2"})
 		if g["owner"] != nil {
 			t.Fatalf("g2 still owned: %v", g)
+		}
+	})
+}
+
+// TestMemberSearch: searchKey, which the SDK's GroupMembersRequestBuilder and
+// BannedMembersRequestBuilder send from setSearchKeyword, is a case-insensitive prefix of a
+// member's or banned user's uid or name; the total counts what it matches.
+func TestMemberSearch(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for uid, name := range map[string]string{"ann": "Ann Lee", "bob": "Bob Ann", "anna": "Zed", "carl": "Carl_", "dan": "Annie", "eve": "Eve"} {
+			e.mustUser(uid, name)
+		}
+		e.mustGroup("g", "ann", "bob", "anna", "carl")
+		for _, uid := range []string{"dan", "eve"} {
+			e.ok(request{method: "POST", path: "/v3/groups/g/bannedusers/" + uid})
+		}
+		for _, tc := range []struct{ path, want string }{
+			{"/v3/groups/g/members?searchKey=ANN", "ann,anna"}, // uid or name prefix, any case
+			{"/v3/groups/g/members?searchKey=bob%20a", "bob"},  // the name's start, not a word's
+			{"/v3/groups/g/members?searchKey=carl_", "carl"},   // _ is itself, not a wildcard
+			{"/v3/groups/g/members?searchKey=c%25", ""},        // nor is %
+			{"/v3/groups/g/members?searchKey=an&scopes=participant", "anna"},
+			{"/v3/groups/g/bannedusers?searchKey=ann", "dan"},
+			{"/v3/groups/g/bannedusers?searchKey=e", "eve"},
+			{"/v3/groups/g/members?searchKey=", "ann,anna,bob,carl"},
+		} {
+			l, meta := e.list(request{method: "GET", path: tc.path, headers: obo("ann")})
+			if got := uids(l, "uid"); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
+			}
+			if total := meta["pagination"].(map[string]any)["total"]; total != float64(len(l)) {
+				t.Errorf("%s: total %v for %d", tc.path, total, len(l))
+			}
+		}
+		// Paged as the SDK pages: per_page and page.
+		var pages []string
+		for page := 1; page <= 2; page++ {
+			l, _ := e.list(request{method: "GET", path: "/v3/groups/g/members?searchKey=a&per_page=1&page=" + strconv.Itoa(page), headers: obo("ann")})
+			pages = append(pages, uids(l, "uid"))
+		}
+		if strings.Join(pages, "|") != "ann|anna" {
+			t.Errorf("searched members by pages of 1: %v", pages)
+		}
+		r := e.do(request{method: "GET", path: "/v3/groups/g/bannedusers?searchKey=" + strings.Repeat("x", 101)})
+		if r.status != 400 || !strings.Contains(string(r.body), `"searchKey"`) {
+			t.Errorf("a searchKey too long: %d %s", r.status, r.body)
 		}
 	})
 }

@@ -28,6 +28,9 @@ func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.Member
 	if q.Status != "" {
 		where += ` AND u.status = ` + arg(q.Status)
 	}
+	if q.SearchKey != "" {
+		where += ` AND ` + userSearch(arg(chat.SearchKeyPattern(q.SearchKey)))
+	}
 	run := db.read(ctx)
 	var total int
 	count := `SELECT COUNT(*)` + from + where
@@ -40,7 +43,7 @@ func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.Member
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
 	query := `SELECT ` + prefixed("u.", userColumns) + `, gm.scope, gm.joined_at` + from + where +
 		` ORDER BY gm.joined_at, gm.uid LIMIT ` + lim + ` OFFSET ` + off
-	if q.Status == "" {
+	if q.Status == "" && q.SearchKey == "" {
 		// The page's members first, from the covering index alone, and only then their
 		// users: joining first would read a user for every member the offset skips.
 		query = `SELECT ` + prefixed("u.", userColumns) + `, gm.scope, gm.joined_at FROM (SELECT gm.app_id, gm.uid, gm.scope, gm.joined_at
@@ -58,17 +61,29 @@ func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.Member
 }
 
 // ListBanned lists the users banned from a group, most recent ban first.
-func (db *DB) ListBanned(ctx context.Context, appID, guid string, page chat.Page) ([]chat.User, int, error) {
+func (db *DB) ListBanned(ctx context.Context, appID, guid string, q chat.MemberQuery) ([]chat.User, int, error) {
 	run := db.read(ctx)
+	args := []any{appID, guid}
 	from := ` FROM group_bans b JOIN users u ON u.app_id = b.app_id AND u.uid = b.uid WHERE b.app_id = $1 AND b.guid = $2`
+	if q.SearchKey != "" {
+		args = append(args, chat.SearchKeyPattern(q.SearchKey))
+		from += ` AND ` + userSearch("$3")
+	}
 	var total int
-	if err := run.row(`SELECT COUNT(*)`+from, appID, guid).Scan(&total); err != nil {
+	if err := run.row(`SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, mapErr(err)
 	}
-	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+from+` ORDER BY b.banned_at DESC, b.uid LIMIT $3 OFFSET $4`,
-		appID, guid, page.PerPage, page.Offset()),
+	n := len(args)
+	users, err := collect(run.rows(`SELECT `+prefixed("u.", userColumns)+from+` ORDER BY b.banned_at DESC, b.uid LIMIT $`+itoa(n+1)+` OFFSET $`+itoa(n+2),
+		append(args, q.Page.PerPage, q.Page.Offset())...),
 		func(s scanner) (chat.User, error) { return scanUser(s, appID) })
 	return users, total, err
+}
+
+// userSearch is the condition that the user u's uid or lower-cased name starts as the LIKE
+// pattern p (chat.SearchKeyPattern), as user lists search.
+func userSearch(p string) string {
+	return `(u.uid LIKE ` + p + ` ESCAPE '\' OR lower(u.name) LIKE ` + p + ` ESCAPE '\')`
 }
 
 // MemberStates reads the users' state in a group (chat.GroupTx).

@@ -65,7 +65,11 @@ module.exports = async function run(CometChat, spec, out) {
   await drain("members", new B.GroupMembersRequestBuilder(spec.group).setLimit(3).build(), "fetchNext", uid);
   await drain("membersParticipants", new B.GroupMembersRequestBuilder(spec.group).setLimit(3)
     .setScopes(["participant"]).build(), "fetchNext", uid);
+  await drain("membersSearch", new B.GroupMembersRequestBuilder(spec.group).setLimit(2)
+    .setSearchKeyword("user").build(), "fetchNext", uid);
   await drain("banned", new B.BannedMembersRequestBuilder(spec.group).setLimit(3).build(), "fetchNext", uid);
+  await drain("bannedSearch", new B.BannedMembersRequestBuilder(spec.group).setLimit(2)
+    .setSearchKeyword("User").build(), "fetchNext", uid);
   await drain("blocked", new B.BlockedUsersRequestBuilder().setLimit(2).blockedByMe().build(), "fetchNext", uid);
 
   const reactionID = (r) => String(r.getReactionId());
