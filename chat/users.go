@@ -95,8 +95,16 @@ type UserQuery struct {
 	// users of the cursor's own second come again, so none is skipped.
 	ChangedSince *int64
 	Affix        string
+	// UIDs, when set, lists only the users named (the SDK's setUIDs).
+	UIDs []string
+	// FriendsOnly and HideBlocked are the acting user's (400 without one): only its friends;
+	// none of the users it blocked (the SDK's friendsOnly and hideBlockedUsers).
+	FriendsOnly bool
+	HideBlocked bool
 	// FriendsOf, when set, lists only that user's friends.
 	FriendsOf string
+	// HideBlockedBy, when set, leaves out the users it blocked.
+	HideBlockedBy string
 	// BlocksOf, when set, lists the users it blocked (BlockDirection blockedByMe), those who
 	// blocked it (hasBlockedMe), or both.
 	BlocksOf       string
@@ -410,6 +418,15 @@ func (s *Service) listUsers(ctx context.Context, p Principal, q UserQuery, permi
 		fe.add("roles", "At most 25 roles may be named.")
 	}
 	q.Tags = fe.tags("tags", q.Tags)
+	for i, u := range q.UIDs {
+		q.UIDs[i] = fe.id("uids", u, true)
+	}
+	if len(q.UIDs) > MaxUIDsPerCall {
+		fe.add("uids", "At most 1000 uids may be named.")
+	}
+	if (q.FriendsOnly || q.HideBlocked) && !p.acting() {
+		fe.add("onBehalfOf", "friendsOnly and hideBlockedUsers are a user's: send the onBehalfOf header.")
+	}
 	if q.Affix != "" && q.Affix != "append" && q.Affix != "prepend" {
 		fe.add("affix", "The affix must be append or prepend.")
 	}
@@ -425,6 +442,12 @@ func (s *Service) listUsers(ctx context.Context, p Principal, q UserQuery, permi
 			return nil, 0, err
 		}
 		q.Viewer = u.UID
+		if q.FriendsOnly {
+			q.FriendsOf = u.UID
+		}
+		if q.HideBlocked {
+			q.HideBlockedBy = u.UID
+		}
 		if permit {
 			g, err := s.permit(ctx, p, Action{Op: OpListUsers, Role: u.Role})
 			if err != nil {

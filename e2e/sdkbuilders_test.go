@@ -136,6 +136,7 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 		"conversations":       {convsREST, false},
 		"conversationsUser":   {rest("/conversations?conversationType=user&perPage=100", "conversationId"), false},
 		"users":               {usersREST, false},
+		"usersNamed":          {[]string{"bob", "carol", "dave", "u01"}, false}, // u08, u09: blocked
 		"groups":              {append([]string{"crew"}, seq("g", 1, 5)...), false},
 		"groupsJoined":        {[]string{"crew", "g01", "g02"}, false},
 		"members":             {append([]string{"alice", "bob", "carol"}, seq("u", 1, 5)...), false},

@@ -147,6 +147,10 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 		Tags:      q.list("tags"),
 		WithTags:  q.boolean("withTags"),
 		Page:      q.page(),
+		// The SDK's setUIDs, friendsOnly and hideBlockedUsers.
+		UIDs:        q.list("uids"),
+		FriendsOnly: q.boolean("friendsOnly"),
+		HideBlocked: q.boolean("hideBlockedUsers"),
 	}
 	if q.str("updatedAt") != "" {
 		since := int64(q.integer("updatedAt", 0, 0, 1<<62))

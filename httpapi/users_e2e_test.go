@@ -306,3 +306,42 @@ func TestListUsersCursor(t *testing.T) {
 		})
 	}
 }
+
+// TestUserListSDKFilters: the filters the SDK's UsersRequestBuilder sends from setUIDs,
+// friendsOnly and hideBlockedUsers narrow GET /users (natter once ignored them and listed
+// everyone); the last two are the acting user's.
+func TestUserListSDKFilters(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat", "dan", "eve"} {
+			e.mustUser(u, u)
+		}
+		e.ok(request{method: "POST", path: "/v3/users/ann/friends", body: `{"accepted":["bob","cat"]}`})
+		e.ok(request{method: "POST", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["cat","dan"]}`})
+		e.ok(request{method: "POST", path: "/v3/users/eve/blockedusers", body: `{"blockedUids":["ann"]}`})
+		for _, tc := range []struct{ query, want string }{
+			{"uids=BOB,eve,ghost", "bob,eve"},
+			{"friendsOnly=1", "bob,cat"},
+			{"hideBlockedUsers=1", "ann,bob,eve"}, // eve blocked ann, not the other way
+			{"friendsOnly=true&hideBlockedUsers=true", "bob"},
+			{"hideBlockedUsers=1&uids=cat,dan,eve&per_page=1&page=1", "eve"},
+			{"friendsOnly=false&hideBlockedUsers=0", "ann,bob,cat,dan,eve"},
+		} {
+			l, meta := e.list(request{method: "GET", path: "/v3/users?" + tc.query, headers: obo("ann")})
+			if got := uids(l, "uid"); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.query, got, tc.want)
+			}
+			if total := meta["pagination"].(map[string]any)["total"]; total != float64(len(strings.Split(tc.want, ","))) {
+				t.Errorf("%s: total %v", tc.query, total)
+			}
+		}
+		before := e.snapshot()
+		for _, q := range []string{"friendsOnly=true", "hideBlockedUsers=true", "uids=a%20b", "friendsOnly=maybe"} {
+			if r := e.do(request{method: "GET", path: "/v3/users?" + q}); r.status != 400 || r.code != "ERR_BAD_REQUEST" {
+				t.Errorf("%s, as no one: %d %s", q, r.status, r.body)
+			}
+		}
+		if e.snapshot() != before {
+			t.Error("a refused list wrote")
+		}
+	})
+}

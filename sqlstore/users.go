@@ -318,6 +318,16 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 		}
 		where += ` AND EXISTS (SELECT 1 FROM user_tags t WHERE t.app_id = u.app_id AND t.uid = u.uid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
 	}
+	if len(q.UIDs) > 0 {
+		ph := make([]string, len(q.UIDs))
+		for i, u := range q.UIDs {
+			ph[i] = arg(u)
+		}
+		where += ` AND u.uid IN (` + strings.Join(ph, ", ") + `)`
+	}
+	if q.HideBlockedBy != "" {
+		where += ` AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = u.app_id AND b.uid = ` + arg(q.HideBlockedBy) + ` AND b.blocked_uid = u.uid)`
+	}
 	if q.FriendsOf != "" {
 		where += ` AND EXISTS (SELECT 1 FROM friends f WHERE f.app_id = u.app_id AND f.uid = ` + arg(q.FriendsOf) + ` AND f.friend_uid = u.uid)`
 	}

@@ -60,6 +60,8 @@ module.exports = async function run(CometChat, spec, out) {
 
   await drain("users", new B.UsersRequestBuilder().setLimit(4).sortBy("name").sortByOrder("asc")
     .searchIn(["name", "uid"]).withTags(true).build(), "fetchNext", uid);
+  await drain("usersNamed", new B.UsersRequestBuilder().setLimit(2).hideBlockedUsers(true)
+    .setUIDs(["bob", "carol", "dave", "u01", "u08", "u09"]).build(), "fetchNext", uid);
   await drain("groups", new B.GroupsRequestBuilder().setLimit(4).withTags(true).build(), "fetchNext", (g) => g.getGuid());
   await drain("groupsJoined", new B.GroupsRequestBuilder().setLimit(2).joinedOnly(true).build(), "fetchNext", (g) => g.getGuid());
   await drain("members", new B.GroupMembersRequestBuilder(spec.group).setLimit(3).build(), "fetchNext", uid);
