@@ -122,7 +122,7 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 		t.Errorf("REST unread list %v: want the crew texts after the read mark", unreadREST)
 	}
 	emoji := "%F0%9F%91%8D"
-	// Message lists are read backwards (fetchPrevious), each page oldest first: they are
+	// Message lists read backwards (fetchPrevious) have each page oldest first: they are
 	// compared oldest first, the pages taken from the last one read.
 	type want struct {
 		ids      []string
@@ -130,6 +130,7 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 	}
 	wants := map[string]want{
 		"messagesUser":        {d.userTexts, true},
+		"messagesUserNext":    {d.userTexts[1:], false}, // after the first (the thread's parent)
 		"messagesGroup":       {d.groupTexts, true},
 		"messagesGroupUnread": {unreadREST, true},
 		"messagesThread":      {d.threadTexts, true},

@@ -42,6 +42,10 @@ module.exports = async function run(CometChat, spec, out) {
   await drain("messagesUser", new B.MessagesRequestBuilder().setUID(spec.user).setLimit(3)
     .setCategories(allCategories).setTypes(kitTypes).hideReplies(true).hideDeletedMessages(true).build(),
   "fetchPrevious", msgID);
+  // Forward from a message, as the Kit reads on past where a conversation was left.
+  await drain("messagesUserNext", new B.MessagesRequestBuilder().setUID(spec.user).setLimit(3)
+    .setMessageId(Number(spec.parent)).setCategories(allCategories).setTypes(kitTypes).hideReplies(true)
+    .hideDeletedMessages(true).build(), "fetchNext", msgID);
   await drain("messagesGroup", new B.MessagesRequestBuilder().setGUID(spec.group).setLimit(3)
     .setCategories(["message", "custom", "card", "agentic"]).setTypes(["text", "extension_poll"])
     .hideDeletedMessages(true).withTags(true).mentionsWithTagInfo(true).mentionsWithBlockedInfo(true)
