@@ -42,6 +42,9 @@ func insertMessage(tx *wtx, m *chat.Message) error {
 }
 
 func insertMessageRow(tx *wtx, m *chat.Message) error {
+	if m.ID != 0 {
+		return insertMessageWithID(tx, m)
+	}
 	if m.ParentID != 0 {
 		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
 			return err
@@ -71,6 +74,35 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 			return err
 		}
 	} else if err := tx.fixed(insertSeqQuery+` RETURNING id`, args...).Scan(&m.ID); err != nil {
+		return err
+	}
+	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
+	return err
+}
+
+// insertMessageWithID stores a message under the id it already has: one a moderation rule
+// held, whose id was taken from the messages' sequence then (InsertBlocked). It is rare, so
+// it runs the plain statements with the id added rather than prepared ones of its own.
+func insertMessageWithID(tx *wtx, m *chat.Message) error {
+	withID := func(q string) string {
+		q = strings.Replace(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`, 1)
+		return strings.Replace(q, `VALUES ($1,`, `VALUES ($17, $1,`, 1)
+	}
+	args := insertMessageArgs(m, 0)
+	if m.ParentID != 0 || !movesConversation(m) {
+		if _, err := tx.exec(withID(strings.TrimSuffix(insertMessageQuery, ` RETURNING id`)), append(args, m.ID)...); err != nil {
+			return err
+		}
+		if m.ParentID != 0 {
+			_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
+			return err
+		}
+		return nil
+	}
+	if m.Counts() {
+		args[14] = 1
+	}
+	if _, err := tx.exec(withID(insertSeqQuery), append(args, m.ID)...); err != nil {
 		return err
 	}
 	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
