@@ -224,22 +224,16 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if parent != nil {
 		a.Op = OpSendThreadMessage
 	}
-	if m.ReceiverType == ReceiverGroup {
-		g, err := s.memberGroup(ctx, p.App.ID, m.Receiver, sender.UID)
-		if err != nil {
-			return Message{}, err
-		}
+	to, err := s.addressee(ctx, p, sender.UID, m.ReceiverType, m.Receiver)
+	if err != nil {
+		return Message{}, err
+	}
+	if g := to.Group; g != nil {
 		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 		g.Viewer = nil
-		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), &g
+		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), g
 	} else {
-		receiver, err := s.User(ctx, p, m.Receiver)
-		if err != nil {
-			return Message{}, err
-		}
-		if err := s.blockedBetween(ctx, p.App.ID, sender.UID, receiver.UID); err != nil {
-			return Message{}, err
-		}
+		receiver := *to.User
 		a.ReceiverRole, a.Friend = receiver.Role, s.friendOf(ctx, p.App.ID, sender.UID, receiver.UID)
 		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
 	}

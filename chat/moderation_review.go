@@ -308,14 +308,8 @@ func (s *Service) stillMaySend(ctx context.Context, p Principal, m Message) erro
 	if _, err := s.User(ctx, p, m.Sender); err != nil {
 		return err
 	}
-	if m.ReceiverType == ReceiverGroup {
-		_, err := s.memberGroup(ctx, p.App.ID, m.Receiver, m.Sender)
-		return err
-	}
-	if _, err := s.User(ctx, p, m.Receiver); err != nil {
-		return err
-	}
-	return s.blockedBetween(ctx, p.App.ID, m.Sender, m.Receiver)
+	_, err := s.addressee(ctx, p, m.Sender, m.ReceiverType, m.Receiver)
+	return err
 }
 
 // blockedSubject renders a moderation_engine_blocked event: the held message as it was
