@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -69,7 +70,9 @@ func uikitPage(t *testing.T) string {
 			uikitInstall.err = err.Error()
 			return
 		}
-		dir, err := os.MkdirTemp("", "natter-uikit-")
+		// Named as the natter binary's directory is, so that a later run sweeps it away
+		// (pgtest.Main exits before any cleanup of ours could run).
+		dir, err := os.MkdirTemp("", binPrefix+strconv.Itoa(os.Getpid())+"-uikit-")
 		if err != nil {
 			uikitInstall.err = err.Error()
 			return
