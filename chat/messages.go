@@ -72,6 +72,10 @@ type Message struct {
 	// whether the viewer is one of them.
 	Mentions    []Entity
 	MentionedMe bool
+	// Receipts are its recipients' deliveries and reads (receipts.go), set where the
+	// hosted service answers them: GET /messages/{id} and a conversation's lastMessage.
+	Receipts     []Receipt
+	WithReceipts bool
 	// Pins and saves (pins.go): the message's pin, conversation-wide (PinnedBy a uid or
 	// app_system), and when the viewer saved it; 0 when not.
 	PinnedAt int64
@@ -89,6 +93,19 @@ func (m *Message) MarkMentioned(viewer string) {
 		if viewer != "" && e.UID == viewer {
 			m.MentionedMe = true
 		}
+	}
+}
+
+// MarkTargetConversation gives a groupMember action's user the viewer's conversation with
+// it, as the hosted service's examples show it on data.entities.on (none without a viewer,
+// or when the viewer is that user).
+func (m *Message) MarkTargetConversation(viewer string) {
+	if m.TargetUser == nil {
+		return
+	}
+	m.TargetUser.ConversationID = ""
+	if viewer != "" && viewer != m.TargetUser.UID {
+		m.TargetUser.ConversationID = ConversationID(viewer, m.TargetUser.UID)
 	}
 }
 
@@ -306,7 +323,8 @@ func attachmentMIMETypes(data json.RawMessage) (types []string, known bool) {
 
 // Entity is the user's short shape for message entities.
 func (u User) Entity() Entity {
-	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status, CreatedAt: u.CreatedAt, LastActiveAt: u.LastActiveAt}
+	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status, CreatedAt: u.CreatedAt, LastActiveAt: u.LastActiveAt,
+		Link: u.Link, UpdatedAt: u.UpdatedAt}
 }
 
 func validateSend(in MessageSend) (Message, error) {
@@ -469,6 +487,9 @@ func (s *Service) Message(ctx context.Context, p Principal, id string) (Message,
 	m, viewer, err := s.message(ctx, p, id)
 	if err == nil && viewer.UID != "" {
 		_, err = s.permit(ctx, p, Action{Op: OpGetMessage, Role: viewer.Role})
+	}
+	if err == nil && m.Category != CategoryAction {
+		err = s.withReceipts(ctx, p.App.ID, []*Message{&m})
 	}
 	return m, err
 }
