@@ -37,11 +37,6 @@ var uikitPackages = []string{
 	"esbuild@0.25.0",
 }
 
-// uikitGroupReceiptsPending skips the group message-information step: the Kit's panel lists
-// a group message's receipts from data.receipts of GET /messages/{id}, which this branch's
-// natter does not return yet (branch fields adds it). Set it to false once that is merged.
-const uikitGroupReceiptsPending = true
-
 // uikitInstall holds the bundled page, made once per test binary.
 var uikitInstall struct {
 	once sync.Once
@@ -448,9 +443,6 @@ func TestUIKit(t *testing.T) {
 		return l.Data, nil
 	}, "alice", "To the crew from the UI Kit")
 	t.Run("group receipts", func(t *testing.T) {
-		if uikitGroupReceiptsPending {
-			t.Skip("uikitGroupReceiptsPending: GET /messages/{id} returns no receipts on this branch yet (branch fields)")
-		}
 		// Bob read the crew's messages (marked over REST before the page loaded); carol
 		// has not. The panel lists each other member's receipts, by name.
 		run := steps(t)
