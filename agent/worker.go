@@ -61,7 +61,7 @@ type Worker struct {
 	cfg    Config
 	client *http.Client
 	log    *slog.Logger
-	loop   *jobloop.Loop[chat.AgentJob]
+	loop   *jobloop.Loop[chat.AgentJob, struct{}]
 }
 
 // New returns the workers of a node; Run starts them.
@@ -90,8 +90,9 @@ func New(svc *chat.Service, cfg Config) *Worker {
 	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger,
 		client: safedial.Client(safedial.Options{Timeout: cfg.StreamDeadline, AllowPrivate: cfg.AllowPrivate, Name: "agent",
 			AllowFlag: "--webhook-allow-private"})}
-	w.loop = jobloop.New[chat.AgentJob](cfg.Workers, cfg.Poll)
-	w.loop.Claim, w.loop.Do = w.claim, w.run
+	w.loop = jobloop.New[chat.AgentJob, struct{}](cfg.Workers, cfg.Poll)
+	w.loop.Claim = w.claim
+	w.loop.Do = func(ctx context.Context, job chat.AgentJob) struct{} { w.run(ctx, job); return struct{}{} }
 	svc.SetAgentWake(w.loop.Wake)
 	return w
 }
@@ -100,15 +101,19 @@ func New(svc *chat.Service, cfg Config) *Worker {
 // stopped so is taken again after its lease, by this node or another.
 func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx) }
 
-// claim leases due jobs for long enough to finish a streamed answer.
-func (w *Worker) claim(ctx context.Context, limit int) []chat.AgentJob {
+// claim leases due jobs for long enough to finish a streamed answer. A job records its own
+// end (finish): it is long, and its answer is a message, so there is nothing to batch.
+func (w *Worker) claim(ctx context.Context, limit int, _ []struct{}) ([]chat.AgentJob, bool) {
+	if limit == 0 {
+		return nil, true
+	}
 	now := time.Now()
 	claimed, err := w.store.ClaimAgentJobs(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
 		Until: now.Add(w.cfg.StreamDeadline + 30*time.Second).UnixMilli(), Limit: limit})
 	if err != nil && ctx.Err() == nil {
 		w.log.Warn("agent: claim jobs", "err", err)
 	}
-	return claimed
+	return claimed, true
 }
 
 // run does one job: the call, the answer, and the job deleted, unless the worker stopped

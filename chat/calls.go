@@ -201,24 +201,18 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 		Type: in.Type, Mode: CallModeCall, Status: CallInitiated, MID: newUUID(), InitiatedAt: now}
 	c.Participants = []CallParticipant{{UID: caller.UID, State: CallUnanswered}}
 	a := Action{Op: OpInitiateCall, Role: caller.Role, ReceiverType: in.ReceiverType, Type: in.Type}
-	if in.ReceiverType == ReceiverGroup {
-		g, err := s.memberGroup(ctx, p.App.ID, receiver, caller.UID)
-		if err != nil {
-			return Message{}, err
-		}
+	if in.ReceiverType != ReceiverGroup && receiver == caller.UID {
+		return Message{}, Errorf(CodeCallingSelf, "The user %s cannot call itself.", caller.UID)
+	}
+	to, err := s.addressee(ctx, p, caller.UID, in.ReceiverType, receiver)
+	if err != nil {
+		return Message{}, err
+	}
+	if g := to.Group; g != nil {
 		c.Receiver = g.GUID
 		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 	} else {
-		if receiver == caller.UID {
-			return Message{}, Errorf(CodeCallingSelf, "The user %s cannot call itself.", caller.UID)
-		}
-		u, err := s.User(ctx, p, receiver)
-		if err != nil {
-			return Message{}, err
-		}
-		if err := s.blockedBetween(ctx, p.App.ID, caller.UID, u.UID); err != nil {
-			return Message{}, err
-		}
+		u := *to.User
 		c.Receiver = u.UID
 		c.Participants = append(c.Participants, CallParticipant{UID: u.UID, State: CallUnanswered})
 		a.ReceiverRole, a.Friend = u.Role, s.friendOf(ctx, p.App.ID, caller.UID, u.UID)

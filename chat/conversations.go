@@ -226,6 +226,17 @@ func (s *Service) conversations(ctx context.Context, appID, viewer string, rows 
 	if err != nil {
 		return nil, internal("read conversation groups", err)
 	}
+	lasts := make([]*Message, 0, len(last))
+	for id := range last {
+		m := last[id]
+		lasts = append(lasts, &m)
+	}
+	if err := s.withReceipts(ctx, appID, lasts); err != nil {
+		return nil, err
+	}
+	for _, m := range lasts {
+		last[m.ID] = *m
+	}
 	out := make([]Conversation, 0, len(rows))
 	for _, r := range rows {
 		c := Conversation{ID: r.ID, Kind: r.Kind, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, LastRead: r.Marker.ReadID}

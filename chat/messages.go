@@ -72,6 +72,10 @@ type Message struct {
 	// whether the viewer is one of them.
 	Mentions    []Entity
 	MentionedMe bool
+	// Receipts are its recipients' deliveries and reads (receipts.go), set where the
+	// hosted service answers them: GET /messages/{id} and a conversation's lastMessage.
+	Receipts     []Receipt
+	WithReceipts bool
 	// Pins and saves (pins.go): the message's pin, conversation-wide (PinnedBy a uid or
 	// app_system), and when the viewer saved it; 0 when not.
 	PinnedAt int64
@@ -89,6 +93,19 @@ func (m *Message) MarkMentioned(viewer string) {
 		if viewer != "" && e.UID == viewer {
 			m.MentionedMe = true
 		}
+	}
+}
+
+// MarkTargetConversation gives a groupMember action's user the viewer's conversation with
+// it, as the hosted service's examples show it on data.entities.on (none without a viewer,
+// or when the viewer is that user).
+func (m *Message) MarkTargetConversation(viewer string) {
+	if m.TargetUser == nil {
+		return
+	}
+	m.TargetUser.ConversationID = ""
+	if viewer != "" && viewer != m.TargetUser.UID {
+		m.TargetUser.ConversationID = ConversationID(viewer, m.TargetUser.UID)
 	}
 }
 
@@ -224,22 +241,16 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if parent != nil {
 		a.Op = OpSendThreadMessage
 	}
-	if m.ReceiverType == ReceiverGroup {
-		g, err := s.memberGroup(ctx, p.App.ID, m.Receiver, sender.UID)
-		if err != nil {
-			return Message{}, err
-		}
+	to, err := s.addressee(ctx, p, sender.UID, m.ReceiverType, m.Receiver)
+	if err != nil {
+		return Message{}, err
+	}
+	if g := to.Group; g != nil {
 		a.GUID, a.Scope = g.GUID, g.Viewer.Scope
 		g.Viewer = nil
-		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), &g
+		m.Receiver, m.ConversationID, m.ReceiverGroup = g.GUID, GroupConversationID(g.GUID), g
 	} else {
-		receiver, err := s.User(ctx, p, m.Receiver)
-		if err != nil {
-			return Message{}, err
-		}
-		if err := s.blockedBetween(ctx, p.App.ID, sender.UID, receiver.UID); err != nil {
-			return Message{}, err
-		}
+		receiver := *to.User
 		a.ReceiverRole, a.Friend = receiver.Role, s.friendOf(ctx, p.App.ID, sender.UID, receiver.UID)
 		m.Receiver, m.ConversationID, m.ReceiverEntity = receiver.UID, ConversationID(sender.UID, receiver.UID), receiver.Entity()
 	}
@@ -312,7 +323,8 @@ func attachmentMIMETypes(data json.RawMessage) (types []string, known bool) {
 
 // Entity is the user's short shape for message entities.
 func (u User) Entity() Entity {
-	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status, CreatedAt: u.CreatedAt, LastActiveAt: u.LastActiveAt}
+	return Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role, Status: u.Status, CreatedAt: u.CreatedAt, LastActiveAt: u.LastActiveAt,
+		Link: u.Link, UpdatedAt: u.UpdatedAt}
 }
 
 func validateSend(in MessageSend) (Message, error) {
@@ -475,6 +487,9 @@ func (s *Service) Message(ctx context.Context, p Principal, id string) (Message,
 	m, viewer, err := s.message(ctx, p, id)
 	if err == nil && viewer.UID != "" {
 		_, err = s.permit(ctx, p, Action{Op: OpGetMessage, Role: viewer.Role})
+	}
+	if err == nil && m.Category != CategoryAction {
+		err = s.withReceipts(ctx, p.App.ID, []*Message{&m})
 	}
 	return m, err
 }

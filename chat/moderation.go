@@ -220,7 +220,8 @@ type ModerationTx interface {
 	// never flagged.
 	LockFlagged(appID string, messageID int64) (string, error)
 	SetFlaggedStatus(appID string, messageID int64, status string, at int64) error
-	// InsertBlocked stores a held message and sets its ID.
+	// InsertBlocked stores a held message and sets its ID and MessageID, the id the message
+	// takes from the messages' sequence and keeps when approved.
 	InsertBlocked(b *BlockedMessage) error
 	// LockBlocked holds and reads a held message.
 	LockBlocked(appID string, id int64) (BlockedMessage, error)

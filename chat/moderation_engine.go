@@ -319,8 +319,10 @@ func (v verdict) approvedEvent(ctx context.Context, s *Service, m *Message) *Out
 }
 
 // holdMessage keeps a message a blockMessage rule matched in the blocked list instead of
-// sending it, and answers the sender with it, data.moderation.status pending and the id of
-// its entry in the blocked list. Nobody else sees it until a moderator approves it.
+// sending it, and answers the sender with it, data.moderation.status pending and the id it
+// takes from the messages' sequence now and keeps when approved, so that the sender's client,
+// which keys messages by id, never confuses it with another. Nobody else sees it until a
+// moderator approves it.
 func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v verdict) (Message, error) {
 	now := s.now()
 	m.SentAt, m.UpdatedAt, m.SenderEntity, m.Moderation = now, now, sender.Entity(), ModPending
@@ -341,7 +343,7 @@ func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v ver
 		return Message{}, internal("hold blocked message", err)
 	}
 	s.wakeOutbox(event)
-	m.ID = b.ID
+	m.ID = b.MessageID
 	m.MarkMentioned(sender.UID)
 	return m, nil
 }

@@ -255,8 +255,10 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		if status == ModRejected {
 			return tx.SetBlockedStatus(p.App.ID, bid, ModRejected, 0, now)
 		}
+		// It keeps the id its sender was answered with (0 for an entry held before ids were
+		// reserved: the store gives it the next).
 		m := b.Message
-		m.ID, m.Moderation, m.SentAt, m.UpdatedAt = 0, "", now, now
+		m.ID, m.Moderation, m.SentAt, m.UpdatedAt = b.MessageID, "", now, now
 		var events []OutboxEvent
 		at := time.Now().UnixMilli()
 		for _, t := range []string{TriggerMessageSent, TriggerModerationManualApproved, TriggerUserMentioned} {
@@ -306,23 +308,20 @@ func (s *Service) stillMaySend(ctx context.Context, p Principal, m Message) erro
 	if _, err := s.User(ctx, p, m.Sender); err != nil {
 		return err
 	}
-	if m.ReceiverType == ReceiverGroup {
-		_, err := s.memberGroup(ctx, p.App.ID, m.Receiver, m.Sender)
-		return err
-	}
-	if _, err := s.User(ctx, p, m.Receiver); err != nil {
-		return err
-	}
-	return s.blockedBetween(ctx, p.App.ID, m.Sender, m.Receiver)
+	_, err := s.addressee(ctx, p, m.Sender, m.ReceiverType, m.Receiver)
+	return err
 }
 
 // blockedSubject renders a moderation_engine_blocked event: the held message as it was
-// held (pending, its blocked-list id), whatever its review decided since.
+// held (pending, the id its sender was answered with), whatever its review decided since.
 func (s *Service) blockedSubject(ctx context.Context, appID string, id int64) (*Message, error) {
 	b, err := s.store.BlockedMessage(ctx, appID, id)
 	if err != nil {
 		return nil, err
 	}
-	b.Message.ID, b.Message.Moderation = b.ID, ModPending
+	b.Message.ID, b.Message.Moderation = b.MessageID, ModPending
+	if b.MessageID == 0 {
+		b.Message.ID = b.ID
+	}
 	return &b.Message, nil
 }

@@ -117,6 +117,21 @@ type NotificationLogQuery struct {
 	Limit int
 }
 
+// NotificationAttempt is what an attempt of a send came to: its log record, and whether the
+// send is done (else pending again at Send.NextAt).
+type NotificationAttempt struct {
+	Send NotificationSend
+	Log  NotificationLog
+	Done bool
+}
+
+// ExpandedEvent is a notification event's expansion, to be written in place of the event.
+type ExpandedEvent struct {
+	EventID int64
+	Logs    []NotificationLog
+	Sends   []NotificationSend
+}
+
 // NotificationDeliveryStore is what the notification workers need from storage.
 type NotificationDeliveryStore interface {
 	// ClaimNotificationEvents leases events whose lease has ended (or never began),
@@ -126,8 +141,13 @@ type NotificationDeliveryStore interface {
 	// event, in one transaction, while node holds its lease (else it does nothing: another
 	// node took the event over). A send already written for the event is not written twice.
 	FinishNotificationEvent(ctx context.Context, node string, eventID int64, logs []NotificationLog, sends []NotificationSend) error
-	// ClaimNotificationSends leases due sends, counting an attempt on each.
-	ClaimNotificationSends(ctx context.Context, l Lease) ([]NotificationSend, error)
+	// FinishNotificationEvents is FinishNotificationEvent for several events, in one
+	// transaction.
+	FinishNotificationEvents(ctx context.Context, node string, xs []ExpandedEvent) error
+	// ClaimNotificationSends records the attempts done, each as FinishNotificationSend
+	// does, then leases at most l.Limit due sends, counting an attempt on each; in one
+	// transaction.
+	ClaimNotificationSends(ctx context.Context, l Lease, done []NotificationAttempt) ([]NotificationSend, error)
 	// FinishNotificationSend records an attempt: the log record, then the send deleted
 	// (done) or pending again at s.NextAt, while node holds its lease.
 	FinishNotificationSend(ctx context.Context, node string, s NotificationSend, log NotificationLog, done bool) error

@@ -46,6 +46,7 @@ type Store interface {
 	MemberStore
 	HistoryStore
 	ConversationStore
+	ReceiptStore
 	BlockStore
 	PinStore
 	AuthTokenStore

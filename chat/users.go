@@ -55,6 +55,12 @@ type Entity struct {
 	Status       string
 	CreatedAt    int64
 	LastActiveAt int64 // 0 when never seen
+	// Link and UpdatedAt are shown where the hosted service shows them: a groupMember
+	// action's users, the editor of an edit (docs/api-decisions.md).
+	Link      string
+	UpdatedAt int64
+	// ConversationID is the viewer's conversation with this user, where it is shown.
+	ConversationID string
 }
 
 // UserStore keeps users and their tags.

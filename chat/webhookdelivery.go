@@ -28,6 +28,7 @@ type Delivery struct {
 	MessageID      int64
 	Ref            EventRef
 	Payload        []byte // the envelope's data once rendered; nil before the first attempt
+	Rendered       bool   // an outcome's Payload was rendered by its attempt: the outbox keeps it
 	State          int
 	Attempts       int
 	NextAt         int64
@@ -44,19 +45,18 @@ type Lease struct {
 	Now, Until int64
 	Limit      int
 	PerWebhook int // deliveries of one webhook held at once across every node, at most
+	PerApp     int // deliveries of one app's webhooks held at once across every node, at most
 }
 
 // DeliveryStore is what the webhook workers (package webhook) need from storage.
 type DeliveryStore interface {
-	// ClaimDeliveries leases due pending deliveries whose earlier deliveries of the same
-	// webhook and conversation are all done, counting an attempt on each. On PostgreSQL
-	// nodes claim with FOR UPDATE SKIP LOCKED, so each delivery goes to one node at a time.
-	ClaimDeliveries(ctx context.Context, l Lease) ([]Delivery, error)
-	// SetEventPayload keeps the rendered data of an event unless one is kept already, and
-	// returns the kept one: every attempt and every webhook sends the same data.
-	SetEventPayload(ctx context.Context, eventID int64, payload []byte) ([]byte, error)
-	// FinishAttempt records an attempt's outcome, if node still holds the lease.
-	FinishAttempt(ctx context.Context, node string, d Delivery) error
+	// ClaimDeliveries records the outcomes of finished attempts (done), while l.Node still
+	// holds their leases, keeping the data an attempt rendered (Rendered) unless the event
+	// has some already; then it leases at most l.Limit due pending deliveries whose earlier
+	// deliveries of the same webhook and conversation are all done, counting an attempt on
+	// each; all in one write transaction. On PostgreSQL nodes claim with FOR UPDATE SKIP
+	// LOCKED, so each delivery goes to one node at a time.
+	ClaimDeliveries(ctx context.Context, l Lease, done []Delivery) ([]Delivery, error)
 	// Deliveries pages a webhook's log, newest first, ids below BeforeID when set.
 	Deliveries(ctx context.Context, appID, webhookID string, q DeliveryQuery) ([]Delivery, error)
 	// ReplayDeliveries makes the webhook's deliveries of the event (or of the events created

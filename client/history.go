@@ -126,7 +126,9 @@ type MessageList struct {
 
 // MessageListMeta is a message list's meta.
 type MessageListMeta struct {
-	Current MessagePageSize `json:"current"`
+	// Pagination describes the page itself (a cursor list knows no total).
+	Pagination Pagination      `json:"pagination"`
+	Current    MessagePageSize `json:"current"`
 	// Next is where the following page starts, on every page (the last one too).
 	Next MessageCursor `json:"next"`
 	// Cursor is Next again, with the id as a number, as the hosted service sends it.

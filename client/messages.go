@@ -71,6 +71,21 @@ type Message struct {
 	PinnedAt int64  `json:"pinnedAt,omitempty"`
 	PinnedBy string `json:"pinnedBy,omitempty"`
 	SavedAt  int64  `json:"savedAt,omitempty"`
+	// Receipts are set on GetMessage and a conversation's LastMessage: who the message was
+	// delivered to and who read it.
+	Receipts *Receipts `json:"receipts,omitempty"`
+}
+
+// Receipts are a message's deliveries and reads, one entry per recipient.
+type Receipts struct {
+	Data []Receipt `json:"data"`
+}
+
+// Receipt is one recipient's delivery of a message and, once read, its read.
+type Receipt struct {
+	Recipient   json.RawMessage `json:"recipient"` // the user, in the entities' short shape
+	DeliveredAt int64           `json:"deliveredAt"`
+	ReadAt      int64           `json:"readAt,omitempty"`
 }
 
 // MessageData is a message's data object: the keys natter reads or generates are fields,

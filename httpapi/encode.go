@@ -106,7 +106,27 @@ func appendMessage(b []byte, m chat.Message) []byte {
 		b = appendString(b, m.PinnedBy)
 	}
 	b = appendTime(b, `,"savedAt":`, m.SavedAt)
+	if m.WithReceipts {
+		b = appendReceipts(b, m.Receipts)
+	}
 	return append(b, '}')
+}
+
+// appendReceipts appends receipts as the SDK's getMessageReceipts reads them:
+// {"data":[{"recipient":user,"deliveredAt":…,"readAt":…}]}.
+func appendReceipts(b []byte, rs []chat.Receipt) []byte {
+	b = append(b, `,"receipts":{"data":[`...)
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"recipient":`...)
+		b = appendUser(b, r.Recipient, "")
+		b = appendTime(b, `,"deliveredAt":`, r.DeliveredAt)
+		b = appendTime(b, `,"readAt":`, r.ReadAt)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // appendTime appends key and n when n is not 0.
@@ -138,7 +158,7 @@ func appendData(b []byte, m chat.Message) []byte {
 		b = appendUserEntity(b, m.SenderEntity, "")
 		if m.TargetUser != nil { // a groupMember action: by, on, for, as the hosted examples
 			b = append(b, `,"on":`...)
-			b = appendUserEntity(b, *m.TargetUser, "")
+			b = appendUserEntity(b, *m.TargetUser, m.TargetUser.ConversationID)
 		}
 		b = append(b, `,"for":`...)
 		b = appendReceiver(b, m)
@@ -281,6 +301,11 @@ func appendUser(b []byte, e chat.Entity, conversationID string) []byte {
 		b = append(b, `,"lastActiveAt":`...)
 		b = strconv.AppendInt(b, e.LastActiveAt, 10)
 	}
+	if e.Link != "" {
+		b = append(b, `,"link":`...)
+		b = appendString(b, e.Link)
+	}
+	b = appendTime(b, `,"updatedAt":`, e.UpdatedAt)
 	if conversationID != "" {
 		b = append(b, `,"conversationId":`...)
 		b = appendString(b, conversationID)

@@ -54,9 +54,11 @@ func (s *Server) listFriends(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err != nil {
 		return err
 	}
+	owner, _ := chat.NormalizeID(r.PathValue("uid"))
 	out := make([]userJSON, len(users))
 	for i, u := range users {
 		out[i] = userOut(u)
+		out[i].ConversationID = chat.ConversationID(owner, u.UID) // the friend's conversation with uid, as the hosted examples show it
 	}
 	c := f.Cursor(users)
 	cursor := userCursorJSON{UpdatedAt: c.UpdatedAt, Affix: c.Affix}

@@ -75,9 +75,11 @@ func messagePage(r *http.Request, reads []string) (chat.MessagePage, bool, error
 }
 
 // messageListMeta is a message list's meta: the hosted service's current and next, and
-// its cursor (whose id is a number in its examples).
+// its pagination and cursor (whose id is a number in its examples). A cursor list knows no
+// total: pagination describes the page itself, always page 1 of 1 (docs/api-decisions.md).
 type messageListMeta struct {
-	Current struct {
+	Pagination pagination `json:"pagination"`
+	Current    struct {
 		Limit int `json:"limit"`
 		Count int `json:"count"`
 	} `json:"current"`
@@ -109,6 +111,7 @@ func writeMessageList(w http.ResponseWriter, r *http.Request, l chat.MessageList
 	meta.Current.Limit, meta.Current.Count = l.Limit, len(l.Messages)
 	meta.Next.Affix, meta.Next.SentAt, meta.Next.ID = l.NextAffix, l.NextSentAt, strconv.FormatInt(l.NextID, 10)
 	meta.Cursor.ID, meta.Cursor.Affix = l.NextID, l.NextAffix
+	meta.Pagination = pagination{Total: len(l.Messages), Count: len(l.Messages), PerPage: l.Limit, CurrentPage: 1, TotalPages: 1}
 	b := bytesPool.Get().(*[]byte)
 	defer bytesPool.Put(b)
 	out := append((*b)[:0], `{"data":[`...)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,15 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// sent is a send's answer: the message's id and its moderation status, if any.
+// sent is a send's answer: the message's id and its moderation status, if any, and for a
+// held message the id of its entry in the blocked list, which moderators review.
 type sent struct {
 	status int
 	code   string
 	id     string
 	mod    string
 	body   string
+	entry  string
 }
 
 func (e *env) sendText(from, to, receiverType, text string) sent {
@@ -34,7 +37,28 @@ func (e *env) sendText(from, to, receiverType, text string) sent {
 		}
 	}
 	json.Unmarshal(r.body, &m)
-	return sent{r.status, r.code, m.Data.ID, m.Data.Data.Moderation.Status, string(r.body)}
+	out := sent{r.status, r.code, m.Data.ID, m.Data.Data.Moderation.Status, string(r.body), ""}
+	if out.mod == "pending" {
+		blocked, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages?limit=100"})
+		for _, b := range blocked {
+			if msg, _ := b["message"].(map[string]any); msg != nil && msg["id"] == out.id {
+				out.entry, _ = b["id"].(string)
+			}
+		}
+		if out.entry == "" {
+			e.t.Fatalf("the held message %s is not in the blocked list: %v", out.id, blocked)
+		}
+	}
+	return out
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("not an id: %q", s)
+	}
+	return n
 }
 
 // multipartKeywords posts (or puts) a keyword list as the hosted multipart upload.
@@ -149,14 +173,26 @@ func TestModeration(t *testing.T) {
 
 		// The blocked list; approving sends, rejecting does not; a review is final.
 		blocked, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages"})
-		if len(blocked) != 2 || blocked[0]["ruleId"] != "kw" || blocked[0]["status"] != "pending" || blocked[1]["id"] != held.id {
+		if len(blocked) != 2 || blocked[0]["ruleId"] != "kw" || blocked[0]["status"] != "pending" || blocked[1]["id"] != held.entry {
 			t.Fatalf("blocked list: %v", blocked)
 		}
-		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
-		if l := e.messages(request{method: "GET", path: "/v3/users/ann/messages", headers: obo("bob")}); !strings.HasSuffix(l.texts(), "oh DARN it") {
+		// A held message's id comes from the messages' sequence: no other message has it, the
+		// next send's is past it, and approval delivers it under the same id.
+		later := e.sendText("ann", "bob", "user", "after the held one")
+		if heldID, laterID := mustInt(t, held.id), mustInt(t, later.id); laterID <= heldID {
+			t.Fatalf("the next send's id %d is not past the held message's %d", laterID, heldID)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/messages/" + held.id, headers: obo("ann")}); r.status != 404 {
+			t.Fatalf("a held message is readable before approval: %d %s", r.status, r.body)
+		}
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+		if l := e.messages(request{method: "GET", path: "/v3/users/ann/messages?limit=100", headers: obo("bob")}); !strings.Contains(l.texts(), "oh DARN it") {
 			t.Fatalf("an approved message is not delivered: %s", l.texts())
 		}
-		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + gheld.id, body: `{"status":"rejected"}`})
+		if m := e.ok(request{method: "GET", path: "/v3/messages/" + held.id, headers: obo("bob")}); m["id"] != held.id || fmt.Sprint(m["data"].(map[string]any)["text"]) != "oh DARN it" {
+			t.Fatalf("the approved message does not keep its id %s: %v", held.id, m)
+		}
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + gheld.entry, body: `{"status":"rejected"}`})
 		if l := e.messages(request{method: "GET", path: "/v3/groups/g/messages", headers: obo("ann")}); strings.Contains(l.texts(), "h-3-c-k") {
 			t.Fatalf("a rejected message is delivered: %s", l.texts())
 		}
@@ -175,15 +211,15 @@ func TestModeration(t *testing.T) {
 		}
 		e.ok(request{method: "DELETE", path: "/v3/groups/g3/members/bob"})
 		e.ok(request{method: "POST", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
-		for _, tt := range []struct{ id, code string }{{kicked.id, "ERR_NOT_A_MEMBER"}, {blockedPair.id, "ERR_BLOCKED_SENDER"}} {
+		for _, tt := range []struct{ id, entry, code string }{{kicked.id, kicked.entry, "ERR_NOT_A_MEMBER"}, {blockedPair.id, blockedPair.entry, "ERR_BLOCKED_SENDER"}} {
 			before := e.snapshot()
-			if r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"approved"}`}); r.code != tt.code {
+			if r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.entry, body: `{"status":"approved"}`}); r.code != tt.code {
 				t.Fatalf("approving %s: %d %s, want %s", tt.id, r.status, r.body, tt.code)
 			}
 			if e.snapshot() != before {
 				t.Fatalf("a refused approval of %s wrote", tt.id)
 			}
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"rejected"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.entry, body: `{"status":"rejected"}`})
 		}
 		e.ok(request{method: "DELETE", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
 
@@ -279,9 +315,9 @@ func TestModeration(t *testing.T) {
 			{"review unflagged", request{method: "PATCH", path: "/v3/moderation/flagged-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
 			{"review flagged bad id", request{method: "PATCH", path: "/v3/moderation/flagged-messages/x", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
 			{"review flagged bad status", request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + other, body: `{"status":"rejected"}`}, 400, "ERR_BAD_REQUEST", "status"},
-			{"review blocked twice", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"rejected"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
+			{"review blocked twice", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"rejected"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
 			{"review blocked unknown", request{method: "PATCH", path: "/v3/moderation/blocked-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
-			{"review blocked bad status", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"disapproved"}`}, 400, "ERR_BAD_REQUEST", "status"},
+			{"review blocked bad status", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"disapproved"}`}, 400, "ERR_BAD_REQUEST", "status"},
 			{"review blocked bad id", request{method: "PATCH", path: "/v3/moderation/blocked-messages/-1", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
 			{"blocked list bad limit", request{method: "GET", path: "/v3/moderation/blocked-messages?limit=101"}, 400, "ERR_BAD_REQUEST", "limit"},
 			{"flagged list bad before", request{method: "GET", path: "/v3/moderation/flagged-messages?before=x"}, 400, "ERR_BAD_REQUEST", "before"},
@@ -318,7 +354,7 @@ func TestModeration(t *testing.T) {
 			{"authOnly rules", request{method: "GET", path: "/v3/moderation/rules", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly reasons", request{method: "GET", path: "/v3/moderation/reasons", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly flag", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: map[string]string{"apikey": e.authKey, "onBehalfOf": "bob"}, body: `{"reasonId":"spam"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
-			{"authOnly review", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, headers: auth, body: `{"status":"approved"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly review", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, headers: auth, body: `{"status":"approved"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly keywords", request{method: "POST", path: "/v3/moderation/keywords", headers: auth, body: `{"id":"k","name":"k","searchTerms":["a"]}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
 		})
 
@@ -383,7 +419,7 @@ func TestModerationWebhookEvents(t *testing.T) {
 			e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
 			e.send("ann", "bob", "user", "clean")
 			held := e.sendText("ann", "bob", "user", "darn")
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
 			got := rc.wait(t, 3)
 			byTrigger := map[string]string{}
 			for _, d := range got {
@@ -460,7 +496,7 @@ func TestModerationReviewRace(t *testing.T) {
 		statuses := make(chan response, n)
 		for range n {
 			go func() {
-				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
+				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
 			}()
 		}
 		got := map[int]int{}

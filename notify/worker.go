@@ -53,7 +53,7 @@ type Worker struct {
 	cfg    WorkerConfig
 	client *Client
 	log    *slog.Logger
-	loop   *jobloop.Loop[chat.NotificationSend]
+	loop   *jobloop.Loop[chat.NotificationSend, chat.NotificationAttempt]
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 
@@ -87,9 +87,11 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	cfg.Client.Timeout = cfg.Timeout
 	w := &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
 		senders: map[string]cachedSender{}}
-	w.loop = jobloop.New[chat.NotificationSend](cfg.Workers, cfg.Poll)
+	w.loop = jobloop.New[chat.NotificationSend, chat.NotificationAttempt](cfg.Workers, cfg.Poll)
 	w.loop.Claim, w.loop.Round = w.claim, w.round
-	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) { w.attempt(context.WithoutCancel(ctx), s) }
+	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) chat.NotificationAttempt {
+		return w.attempt(context.WithoutCancel(ctx), s)
+	}
 	svc.SetNotifyWake(w.loop.Wake) // an event committed on this node is expanded and sent at once
 	return w
 }
@@ -110,18 +112,25 @@ func (w *Worker) round(ctx context.Context) (busy bool) {
 	return busy
 }
 
-// claim leases due sends for two attempts' time.
-func (w *Worker) claim(ctx context.Context, limit int) []chat.NotificationSend {
+// claim records the attempts finished since the last round and leases due sends for two
+// attempts' time, in one transaction.
+func (w *Worker) claim(ctx context.Context, limit int, done []chat.NotificationAttempt) ([]chat.NotificationSend, bool) {
 	now := time.Now()
 	claimed, err := w.store.ClaimNotificationSends(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
-		Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit})
+		Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit}, done)
 	if err != nil && ctx.Err() == nil {
-		w.log.Warn("notify: claim sends", "err", err)
+		w.log.Warn("notify: record attempts and claim sends", "err", err)
 	}
-	return claimed
+	return claimed, err == nil
 }
 
-// expand leases a batch of events and expands each; it reports whether it found any.
+// expandAtOnce bounds the events a round expands at once: each decision reads the
+// recipients' settings, mutes and sockets, and waits on the database, not the CPU.
+const expandAtOnce = 8
+
+// expand leases a batch of events, expands them (expandAtOnce at a time; each decision
+// still per recipient), and writes the expansions in one transaction; it reports whether it
+// found any.
 func (w *Worker) expand(ctx context.Context) bool {
 	now := time.Now()
 	evs, err := w.store.ClaimNotificationEvents(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
@@ -132,25 +141,41 @@ func (w *Worker) expand(ctx context.Context) bool {
 		}
 		return false
 	}
-	for _, ev := range evs {
-		x, err := w.svc.ExpandNotification(ctx, ev, time.Now())
-		if err != nil && ev.Attempts < maxExpansions {
-			w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "attempt", ev.Attempts, "err", err)
-			continue // its lease ends, and a worker tries again
+	xs := make([]*chat.ExpandedEvent, len(evs))
+	sem := make(chan struct{}, expandAtOnce)
+	var wg sync.WaitGroup
+	for i, ev := range evs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			x, err := w.svc.ExpandNotification(ctx, ev, time.Now())
+			if err != nil && ev.Attempts < maxExpansions {
+				w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "attempt", ev.Attempts, "err", err)
+				return // its lease ends, and a worker tries again
+			}
+			if err != nil {
+				w.log.Error("notify: event dropped after repeated failures", "app", ev.AppID, "event", ev.ID, "attempts", ev.Attempts, "err", err)
+				x = chat.Expansion{} // deleting it, with nothing decided, ends the retries
+			}
+			xs[i] = &chat.ExpandedEvent{EventID: ev.ID, Logs: x.Logs, Sends: x.Sends}
+		}()
+	}
+	wg.Wait()
+	var batch []chat.ExpandedEvent
+	for _, x := range xs {
+		if x != nil {
+			batch = append(batch, *x)
 		}
-		if err != nil {
-			w.log.Error("notify: event dropped after repeated failures", "app", ev.AppID, "event", ev.ID, "attempts", ev.Attempts, "err", err)
-			x = chat.Expansion{} // deleting it, with nothing decided, ends the retries
-		}
-		if err := w.store.FinishNotificationEvent(ctx, w.cfg.Node, ev.ID, x.Logs, x.Sends); err != nil {
-			w.log.Warn("notify: record event", "app", ev.AppID, "event", ev.ID, "err", err)
-		}
+	}
+	if err := w.store.FinishNotificationEvents(ctx, w.cfg.Node, batch); err != nil {
+		w.log.Warn("notify: record events", "events", len(batch), "err", err)
 	}
 	return len(evs) > 0
 }
 
-// attempt sends one notification and records what came of it.
-func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
+// attempt sends one notification and returns what came of it, for the next round to record.
+func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) chat.NotificationAttempt {
 	now := time.Now()
 	log := chat.NotificationLog{AppID: s.AppID, EventID: s.EventID, Trigger: s.Trigger, MessageID: s.MessageID, Recipient: s.UID,
 		Channel: s.Channel, Provider: s.Provider, Triggered: true, Attempt: s.Attempts}
@@ -174,8 +199,7 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
 	case c.Read:
 		log.Triggered, log.Reason = false, chat.ReasonRead
 		log.CreatedAt = now.UnixMilli()
-		w.finish(ctx, s, log, true)
-		return
+		return chat.NotificationAttempt{Send: s, Log: log, Done: true}
 	default:
 		res = w.send(ctx, s, c)
 	}
@@ -211,13 +235,7 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) {
 			log.Reason = "failed"
 		}
 	}
-	w.finish(ctx, s, log, done)
-}
-
-func (w *Worker) finish(ctx context.Context, s chat.NotificationSend, log chat.NotificationLog, done bool) {
-	if err := w.store.FinishNotificationSend(ctx, w.cfg.Node, s, log, done); err != nil {
-		w.log.Warn("notify: record attempt", "send", s.ID, "err", err)
-	}
+	return chat.NotificationAttempt{Send: s, Log: log, Done: done}
 }
 
 // backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,

@@ -18,14 +18,26 @@ type dialect struct {
 	// summaryColumns are the summary's two columns for message $1 and viewer $2, and
 	// dataText a message's data.text (history.go).
 	summaryColumns, dataText string
-	rebind                   func(string) string
+	// reserveMessageID takes the next id of the messages' sequence without a row, for a
+	// message a moderation rule holds: it keeps that id when approved (moderation.go).
+	reserveMessageID []string
+	rebind           func(string) string
 }
 
 var (
 	sqliteDialect = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
-		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, rebind: cachedRebind(dollarToQuestion)}
+		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`,
+		reserveMessageID: []string{
+			// AUTOINCREMENT keeps the highest id ever given in sqlite_sequence, which SQLite
+			// lets a program write: a new row's id is past both it and every row's.
+			`INSERT INTO sqlite_sequence (name, seq) SELECT 'messages', COALESCE((SELECT max(id) FROM messages), 0)
+				WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages')`,
+			`UPDATE sqlite_sequence SET seq = max(seq, COALESCE((SELECT max(id) FROM messages), 0)) + 1 WHERE name = 'messages' RETURNING seq`},
+		rebind: cachedRebind(dollarToQuestion)}
 	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),
-		summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`, rebind: func(q string) string { return q }}
+		summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`,
+		reserveMessageID: []string{`SELECT nextval(pg_get_serial_sequence('messages', 'id'))`},
+		rebind:           func(q string) string { return q }}
 )
 
 // dollarToQuestion rewrites $n placeholders as SQLite's ?n, which binds by number; a bare $n

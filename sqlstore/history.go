@@ -133,10 +133,10 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 
 // pageColumns are a message's own columns, the entity columns left empty: a page reads its
 // users once each (completePage) rather than joining them on every row.
-var pageColumns = strings.Replace(messageColumns, `s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
-	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
+var pageColumns = strings.Replace(messageColumns, `s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
+	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at, r.link, r.updated_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`,
-	`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, -1`, 1)
+	`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, -1`, 1)
 
 // completePage reads what a page of messages needs beside its rows, a query for each kind
 // rather than one per row: the senders' and user receivers' entities, the reaction
@@ -235,7 +235,13 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 		}
 		m.Reactions = counts[m.ID]
 	}
-	return db.completeMessages(run, appID, ms)
+	if err := db.completeMessages(run, appID, ms); err != nil {
+		return err
+	}
+	for i := range ms {
+		ms[i].MarkTargetConversation(viewer)
+	}
+	return nil
 }
 
 // ListMessages lists messages in id order (chat.HistoryStore).

@@ -42,6 +42,9 @@ func insertMessage(tx *wtx, m *chat.Message) error {
 }
 
 func insertMessageRow(tx *wtx, m *chat.Message) error {
+	if m.ID != 0 {
+		return insertMessageWithID(tx, m)
+	}
 	if m.ParentID != 0 {
 		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
 			return err
@@ -71,6 +74,35 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 			return err
 		}
 	} else if err := tx.fixed(insertSeqQuery+` RETURNING id`, args...).Scan(&m.ID); err != nil {
+		return err
+	}
+	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
+	return err
+}
+
+// insertMessageWithID stores a message under the id it already has: one a moderation rule
+// held, whose id was taken from the messages' sequence then (InsertBlocked). It is rare, so
+// it runs the plain statements with the id added rather than prepared ones of its own.
+func insertMessageWithID(tx *wtx, m *chat.Message) error {
+	withID := func(q string) string {
+		q = strings.Replace(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`, 1)
+		return strings.Replace(q, `VALUES ($1,`, `VALUES ($17, $1,`, 1)
+	}
+	args := insertMessageArgs(m, 0)
+	if m.ParentID != 0 || !movesConversation(m) {
+		if _, err := tx.exec(withID(strings.TrimSuffix(insertMessageQuery, ` RETURNING id`)), append(args, m.ID)...); err != nil {
+			return err
+		}
+		if m.ParentID != 0 {
+			_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
+			return err
+		}
+		return nil
+	}
+	if m.Counts() {
+		args[14] = 1
+	}
+	if _, err := tx.exec(withID(insertSeqQuery), append(args, m.ID)...); err != nil {
 		return err
 	}
 	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
@@ -148,8 +180,8 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
 	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by,
-	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at,
-	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at,
+	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
+	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at, r.link, r.updated_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
 	messageFrom = `
 	FROM messages m
@@ -199,6 +231,7 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	run := db.read(ctx)
 	m, err := db.message(run, appID, id, viewer)
 	markMentioned(&m, viewer)
+	m.MarkTargetConversation(viewer)
 	if err != nil || m.TargetID == 0 {
 		return m, err
 	}
@@ -277,8 +310,8 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
 		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy,
-		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt,
-		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &p.sender, &p.receiver)
+		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt, &s.link, &s.updatedAt,
+		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &r.link, &r.updatedAt, &p.sender, &p.receiver)
 	if err != nil {
 		return m, p, mapErr(err)
 	}
@@ -336,8 +369,8 @@ func parseSummary(id int64, all, mine string) ([]chat.ReactionSummary, error) {
 // entityColumns are a party's columns of the message query; all NULL when its user row is
 // gone.
 type entityColumns struct {
-	name, avatar, role, status sql.NullString
-	createdAt, lastActiveAt    sql.NullInt64
+	name, avatar, role, status, link   sql.NullString
+	createdAt, lastActiveAt, updatedAt sql.NullInt64
 }
 
 func entity(uid string, c entityColumns) chat.Entity {
@@ -345,7 +378,7 @@ func entity(uid string, c entityColumns) chat.Entity {
 		return chat.Entity{UID: uid, Name: "System", Role: chat.DefaultRole, Status: "offline"}
 	}
 	return chat.Entity{UID: uid, Name: c.name.String, Avatar: c.avatar.String, Role: c.role.String, Status: c.status.String,
-		CreatedAt: c.createdAt.Int64, LastActiveAt: c.lastActiveAt.Int64}
+		CreatedAt: c.createdAt.Int64, LastActiveAt: c.lastActiveAt.Int64, Link: c.link.String, UpdatedAt: c.updatedAt.Int64}
 }
 
 // MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).

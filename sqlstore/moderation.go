@@ -353,10 +353,13 @@ func scanBlocked(appID string) func(scanner) (chat.BlockedMessage, error) {
 		if err := json.Unmarshal([]byte(msg), &b.Message); err != nil {
 			return b, err
 		}
-		b.Message.ID, b.Message.AppID, b.Message.Moderation = b.ID, appID, b.Status
+		// A held message is known by the id it keeps when approved; entries held before ids
+		// were reserved have none until then, and are known by the entry's.
+		b.Message.ID, b.Message.AppID, b.Message.Moderation = b.MessageID, appID, b.Status
+		if b.MessageID == 0 {
+			b.Message.ID = b.ID
+		}
 		switch b.Status {
-		case chat.ModApproved:
-			b.Message.ID = b.MessageID
 		case chat.ModRejected:
 			b.Message.Moderation = chat.ModDisapproved
 		}
@@ -382,14 +385,25 @@ func (db *DB) BlockedMessage(ctx context.Context, appID string, id int64) (chat.
 	return scanBlocked(appID)(db.read(ctx).row(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND id = $2`, appID, id))
 }
 
-// InsertBlocked stores a held message and sets its ID.
+// InsertBlocked stores a held message and sets its ID and its MessageID, the id it takes
+// from the messages' sequence now and keeps when approved: the sender's client keys its
+// message by that id, which no other message has.
 func (tx txStore) InsertBlocked(b *chat.BlockedMessage) error {
 	m := b.Message
 	m.Moderation = ""
-	err := tx.row(`INSERT INTO moderation_blocked (app_id, sender, rule_id, rule_name, revision, condition, action, message, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+	q := tx.db.dialect.reserveMessageID
+	for _, stmt := range q[:len(q)-1] {
+		if _, err := tx.exec(stmt); err != nil {
+			return err
+		}
+	}
+	if err := tx.row(q[len(q)-1]).Scan(&b.MessageID); err != nil {
+		return err
+	}
+	err := tx.row(`INSERT INTO moderation_blocked (app_id, sender, rule_id, rule_name, revision, condition, action, message, status, message_id, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
 		b.AppID, m.Sender, b.RuleID, b.RuleName, b.Revision, mustJSONText(b.Condition), mustJSONText(b.Action), mustJSONText(m), b.Status,
-		b.CreatedAt, b.UpdatedAt).Scan(&b.ID)
+		b.MessageID, b.CreatedAt, b.UpdatedAt).Scan(&b.ID)
 	return mapErr(err)
 }
 

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -91,10 +92,6 @@ func scanLog(s scanner) (chat.NotificationLog, error) {
 	return l, err
 }
 
-func insertLog(tx *wtx, l chat.NotificationLog) error {
-	return insertLogs(tx, []chat.NotificationLog{l})
-}
-
 // rowsPerInsert bounds the rows of one multi-row INSERT on PostgreSQL: 100 rows of at most 21
 // columns stay far below its limit on bound parameters.
 const rowsPerInsert = 100
@@ -137,33 +134,51 @@ const sendColumns = `app_id, event_id, trigger, conversation_id, message_id, uid
 
 // FinishNotificationEvent writes an event's expansion and deletes it, while node holds it.
 func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID int64, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
+	return db.FinishNotificationEvents(ctx, node, []chat.ExpandedEvent{{EventID: eventID, Logs: logs, Sends: sends}})
+}
+
+// FinishNotificationEvents writes events' expansions and deletes them, while node holds
+// them, in one transaction.
+func (db *DB) FinishNotificationEvents(ctx context.Context, node string, xs []chat.ExpandedEvent) error {
+	if len(xs) == 0 {
+		return nil
+	}
 	return mapErr(db.transact(ctx, func(tx *wtx) error {
-		res, err := tx.exec(`DELETE FROM notification_events WHERE id = $1 AND leased_by = $2`, eventID, node)
-		if err != nil {
-			return err
+		for _, x := range xs {
+			if err := finishEvent(tx, node, x.EventID, x.Logs, x.Sends); err != nil {
+				return err
+			}
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // another node took it over: its expansion counts
-		}
-		if err := insertLogs(tx, logs); err != nil {
-			return err
-		}
-		// A repeated destination in one statement would make PostgreSQL's ON CONFLICT
-		// affect a row twice: the first of each wins here already.
-		seen := map[[4]string]bool{}
-		sends = slices.DeleteFunc(slices.Clone(sends), func(s chat.NotificationSend) bool {
-			k := [4]string{strconv.FormatInt(s.EventID, 10), s.UID, string(s.Channel), s.Destination}
-			dup := seen[k]
-			seen[k] = true
-			return dup
-		})
-		return insertRows(tx, `INSERT INTO notification_sends (`+sendColumns+`) VALUES `,
-			` ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`, 16, len(sends), func(i int) []any {
-				s := sends[i]
-				return []any{s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
-					s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)}
-			})
+		return nil
 	}))
+}
+
+func finishEvent(tx *wtx, node string, eventID int64, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
+	res, err := tx.exec(`DELETE FROM notification_events WHERE id = $1 AND leased_by = $2`, eventID, node)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // another node took it over: its expansion counts
+	}
+	if err := insertLogs(tx, logs); err != nil {
+		return err
+	}
+	// A repeated destination in one statement would make PostgreSQL's ON CONFLICT
+	// affect a row twice: the first of each wins here already.
+	seen := map[[4]string]bool{}
+	sends = slices.DeleteFunc(slices.Clone(sends), func(s chat.NotificationSend) bool {
+		k := [4]string{strconv.FormatInt(s.EventID, 10), s.UID, string(s.Channel), s.Destination}
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+	return insertRows(tx, `INSERT INTO notification_sends (`+sendColumns+`) VALUES `,
+		` ON CONFLICT (event_id, uid, channel, destination) DO NOTHING`, 16, len(sends), func(i int) []any {
+			s := sends[i]
+			return []any{s.AppID, s.EventID, s.Trigger, s.ConversationID, s.MessageID, s.UID, string(s.Channel), s.Provider, s.ProviderID,
+				s.Destination, string(s.TokenKind), b2i(s.Recheck), 0, s.NextAt, s.CreatedAt, refJSON(s.Ref)}
+		})
 }
 
 const claimSendsQuery = `UPDATE notification_sends SET lease_until = $2, leased_by = $3, attempts = attempts + 1
@@ -175,14 +190,22 @@ var (
 	claimSendsPostgres = strings.Replace(claimSendsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
 )
 
-// ClaimNotificationSends leases due sends for a node.
-func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease) ([]chat.NotificationSend, error) {
+// ClaimNotificationSends records the attempts done and leases due sends for a node, in one
+// transaction.
+func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease, done []chat.NotificationAttempt) ([]chat.NotificationSend, error) {
 	query := claimSendsSQLite
 	if db.dialect.name == "postgres" {
 		query = claimSendsPostgres
 	}
 	var out []chat.NotificationSend
 	err := db.transact(ctx, func(tx *wtx) error {
+		out = nil
+		if err := finishSends(tx, l.Node, done); err != nil {
+			return err
+		}
+		if l.Limit <= 0 {
+			return nil
+		}
 		var err error
 		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationSend, error) {
 			var n chat.NotificationSend
@@ -204,22 +227,73 @@ func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease) ([]chat.
 // FinishNotificationSend records an attempt, while node holds the send.
 func (db *DB) FinishNotificationSend(ctx context.Context, node string, s chat.NotificationSend, l chat.NotificationLog, done bool) error {
 	return mapErr(db.transact(ctx, func(tx *wtx) error {
-		var res interface{ RowsAffected() (int64, error) }
+		return finishSends(tx, node, []chat.NotificationAttempt{{Send: s, Log: l, Done: done}})
+	}))
+}
+
+// finishSends records attempts while node holds their sends: each send deleted (done) or
+// pending again, and the log records of those it still held (a send whose lease ended is
+// another node's now, and so is its record). Dialect branch: PostgreSQL settles the batch
+// in three statements (arrays unnested); SQLite, in process, runs prepared ones per row.
+func finishSends(tx *wtx, node string, done []chat.NotificationAttempt) error {
+	if len(done) == 0 {
+		return nil
+	}
+	var logs []chat.NotificationLog
+	if tx.db.dialect.name == "postgres" {
+		var del, retry, next []int64
+		for _, a := range done {
+			if a.Done {
+				del = append(del, a.Send.ID)
+			} else {
+				retry, next = append(retry, a.Send.ID), append(next, a.Send.NextAt)
+			}
+		}
+		held := map[int64]bool{}
+		scanHeld := func(s scanner) error {
+			var id int64
+			err := s.Scan(&id)
+			held[id] = true
+			return err
+		}
+		if len(del) > 0 {
+			if err := each(tx.rows(`DELETE FROM notification_sends WHERE leased_by = $1 AND id = ANY($2::bigint[]) RETURNING id`, node, del), scanHeld); err != nil {
+				return err
+			}
+		}
+		if len(retry) > 0 {
+			if err := each(tx.rows(`UPDATE notification_sends AS s SET next_at = v.next_at, lease_until = 0, leased_by = ''
+				FROM unnest($2::bigint[], $3::bigint[]) AS v(id, next_at) WHERE s.id = v.id AND s.leased_by = $1 RETURNING s.id`,
+				node, retry, next), scanHeld); err != nil {
+				return err
+			}
+		}
+		for _, a := range done {
+			if held[a.Send.ID] {
+				logs = append(logs, a.Log)
+			}
+		}
+		return insertLogs(tx, logs)
+	}
+	for _, a := range done {
+		var res sql.Result
 		var err error
-		if done {
-			res, err = tx.exec(`DELETE FROM notification_sends WHERE id = $1 AND leased_by = $2`, s.ID, node)
+		if a.Done {
+			res, err = tx.exec(`DELETE FROM notification_sends WHERE id = $1 AND leased_by = $2`, a.Send.ID, node)
 		} else {
 			res, err = tx.exec(`UPDATE notification_sends SET next_at = $3, lease_until = 0, leased_by = '' WHERE id = $1 AND leased_by = $2`,
-				s.ID, node, s.NextAt)
+				a.Send.ID, node, a.Send.NextAt)
 		}
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // the lease ended and another node has it
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n > 0 {
+			logs = append(logs, a.Log)
 		}
-		return insertLog(tx, l)
-	}))
+	}
+	return insertLogs(tx, logs)
 }
 
 // NotificationLogs pages an app's log.

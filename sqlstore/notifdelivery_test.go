@@ -86,10 +86,10 @@ func TestNotificationLeases(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Not due before next_at; due after.
-			if ss, err := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n1", Now: 4999, Until: 9000, Limit: 10}); err != nil || len(ss) != 0 {
+			if ss, err := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n1", Now: 4999, Until: 9000, Limit: 10}, nil); err != nil || len(ss) != 0 {
 				t.Fatalf("claimed early: %v %+v", err, ss)
 			}
-			ss, err := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n1", Now: 5000, Until: 9000, Limit: 10})
+			ss, err := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n1", Now: 5000, Until: 9000, Limit: 10}, nil)
 			if err != nil || len(ss) != 1 || ss[0].Destination != send.Destination || !ss[0].Recheck || ss[0].Attempts != 1 {
 				t.Fatalf("claim sends: %v %+v", err, ss)
 			}
@@ -100,10 +100,10 @@ func TestNotificationLeases(t *testing.T) {
 			if err := db.FinishNotificationSend(ctx, "n1", s, attempt, false); err != nil {
 				t.Fatal(err)
 			}
-			if ss, _ := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 19999, Until: 30000, Limit: 10}); len(ss) != 0 {
+			if ss, _ := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 19999, Until: 30000, Limit: 10}, nil); len(ss) != 0 {
 				t.Fatalf("claimed before its retry: %+v", ss)
 			}
-			ss, _ = db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 20000, Until: 30000, Limit: 10})
+			ss, _ = db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 20000, Until: 30000, Limit: 10}, nil)
 			if len(ss) != 1 || ss[0].Attempts != 2 {
 				t.Fatalf("the retry: %+v", ss)
 			}
@@ -126,7 +126,7 @@ func TestNotificationLeases(t *testing.T) {
 			if ls, _ := db.NotificationLogs(ctx, "b", chat.NotificationLogQuery{Limit: 10}); len(ls) != 0 {
 				t.Fatalf("another app's log: %+v", ls)
 			}
-			if ss, _ := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 1 << 40, Until: 1<<40 + 1, Limit: 10}); len(ss) != 0 {
+			if ss, _ := db.ClaimNotificationSends(ctx, chat.Lease{Node: "n2", Now: 1 << 40, Until: 1<<40 + 1, Limit: 10}, nil); len(ss) != 0 {
 				t.Fatalf("a done send is claimed: %+v", ss)
 			}
 			if err := db.PurgeNotificationLogs(ctx, 5000); err != nil {

@@ -21,7 +21,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultWorkers    = 16
+	DefaultWorkers    = 64
 	DefaultTimeout    = 10 * time.Second
 	DefaultRetryFor   = 24 * time.Hour
 	DefaultBackoff    = 5 * time.Second
@@ -30,6 +30,7 @@ const (
 	DefaultRetention  = 7 * 24 * time.Hour
 	maxResponseRead   = 64 << 10 // bytes of an answer read (and dropped), so a connection can be reused
 	maxErrorLen       = 300
+	hookTTL           = time.Second // how long a webhook's settings (URL, secrets, credentials) are reused
 )
 
 // Config tunes the workers; zero values take the defaults.
@@ -37,6 +38,7 @@ type Config struct {
 	Node         string        // this node's name in leases; random when empty
 	Workers      int           // attempts in flight on this node
 	PerWebhook   int           // attempts in flight for one webhook, across nodes; default Workers/4, at least 1
+	PerApp       int           // attempts in flight for one app's webhooks, across nodes; default Workers/2, at least PerWebhook
 	Timeout      time.Duration // per attempt
 	RetryFor     time.Duration // how long a delivery is retried before it is dead-lettered
 	Backoff      time.Duration // the first retry's delay; each next one doubles, up to MaxBackoff
@@ -59,7 +61,9 @@ type Deliverer struct {
 	cfg    Config
 	client *http.Client
 	log    *slog.Logger
-	loop   *jobloop.Loop[chat.Delivery]
+	loop   *jobloop.Loop[chat.Delivery, chat.Delivery]
+	hooks  hookCache
+	data   payloadCache
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 }
@@ -76,6 +80,9 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.PerWebhook <= 0 {
 		cfg.PerWebhook = max(1, cfg.Workers/4)
 	}
+	if cfg.PerApp <= 0 {
+		cfg.PerApp = max(cfg.PerWebhook, cfg.Workers/2)
+	}
 	def(&cfg.Timeout, DefaultTimeout)
 	def(&cfg.RetryFor, DefaultRetryFor)
 	def(&cfg.Backoff, DefaultBackoff)
@@ -85,10 +92,13 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate), log: cfg.Logger}
-	d.loop = jobloop.New[chat.Delivery](cfg.Workers, cfg.Poll)
+	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.PerWebhook),
+		log: cfg.Logger, hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}}}
+	d.loop = jobloop.New[chat.Delivery, chat.Delivery](cfg.Workers, cfg.Poll)
 	d.loop.Claim, d.loop.Round = d.claim, d.purge
-	d.loop.Do = func(ctx context.Context, del chat.Delivery) { d.attempt(context.WithoutCancel(ctx), del) }
+	d.loop.Do = func(ctx context.Context, del chat.Delivery) chat.Delivery {
+		return d.attempt(context.WithoutCancel(ctx), del)
+	}
 	svc.SetOutboxWake(d.loop.Wake) // a change committed on this node is delivered at once
 	return d
 }
@@ -99,15 +109,17 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 // same event id.
 func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
 
-// claim leases due deliveries for two attempts' time, at most PerWebhook of one webhook.
-func (d *Deliverer) claim(ctx context.Context, limit int) []chat.Delivery {
+// claim records the outcomes of the attempts finished since the last round and leases due
+// deliveries for two attempts' time, at most PerWebhook of one webhook and PerApp of one
+// app in flight (across nodes), in one transaction.
+func (d *Deliverer) claim(ctx context.Context, limit int, done []chat.Delivery) ([]chat.Delivery, bool) {
 	now := time.Now()
 	claimed, err := d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
-		Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit, PerWebhook: d.cfg.PerWebhook})
+		Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit, PerWebhook: d.cfg.PerWebhook, PerApp: d.cfg.PerApp}, done)
 	if err != nil && ctx.Err() == nil {
-		d.log.Warn("webhook: claim deliveries", "err", err)
+		d.log.Warn("webhook: record attempts and claim deliveries", "err", err)
 	}
-	return claimed
+	return claimed, err == nil
 }
 
 // purge drops, once a minute, the done events and their log past their retention.
@@ -121,9 +133,9 @@ func (d *Deliverer) purge(ctx context.Context) (busy bool) {
 	return false
 }
 
-// attempt posts one delivery and records what came of it.
-func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) {
-	status, latency, err := d.post(ctx, del)
+// attempt posts one delivery and returns what came of it, for the next round to record.
+func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) chat.Delivery {
+	status, latency, err := d.post(ctx, &del)
 	now := time.Now()
 	del.LastStatus, del.LatencyMS, del.LastError = status, latency.Milliseconds(), ""
 	switch {
@@ -138,9 +150,6 @@ func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) {
 			del.NextAt = now.Add(d.backoff(del.Attempts)).UnixMilli()
 		}
 	}
-	if err := d.store.FinishAttempt(ctx, d.cfg.Node, del); err != nil {
-		d.log.Warn("webhook: record attempt", "delivery", del.ID, "err", err)
-	}
 	if d.cfg.Observe != nil {
 		outcome := "failed"
 		switch del.State {
@@ -151,6 +160,7 @@ func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) {
 		}
 		d.cfg.Observe(outcome, latency)
 	}
+	return del
 }
 
 // backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,
@@ -166,22 +176,22 @@ func (d *Deliverer) backoff(n int) time.Duration {
 	return time.Duration(half + j.Int64())
 }
 
-// post sends the delivery once: 2xx is delivered, anything else an error to retry.
-func (d *Deliverer) post(ctx context.Context, del chat.Delivery) (int, time.Duration, error) {
-	w, err := d.svc.WebhookForDelivery(ctx, del.AppID, del.WebhookID)
+// post sends the delivery once: 2xx is delivered, anything else an error to retry. It
+// sets del's Payload (and Rendered) to the data it rendered, for the outbox to keep.
+func (d *Deliverer) post(ctx context.Context, del *chat.Delivery) (int, time.Duration, error) {
+	w, app, err := d.hook(ctx, del.AppID, del.WebhookID)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read webhook: %w", err)
+		return 0, 0, err
 	}
 	if !w.Enabled {
 		return 0, 0, errors.New("the webhook is disabled")
 	}
-	data, err := d.data(ctx, del)
+	data, err := d.payload(ctx, *del)
 	if err != nil {
 		return 0, 0, err
 	}
-	app, err := d.svc.AppForDelivery(ctx, del.AppID)
-	if err != nil {
-		return 0, 0, fmt.Errorf("read app: %w", err)
+	if del.Payload == nil {
+		del.Payload, del.Rendered = data, true
 	}
 	body, err := json.Marshal(struct {
 		Trigger string          `json:"trigger"`
@@ -226,26 +236,6 @@ func (d *Deliverer) post(ctx context.Context, del chat.Delivery) (int, time.Dura
 		return res.StatusCode, latency, fmt.Errorf("the endpoint answered %d", res.StatusCode)
 	}
 	return res.StatusCode, latency, nil
-}
-
-// data is the event's data: rendered on its first attempt and kept, so every attempt (and
-// every webhook) sends the same.
-func (d *Deliverer) data(ctx context.Context, del chat.Delivery) ([]byte, error) {
-	if del.Payload != nil {
-		return del.Payload, nil
-	}
-	sub, err := d.svc.EventSubject(ctx, del)
-	var data []byte
-	switch {
-	case errors.Is(err, chat.ErrNotFound):
-		// Gone for good since (a permanent deletion): the ids are all there is to say.
-		data, _ = json.Marshal(map[string]any{"message": map[string]any{"id": strconv.FormatInt(del.MessageID, 10)}})
-	case err != nil:
-		return nil, fmt.Errorf("render event %d: %w", del.EventID, err)
-	default:
-		data = d.cfg.Data(sub)
-	}
-	return d.store.SetEventPayload(ctx, del.EventID, data)
 }
 
 func truncate(s string, n int) string {

@@ -3,6 +3,11 @@
 // each job in a goroutine of its own; and, when a round found less than it could take, sleep
 // until woken or until the poll interval passes. The jobs' leases, retries and records are
 // the callers'.
+//
+// A job reports an outcome (R), and the loop hands the outcomes of every job finished since
+// the last round to the next round's Claim, which records them all and claims more in one
+// write: one transaction per round, however many attempts it settles, rather than one per
+// attempt. A worker whose jobs record themselves uses struct{} and ignores them.
 package jobloop
 
 import (
@@ -13,55 +18,77 @@ import (
 	"time"
 )
 
-// Loop runs jobs of type J.
-type Loop[J any] struct {
+// flushWithin bounds the last round's record of outcomes once Run's ctx has ended.
+const flushWithin = 10 * time.Second
+
+// Loop runs jobs of type J, each reporting an outcome of type R.
+type Loop[J, R any] struct {
 	// Workers is how many jobs run at once; Poll how often an idle loop looks for due jobs.
 	Workers int
 	Poll    time.Duration
-	// Claim claims at most limit due jobs. It logs its own errors: the loop tries again at
-	// its next round.
-	Claim func(ctx context.Context, limit int) []J
-	// Do runs one job. Its ctx ends with Run's: a job that must finish its record after
-	// that detaches itself (context.WithoutCancel).
-	Do func(ctx context.Context, job J)
+	// Claim records the outcomes of the jobs finished since the last round (done; often
+	// empty), then claims at most limit due jobs (none when limit is 0). It logs its own
+	// errors; ok false says that done was not recorded, and the loop hands it again at the
+	// next round. The jobs' leases must outlast that wait.
+	Claim func(ctx context.Context, limit int, done []R) (claimed []J, ok bool)
+	// Do runs one job and reports its outcome. Its ctx ends with Run's: a job that must
+	// finish after that detaches itself (context.WithoutCancel).
+	Do func(ctx context.Context, job J) R
 	// Round, when set, runs first in every round (expanding events, purging old rows);
 	// busy asks for the next round at once.
 	Round func(ctx context.Context) (busy bool)
 
 	wake chan struct{}
+	mu   sync.Mutex
+	done []R
 }
 
 // New returns a loop of workers jobs at once, polling every poll.
-func New[J any](workers int, poll time.Duration) *Loop[J] {
-	return &Loop[J]{Workers: workers, Poll: poll, wake: make(chan struct{}, 1)}
+func New[J, R any](workers int, poll time.Duration) *Loop[J, R] {
+	return &Loop[J, R]{Workers: workers, Poll: poll, wake: make(chan struct{}, 1)}
 }
 
 // Wake makes a sleeping loop look for due jobs at once; it never blocks.
-func (l *Loop[J]) Wake() {
+func (l *Loop[J, R]) Wake() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Run claims and runs jobs until ctx ends, then waits for the jobs in flight.
-func (l *Loop[J]) Run(ctx context.Context) {
+// Run claims and runs jobs until ctx ends, then waits for the jobs in flight and records
+// their outcomes (with a context of its own, bounded by flushWithin).
+func (l *Loop[J, R]) Run(ctx context.Context) {
 	slots := make(chan struct{}, l.Workers)
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		if done := l.take(); len(done) > 0 {
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushWithin)
+			l.Claim(fctx, 0, done)
+			cancel()
+		}
+	}()
 	for ctx.Err() == nil {
 		busy := l.Round != nil && l.Round(ctx)
 		free := l.Workers - len(slots)
+		done := l.take()
 		var claimed []J
-		if free > 0 {
-			claimed = l.Claim(ctx, free)
+		if free > 0 || len(done) > 0 {
+			var ok bool
+			if claimed, ok = l.Claim(ctx, free, done); !ok {
+				l.putBack(done)
+			}
 		}
 		for _, job := range claimed {
 			slots <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer func() { <-slots; wg.Done(); l.Wake() }() // a freed slot may take more
-				l.Do(ctx, job)
+				r := l.Do(ctx, job)
+				l.mu.Lock()
+				l.done = append(l.done, r)
+				l.mu.Unlock()
 			}()
 		}
 		if busy || len(claimed) == free && free > 0 {
@@ -73,6 +100,25 @@ func (l *Loop[J]) Run(ctx context.Context) {
 		case <-time.After(l.Poll):
 		}
 	}
+}
+
+// take returns the outcomes reported since it last ran.
+func (l *Loop[J, R]) take() []R {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	done := l.done
+	l.done = nil
+	return done
+}
+
+// putBack keeps outcomes that a round could not record for the next one.
+func (l *Loop[J, R]) putBack(done []R) {
+	if len(done) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.done = append(done, l.done...)
+	l.mu.Unlock()
 }
 
 // NodeName is a random name for this process in the leases it takes.

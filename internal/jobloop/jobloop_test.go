@@ -20,13 +20,13 @@ func (q *queue) add(n ...int) {
 	q.mu.Unlock()
 }
 
-func (q *queue) claim(_ context.Context, limit int) []int {
+func (q *queue) claim(_ context.Context, limit int, _ []struct{}) ([]int, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := min(limit, len(q.jobs))
 	out := q.jobs[:n:n]
 	q.jobs = q.jobs[n:]
-	return out
+	return out, true
 }
 
 // TestLoop: every job runs once, never more than Workers at a time; a Wake is heard
@@ -37,9 +37,9 @@ func TestLoop(t *testing.T) {
 	var running, most, done atomic.Int64
 	release := make(chan struct{})
 	seen := make(chan int, 100)
-	l := New[int](3, time.Hour) // the poll never fires: only Wake and freed slots drive it
+	l := New[int, struct{}](3, time.Hour) // the poll never fires: only Wake and freed slots drive it
 	l.Claim = q.claim
-	l.Do = func(ctx context.Context, job int) {
+	l.Do = func(ctx context.Context, job int) struct{} {
 		n := running.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
@@ -47,6 +47,7 @@ func TestLoop(t *testing.T) {
 		running.Add(-1)
 		done.Add(1)
 		seen <- job
+		return struct{}{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
@@ -99,9 +100,9 @@ func TestLoop(t *testing.T) {
 // TestRoundBusy: a busy round asks for another at once, and the loop sleeps once it is not.
 func TestRoundBusy(t *testing.T) {
 	var rounds atomic.Int64
-	l := New[int](1, time.Hour)
-	l.Claim = func(context.Context, int) []int { return nil }
-	l.Do = func(context.Context, int) {}
+	l := New[int, struct{}](1, time.Hour)
+	l.Claim = func(context.Context, int, []struct{}) ([]int, bool) { return nil, true }
+	l.Do = func(context.Context, int) struct{} { return struct{}{} }
 	idle := make(chan struct{})
 	l.Round = func(context.Context) bool {
 		if rounds.Add(1) == 5 {
@@ -116,5 +117,54 @@ func TestRoundBusy(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	if n := rounds.Load(); n != 5 {
 		t.Fatalf("%d rounds, want 5: four busy ones, then asleep", n)
+	}
+}
+
+// TestOutcomes: each job's outcome reaches a later round's Claim exactly once; a round that
+// could not record them hands them again; the outcomes of the jobs in flight when Run's ctx
+// ends are recorded before Run returns.
+func TestOutcomes(t *testing.T) {
+	var mu sync.Mutex
+	next, recorded := 0, map[int]int{}
+	failOnce := true
+	l := New[int, int](4, 5*time.Millisecond)
+	l.Claim = func(_ context.Context, limit int, done []int) ([]int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(done) > 0 && failOnce {
+			failOnce = false
+			return nil, false // nothing recorded, nothing claimed
+		}
+		for _, d := range done {
+			recorded[d]++
+		}
+		var out []int
+		for ; len(out) < limit && next < 20; next++ {
+			out = append(out, next)
+		}
+		return out, true
+	}
+	l.Do = func(_ context.Context, job int) int { return job * 10 }
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { l.Run(ctx); close(stopped) }()
+	for {
+		mu.Lock()
+		n := next
+		mu.Unlock()
+		if n == 20 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-stopped
+	for j := range 20 {
+		if recorded[j*10] != 1 {
+			t.Fatalf("outcome of job %d recorded %d times, want once (all: %v)", j, recorded[j*10], recorded)
+		}
+	}
+	if len(recorded) != 20 {
+		t.Fatalf("%d outcomes recorded, want 20: %v", len(recorded), recorded)
 	}
 }

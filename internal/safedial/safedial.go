@@ -30,6 +30,7 @@ type Options struct {
 	AllowPrivate bool          // dial loopback, private and link-local addresses too
 	Name         string        // what posts ("webhook"), at the start of the errors if set
 	AllowFlag    string        // the setting that allows private addresses, named in the refusal
+	IdlePerHost  int           // idle connections kept per host; default 4
 }
 
 // Client is an HTTP client that dials only public addresses unless o.AllowPrivate.
@@ -54,7 +55,7 @@ func Client(o Options) *http.Client {
 		},
 		TLSHandshakeTimeout:   o.Timeout,
 		ResponseHeaderTimeout: o.Timeout,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   max(o.IdlePerHost, 4),
 		IdleConnTimeout:       30 * time.Second,
 	}
 	redirect := &redirectError{name: o.Name}

@@ -31,8 +31,8 @@ import (
 )
 
 // perWebhook is how many attempts natter has in flight for one webhook with its default
-// 16 workers (a quarter of them): the ceiling's concurrency.
-const perWebhook = 4
+// 64 workers (a quarter of them): the ceiling's concurrency.
+const perWebhook = 16
 
 type options struct {
 	bin      string
