@@ -76,7 +76,8 @@ func messagePage(r *http.Request, reads []string) (chat.MessagePage, bool, error
 
 // messageListMeta is a message list's meta: the hosted service's current and next, and
 // its pagination and cursor (whose id is a number in its examples). A cursor list knows no
-// total: pagination describes the page itself, always page 1 of 1 (docs/api-decisions.md).
+// total: pagination describes the page itself, and whether another may follow
+// (docs/api-decisions.md).
 type messageListMeta struct {
 	Pagination pagination `json:"pagination"`
 	Current    struct {
@@ -111,7 +112,14 @@ func writeMessageList(w http.ResponseWriter, r *http.Request, l chat.MessageList
 	meta.Current.Limit, meta.Current.Count = l.Limit, len(l.Messages)
 	meta.Next.Affix, meta.Next.SentAt, meta.Next.ID = l.NextAffix, l.NextSentAt, strconv.FormatInt(l.NextID, 10)
 	meta.Cursor.ID, meta.Cursor.Affix = l.NextID, l.NextAffix
-	meta.Pagination = pagination{Total: len(l.Messages), Count: len(l.Messages), PerPage: l.Limit, CurrentPage: 1, TotalPages: 1}
+	// total_pages is what the SDK's MessagesRequest pages by: at 1 it answers its next
+	// fetch in the same direction with nothing, without asking. A full page may have more
+	// after it, so it says 2; a short page is the list's last.
+	pages := 1
+	if len(l.Messages) > 0 && len(l.Messages) >= l.Limit {
+		pages = 2
+	}
+	meta.Pagination = pagination{Total: len(l.Messages), Count: len(l.Messages), PerPage: l.Limit, CurrentPage: 1, TotalPages: pages}
 	b := bytesPool.Get().(*[]byte)
 	defer bytesPool.Put(b)
 	out := append((*b)[:0], `{"data":[`...)

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -749,6 +750,48 @@ func TestEscapedMention(t *testing.T) {
 		id := e.send("ann", "bob", "user", `hi \u003c@uid:bob\u003e`)
 		if got := e.ok(request{method: "GET", path: "/v3/messages/" + id, headers: obo("bob")}); got["mentionedMe"] != true {
 			t.Fatalf("escaped mention: %v", got)
+		}
+	})
+}
+
+// TestMessageListTotalPages: a message list's meta.pagination.total_pages tells the SDK's
+// MessagesRequest whether to ask again (at 1 it stops without asking): 2 after a full page,
+// 1 after a short one, in both directions.
+func TestMessageListTotalPages(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		var ids []string
+		for i := 0; i < 3; i++ {
+			ids = append(ids, e.send("ann", "bob", "user", "m"+strconv.Itoa(i)))
+		}
+		type meta struct {
+			Meta struct {
+				Pagination struct {
+					Total      int `json:"total"`
+					Count      int `json:"count"`
+					TotalPages int `json:"total_pages"`
+				}
+			}
+		}
+		for _, tc := range []struct {
+			query       string
+			count, want int
+		}{
+			{"per_page=2&affix=prepend", 2, 2},              // the newest two: more before them
+			{"per_page=2&affix=prepend&id=" + ids[1], 1, 1}, // the oldest, alone: the end
+			{"per_page=3&affix=prepend", 3, 2},              // full, though the last: asked once more
+			{"per_page=2&affix=prepend&id=" + ids[0], 0, 1}, // nothing before the first
+			{"per_page=2&affix=append&id=" + ids[0], 2, 2},  // forward
+			{"limit=5&affix=append&id=" + ids[0], 2, 1},
+		} {
+			r := e.do(request{method: "GET", path: "/v3/users/bob/messages?" + tc.query, headers: obo("ann")})
+			var m meta
+			json.Unmarshal(r.body, &m)
+			p := m.Meta.Pagination
+			if r.status != 200 || p.Count != tc.count || p.Total != tc.count || p.TotalPages != tc.want {
+				t.Errorf("%s: %d %+v, want %d messages, total_pages %d", tc.query, r.status, p, tc.count, tc.want)
+			}
 		}
 	})
 }
