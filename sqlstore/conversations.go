@@ -144,7 +144,11 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 // recentConversations is a user's unfiltered list, the common one, without sorting all of
 // the user's conversations: the page comes from the top of its one-to-one conversations by
 // activity (two index ranges) and of its groups', each taken as deep as the page reaches plus
-// the user's resets, which may hide that many; the total is three index counts less them.
+// the user's resets, which may hide that many. The total is the user's count of one-to-one
+// conversations, kept by triggers (migration 0025), plus its groups' conversations, less
+// the conversations it reset and that have not moved since. So a page reads the same rows
+// however many one-to-one conversations the user has; what still grows is a probe per group
+// the user is in and per conversation it reset.
 func (db *DB) recentConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
 	run := db.read(ctx)
 	var total, hidden int
@@ -159,8 +163,7 @@ func (db *DB) recentConversations(ctx context.Context, appID string, q chat.Conv
 
 const (
 	recentCountQuery = `SELECT
-		(SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2)
-		+ (SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2 AND uid_a <> $2)
+		COALESCE((SELECT conversations FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0)
 		+ (SELECT COUNT(*) FROM group_members gm JOIN conversations c ON c.app_id = gm.app_id AND c.conversation_id = 'group_' || gm.guid
 			WHERE gm.app_id = $1 AND gm.uid = $2),
 		(SELECT COUNT(*) FROM conversation_markers k JOIN conversations c ON c.app_id = k.app_id AND c.conversation_id = k.conversation_id
@@ -200,7 +203,7 @@ func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int6
 		args = append(args, id)
 	}
 	run := db.read(ctx)
-	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(ids))+`)`, args...),
+	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m`+db.dialect.byID+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(ids))+`)`, args...),
 		func(s scanner) (chat.Message, error) {
 			m, _, err := scanMessage(s, appID)
 			return m, err

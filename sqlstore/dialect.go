@@ -18,12 +18,17 @@ type dialect struct {
 	// summaryColumns are the summary's two columns for message $1 and viewer $2, and
 	// dataText a message's data.text (history.go).
 	summaryColumns, dataText string
-	rebind                   func(string) string
+	// byID follows "FROM messages m" where a query picks messages by a list of ids within
+	// an app. SQLite, without statistics, takes "app_id = ? AND id IN (…)" as a range of
+	// an index on app_id (every message of the app, issue 29) rather than a rowid lookup
+	// per id; NOT INDEXED leaves it the rowid lookups, which PostgreSQL finds by itself.
+	byID   string
+	rebind func(string) string
 }
 
 var (
 	sqliteDialect = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
-		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, rebind: cachedRebind(dollarToQuestion)}
+		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`, rebind: cachedRebind(dollarToQuestion)}
 	postgresDialect = dialect{name: "postgres", forUpdate: " FOR UPDATE", summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),
 		summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`, rebind: func(q string) string { return q }}
 )

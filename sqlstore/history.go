@@ -353,7 +353,7 @@ func (db *DB) completeMessages(run runner, appID string, ms []chat.Message) erro
 		for _, id := range targets {
 			args = append(args, id)
 		}
-		err := each(run.rows(`SELECT `+messageColumns+messageFrom+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
+		err := each(run.rows(`SELECT `+messageColumns+strings.Replace(messageFrom, "messages m", "messages m"+db.dialect.byID, 1)+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
 			func(s scanner) error {
 				t, _, err := scanMessage(s, appID)
 				acted[t.ID] = &t
