@@ -169,6 +169,9 @@ const (
 		(SELECT COUNT(*) FROM conversation_markers k JOIN conversations c ON c.app_id = k.app_id AND c.conversation_id = k.conversation_id
 			WHERE k.app_id = $1 AND k.uid = $2 AND k.reset_id > 0 AND c.last_message_id <= k.reset_id
 			AND (c.kind = 'user' OR EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = c.app_id AND gm.guid = c.guid AND gm.uid = $2)))`
+	// CROSS JOIN keeps SQLite to the order written, the page's few ids first; it would
+	// otherwise walk every conversation of the app by activity to spare the final sort.
+	// PostgreSQL plans a CROSS JOIN with its WHERE as any join.
 	recentPageQuery = `SELECT ` + conversationColumns + ` FROM (
 		SELECT conversation_id FROM (SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
 			ORDER BY last_message_id DESC LIMIT $3) a
@@ -177,9 +180,9 @@ const (
 		UNION SELECT conversation_id FROM (SELECT c2.conversation_id FROM group_members gm
 			JOIN conversations c2 ON c2.app_id = gm.app_id AND c2.conversation_id = 'group_' || gm.guid
 			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c2.last_message_id DESC LIMIT $3) g) mine
-		JOIN conversations c ON c.app_id = $1 AND c.conversation_id = mine.conversation_id
+		CROSS JOIN conversations c
 		LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
-		WHERE c.last_message_id > COALESCE(k.reset_id, 0)
+		WHERE c.app_id = $1 AND c.conversation_id = mine.conversation_id AND c.last_message_id > COALESCE(k.reset_id, 0)
 		ORDER BY c.last_message_id DESC LIMIT $4 OFFSET $5`
 )
 

@@ -28,6 +28,9 @@ type Options struct {
 	// Shared opens a SQLite file without its writer lock (sqlite_lock.go), for commands that
 	// only add apps and keys and so may run beside the natter serve that holds it.
 	Shared bool
+	// Counter, when set, counts the statements the store runs and the rows it reads
+	// (counter.go): for tests.
+	Counter *Counter
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own
@@ -40,6 +43,7 @@ type DB struct {
 	dialect dialect
 	eng     engine
 	url     string // PostgreSQL's, for the connection the event bus listens on
+	counter *Counter
 }
 
 // engine is what one database does its own way.
@@ -79,6 +83,7 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.counter = opt.Counter
 	return db, nil
 }
 
