@@ -157,7 +157,7 @@ func (db *DB) recentConversations(ctx context.Context, appID string, q chat.Conv
 		return nil, 0, mapErr(err)
 	}
 	depth := q.Page.Offset() + q.Page.PerPage + hidden
-	rows, err := collect(run.rows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
+	rows, err := collect(run.fixedRows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
 	return rows, total - hidden, err
 }
 
@@ -201,12 +201,8 @@ func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int6
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := []any{appID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
 	run := db.read(ctx)
-	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m`+db.dialect.byID+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(ids))+`)`, args...),
+	ms, err := collect(run.fixedRows(db.dialect.messagesByIDQuery, appID, db.dialect.idsArg(ids)),
 		func(s scanner) (chat.Message, error) {
 			m, _, err := scanMessage(s, appID)
 			return m, err

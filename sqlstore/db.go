@@ -63,6 +63,8 @@ type engine interface {
 	// readRow runs a rebound one-row query on the read pool; writeStmt is the writer's
 	// prepared statement for a rebound query, or nil.
 	readRow(ctx context.Context, query string, args ...any) scanner
+	// readRows is readRow for a constant query of many rows.
+	readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	writeStmt(query string) *sql.Stmt
 	// close stops the engine and closes the pools.
 	close() error

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -22,8 +23,17 @@ type dialect struct {
 	// an app. SQLite, without statistics, takes "app_id = ? AND id IN (…)" as a range of
 	// an index on app_id (every message of the app, issue 29) rather than a rowid lookup
 	// per id; NOT INDEXED leaves it the rowid lookups, which PostgreSQL finds by itself.
-	byID   string
-	rebind func(string) string
+	byID string
+	// messagesByIDQuery reads messages $2 (inIDs) of app $1 as a page does
+	// (conversations.go).
+	messagesByIDQuery string
+	rebind            func(string) string
+}
+
+func init() {
+	for _, d := range []*dialect{&sqliteDialect, &postgresDialect} {
+		d.messagesByIDQuery = `SELECT ` + pageColumns + ` FROM messages m` + d.byID + ` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
+	}
 }
 
 var (
@@ -58,6 +68,32 @@ func cachedRebind(f func(string) string) func(string) string {
 		cache.Store(q, r)
 		return r
 	}
+}
+
+// inIDs is "is one of the ids bound to p" (p a placeholder, its argument idsArg's): one
+// query text whatever the number of ids, so that it can stay prepared. SQLite reads a
+// JSON array with json_each (whose IN still looks up each rowid), PostgreSQL an array.
+func (d dialect) inIDs(p string) string {
+	if d.name == "postgres" {
+		return ` = ANY(` + p + `)`
+	}
+	return ` IN (SELECT value FROM json_each(` + p + `))`
+}
+
+// idsArg is the argument of inIDs.
+func (d dialect) idsArg(ids []int64) any {
+	if d.name == "postgres" {
+		return ids
+	}
+	b := make([]byte, 1, 2+len(ids)*8)
+	b[0] = '['
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // q rewrites a query for the database in use.

@@ -20,6 +20,8 @@ type runner interface {
 	row(query string, args ...any) scanner
 	fixed(query string, args ...any) scanner
 	rows(query string, args ...any) results
+	// fixedRows is rows for a constant query string, which the engine may keep prepared.
+	fixedRows(query string, args ...any) results
 }
 
 // results are a query's rows, or the error that kept it from running; collect and each
@@ -65,6 +67,15 @@ func (r reader) rows(query string, args ...any) results {
 	return results{rows, err, r.db.counter}
 }
 
+func (r reader) fixedRows(query string, args ...any) results {
+	query = r.db.q(query)
+	if c := r.db.counter; c != nil {
+		c.ran(query, args, true)
+	}
+	rows, err := r.db.eng.readRows(r.ctx, query, args...)
+	return results{rows, err, r.db.counter}
+}
+
 // wtx is a write transaction. Its statements run with the write context, which a caller's
 // hang-up does not end: once a write has started it runs to its end, so that a cancelled
 // request can never abort a transaction it shares with others (SQLite's group commit) or
@@ -99,6 +110,9 @@ func (t *wtx) row(query string, args ...any) scanner {
 
 // fixed is row: a transaction only ever uses the statements its engine prepared beforehand.
 func (t *wtx) fixed(query string, args ...any) scanner { return t.row(query, args...) }
+
+// fixedRows is rows, as fixed is row.
+func (t *wtx) fixedRows(query string, args ...any) results { return t.rows(query, args...) }
 
 func (t *wtx) rows(query string, args ...any) results {
 	query = t.db.q(query)
