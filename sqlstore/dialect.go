@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,12 +28,21 @@ type dialect struct {
 	// messagesByIDQuery reads messages $2 (inIDs) of app $1 as a page does
 	// (conversations.go).
 	messagesByIDQuery string
-	rebind            func(string) string
+	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
+	// viewer's reactions and saves.
+	pageQueries [4]string
+	rebind      func(string) string
 }
 
 func init() {
 	for _, d := range []*dialect{&sqliteDialect, &postgresDialect} {
 		d.messagesByIDQuery = `SELECT ` + pageColumns + ` FROM messages m` + d.byID + ` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
+		d.pageQueries = [4]string{
+			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),
+			`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id` + d.inIDs(`$1`) + ` ORDER BY message_id, first_id`,
+			`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id` + d.inIDs(`$2`),
+			`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`),
+		}
 	}
 }
 
@@ -70,7 +80,8 @@ func cachedRebind(f func(string) string) func(string) string {
 	}
 }
 
-// inIDs is "is one of the ids bound to p" (p a placeholder, its argument idsArg's): one
+// inIDs is "is one of the ids bound to p" (p a placeholder, its argument idsArg's, or
+// uidsArg's for strings): one
 // query text whatever the number of ids, so that it can stay prepared. SQLite reads a
 // JSON array with json_each (whose IN still looks up each rowid), PostgreSQL an array.
 func (d dialect) inIDs(p string) string {
@@ -94,6 +105,15 @@ func (d dialect) idsArg(ids []int64) any {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return string(append(b, ']'))
+}
+
+// uidsArg is the argument of inIDs for a list of strings.
+func (d dialect) uidsArg(uids []string) any {
+	if d.name == "postgres" {
+		return uids
+	}
+	b, _ := json.Marshal(uids)
+	return string(b)
 }
 
 // q rewrites a query for the database in use.
