@@ -16,15 +16,16 @@ type Counter struct {
 	statements atomic.Int64
 	rows       atomic.Int64
 
-	mu    sync.Mutex
-	reads []Statement
+	mu  sync.Mutex
+	all []Statement
 }
 
-// Statement is one statement the read pool ran, in the database's own placeholder syntax,
-// with its arguments.
+// Statement is one statement the store ran, in the database's own placeholder syntax,
+// with its arguments; Read when it ran on the read pool.
 type Statement struct {
 	Query string
 	Args  []any
+	Read  bool
 }
 
 // Reset forgets everything counted so far.
@@ -32,7 +33,7 @@ func (c *Counter) Reset() {
 	c.statements.Store(0)
 	c.rows.Store(0)
 	c.mu.Lock()
-	c.reads = nil
+	c.all = nil
 	c.mu.Unlock()
 }
 
@@ -42,20 +43,29 @@ func (c *Counter) Statements() int64 { return c.statements.Load() }
 // Rows is how many rows the store read back since the last Reset.
 func (c *Counter) Rows() int64 { return c.rows.Load() }
 
-// Reads are the read pool's statements since the last Reset, in the order they ran.
-func (c *Counter) Reads() []Statement {
+// All are the statements since the last Reset, in the order they ran.
+func (c *Counter) All() []Statement {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]Statement(nil), c.reads...)
+	return append([]Statement(nil), c.all...)
+}
+
+// Reads are the read pool's statements since the last Reset, in the order they ran.
+func (c *Counter) Reads() []Statement {
+	var out []Statement
+	for _, s := range c.All() {
+		if s.Read {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (c *Counter) ran(query string, args []any, read bool) {
 	c.statements.Add(1)
-	if read {
-		c.mu.Lock()
-		c.reads = append(c.reads, Statement{query, append([]any(nil), args...)})
-		c.mu.Unlock()
-	}
+	c.mu.Lock()
+	c.all = append(c.all, Statement{query, append([]any(nil), args...), read})
+	c.mu.Unlock()
 }
 
 // countedRow counts a one-row query's row when it scans.
@@ -72,7 +82,7 @@ func (r countedRow) Scan(dest ...any) error {
 	return err
 }
 
-// countedRows counts a query's rows as each reads them.
+// row counts a one-row query's row, when c is set.
 func (c *Counter) row(s scanner) scanner {
 	if c == nil {
 		return s
