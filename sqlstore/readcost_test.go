@@ -330,3 +330,51 @@ func TestHistoryPageCost(t *testing.T) {
 		sameCost(t, backend, "history page", page(100), page(20_000), 40)
 	})
 }
+
+// TestConversationTotalKept: the list's total comes from user_conversation_counts, which
+// triggers keep (migration 0025): a new conversation counts once for each party (a
+// conversation with oneself once), a second message in it does not count again, and a user
+// deleted for good takes its conversations out of the others' totals.
+func TestConversationTotalKept(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		s := openCostStore(t, backend)
+		ctx := context.Background()
+		app := chat.Principal{App: chat.App{ID: "a"}}
+		for _, u := range []string{"u0", "u1", "u2", "u3"} {
+			if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: u, Name: u}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send := func(from, to string) {
+			t.Helper()
+			if _, err := s.svc.SendMessage(ctx, app.ActingAs(from), chat.MessageSend{Receiver: to, ReceiverType: chat.ReceiverUser,
+				Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"hi"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total := func(uid string) int {
+			t.Helper()
+			_, n, err := s.svc.ListConversations(ctx, app.ActingAs(uid), chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		send("u0", "u1")
+		send("u1", "u0")
+		send("u2", "u0")
+		send("u0", "u3")
+		send("u3", "u3")
+		for uid, want := range map[string]int{"u0": 3, "u1": 1, "u2": 1, "u3": 2} {
+			if got := total(uid); got != want {
+				t.Errorf("%s: total %d, want %d", uid, got, want)
+			}
+		}
+		if err := s.svc.DeleteUser(ctx, app, "u3", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := total("u0"); got != 2 {
+			t.Errorf("u0 after u3 was deleted: total %d, want 2", got)
+		}
+	})
+}
