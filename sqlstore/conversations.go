@@ -144,7 +144,11 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 // recentConversations is a user's unfiltered list, the common one, without sorting all of
 // the user's conversations: the page comes from the top of its one-to-one conversations by
 // activity (two index ranges) and of its groups', each taken as deep as the page reaches plus
-// the user's resets, which may hide that many; the total is three index counts less them.
+// the user's resets, which may hide that many. The total is the user's count of one-to-one
+// conversations, kept by triggers (migration 0025), plus its groups' conversations, less
+// the conversations it reset and that have not moved since. So a page reads the same rows
+// however many one-to-one conversations the user has; what still grows is a probe per group
+// the user is in and per conversation it reset.
 func (db *DB) recentConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
 	run := db.read(ctx)
 	var total, hidden int
@@ -153,19 +157,21 @@ func (db *DB) recentConversations(ctx context.Context, appID string, q chat.Conv
 		return nil, 0, mapErr(err)
 	}
 	depth := q.Page.Offset() + q.Page.PerPage + hidden
-	rows, err := collect(run.rows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
+	rows, err := collect(run.fixedRows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
 	return rows, total - hidden, err
 }
 
 const (
 	recentCountQuery = `SELECT
-		(SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2)
-		+ (SELECT COUNT(*) FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2 AND uid_a <> $2)
+		COALESCE((SELECT conversations FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0)
 		+ (SELECT COUNT(*) FROM group_members gm JOIN conversations c ON c.app_id = gm.app_id AND c.conversation_id = 'group_' || gm.guid
 			WHERE gm.app_id = $1 AND gm.uid = $2),
 		(SELECT COUNT(*) FROM conversation_markers k JOIN conversations c ON c.app_id = k.app_id AND c.conversation_id = k.conversation_id
 			WHERE k.app_id = $1 AND k.uid = $2 AND k.reset_id > 0 AND c.last_message_id <= k.reset_id
 			AND (c.kind = 'user' OR EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = c.app_id AND gm.guid = c.guid AND gm.uid = $2)))`
+	// CROSS JOIN keeps SQLite to the order written, the page's few ids first; it would
+	// otherwise walk every conversation of the app by activity to spare the final sort.
+	// PostgreSQL plans a CROSS JOIN with its WHERE as any join.
 	recentPageQuery = `SELECT ` + conversationColumns + ` FROM (
 		SELECT conversation_id FROM (SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
 			ORDER BY last_message_id DESC LIMIT $3) a
@@ -174,9 +180,9 @@ const (
 		UNION SELECT conversation_id FROM (SELECT c2.conversation_id FROM group_members gm
 			JOIN conversations c2 ON c2.app_id = gm.app_id AND c2.conversation_id = 'group_' || gm.guid
 			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c2.last_message_id DESC LIMIT $3) g) mine
-		JOIN conversations c ON c.app_id = $1 AND c.conversation_id = mine.conversation_id
+		CROSS JOIN conversations c
 		LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
-		WHERE c.last_message_id > COALESCE(k.reset_id, 0)
+		WHERE c.app_id = $1 AND c.conversation_id = mine.conversation_id AND c.last_message_id > COALESCE(k.reset_id, 0)
 		ORDER BY c.last_message_id DESC LIMIT $4 OFFSET $5`
 )
 
@@ -195,12 +201,8 @@ func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int6
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := []any{appID}
-	for _, id := range ids {
-		args = append(args, id)
-	}
 	run := db.read(ctx)
-	ms, err := collect(run.rows(`SELECT `+pageColumns+` FROM messages m WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(ids))+`)`, args...),
+	ms, err := collect(run.fixedRows(db.dialect.messagesByIDQuery, appID, db.dialect.idsArg(ids)),
 		func(s scanner) (chat.Message, error) {
 			m, _, err := scanMessage(s, appID)
 			return m, err

@@ -28,6 +28,9 @@ type Options struct {
 	// Shared opens a SQLite file without its writer lock (sqlite_lock.go), for commands that
 	// only add apps and keys and so may run beside the natter serve that holds it.
 	Shared bool
+	// Counter, when set, counts the statements the store runs and the rows it reads
+	// (counter.go): for tests.
+	Counter *Counter
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own
@@ -40,6 +43,7 @@ type DB struct {
 	dialect dialect
 	eng     engine
 	url     string // PostgreSQL's, for the connection the event bus listens on
+	counter *Counter
 }
 
 // engine is what one database does its own way.
@@ -59,6 +63,8 @@ type engine interface {
 	// readRow runs a rebound one-row query on the read pool; writeStmt is the writer's
 	// prepared statement for a rebound query, or nil.
 	readRow(ctx context.Context, query string, args ...any) scanner
+	// readRows is readRow for a constant query of many rows.
+	readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	writeStmt(query string) *sql.Stmt
 	// close stops the engine and closes the pools.
 	close() error
@@ -79,6 +85,7 @@ func Open(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.counter = opt.Counter
 	return db, nil
 }
 

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -21,12 +23,35 @@ type dialect struct {
 	// reserveMessageID takes the next id of the messages' sequence without a row, for a
 	// message a moderation rule holds: it keeps that id when approved (moderation.go).
 	reserveMessageID []string
-	rebind           func(string) string
+	// byID follows "FROM messages m" where a query picks messages by a list of ids within
+	// an app. SQLite, without statistics, takes "app_id = ? AND id IN (…)" as a range of
+	// an index on app_id (every message of the app, issue 29) rather than a rowid lookup
+	// per id; NOT INDEXED leaves it the rowid lookups, which PostgreSQL finds by itself.
+	byID string
+	// messagesByIDQuery reads messages $2 (inIDs) of app $1 as a page does
+	// (conversations.go).
+	messagesByIDQuery string
+	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
+	// viewer's reactions and saves.
+	pageQueries [4]string
+	rebind      func(string) string
+}
+
+func init() {
+	for _, d := range []*dialect{&sqliteDialect, &postgresDialect} {
+		d.messagesByIDQuery = `SELECT ` + pageColumns + ` FROM messages m` + d.byID + ` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
+		d.pageQueries = [4]string{
+			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),
+			`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id` + d.inIDs(`$1`) + ` ORDER BY message_id, first_id`,
+			`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id` + d.inIDs(`$2`),
+			`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`),
+		}
+	}
 }
 
 var (
 	sqliteDialect = dialect{name: "sqlite", summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
-		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`,
+		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
 		reserveMessageID: []string{
 			// AUTOINCREMENT keeps the highest id ever given in sqlite_sequence, which SQLite
 			// lets a program write: a new row's id is past both it and every row's.
@@ -65,6 +90,42 @@ func cachedRebind(f func(string) string) func(string) string {
 		cache.Store(q, r)
 		return r
 	}
+}
+
+// inIDs is "is one of the ids bound to p" (p a placeholder, its argument idsArg's, or
+// uidsArg's for strings): one
+// query text whatever the number of ids, so that it can stay prepared. SQLite reads a
+// JSON array with json_each (whose IN still looks up each rowid), PostgreSQL an array.
+func (d dialect) inIDs(p string) string {
+	if d.name == "postgres" {
+		return ` = ANY(` + p + `)`
+	}
+	return ` IN (SELECT value FROM json_each(` + p + `))`
+}
+
+// idsArg is the argument of inIDs.
+func (d dialect) idsArg(ids []int64) any {
+	if d.name == "postgres" {
+		return ids
+	}
+	b := make([]byte, 1, 2+len(ids)*8)
+	b[0] = '['
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// uidsArg is the argument of inIDs for a list of strings.
+func (d dialect) uidsArg(uids []string) any {
+	if d.name == "postgres" {
+		return uids
+	}
+	b, _ := json.Marshal(uids)
+	return string(b)
 }
 
 // q rewrites a query for the database in use.

@@ -146,7 +146,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 		return nil
 	}
 	var uids []string
-	var ids []any
+	var ids []int64
 	for _, m := range ms {
 		for _, u := range []string{m.Sender, m.Receiver} {
 			if (u == m.Sender || m.ReceiverType == chat.ReceiverUser) && !slices.Contains(uids, u) {
@@ -157,12 +157,10 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			ids = append(ids, m.ID)
 		}
 	}
+	// Each list is bound as one argument (dialect.inIDs), so that the statements' text stays
+	// the same from page to page and prepared.
 	users := map[string]chat.Entity{}
-	args := []any{appID}
-	for _, u := range uids {
-		args = append(args, u)
-	}
-	err := each(run.rows(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`)`, args...),
+	err := each(run.fixedRows(db.dialect.pageQueries[0], appID, db.dialect.uidsArg(uids)),
 		func(s scanner) error {
 			u, err := scanUser(s, appID)
 			users[u.UID] = u.Entity()
@@ -179,8 +177,8 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 	}
 	counts := map[int64][]chat.ReactionSummary{}
 	if len(ids) > 0 {
-		err := each(run.rows(`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id IN (`+placeholders(1, len(ids))+`)
-			ORDER BY message_id, first_id`, ids...), func(s scanner) error {
+		idsArg := db.dialect.idsArg(ids)
+		err := each(run.fixedRows(db.dialect.pageQueries[1], idsArg), func(s scanner) error {
 			var id int64
 			var r chat.ReactionSummary
 			err := s.Scan(&id, &r.Reaction, &r.Count)
@@ -191,8 +189,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			return err
 		}
 		if viewer != "" && len(counts) > 0 {
-			err := each(run.rows(`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id IN (`+placeholders(2, len(ids))+`)`,
-				append([]any{viewer}, ids...)...), func(s scanner) error {
+			err := each(run.fixedRows(db.dialect.pageQueries[2], viewer, idsArg), func(s scanner) error {
 				var id int64
 				var reaction string
 				if err := s.Scan(&id, &reaction); err != nil {
@@ -212,8 +209,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 	}
 	saved := map[int64]int64{}
 	if viewer != "" && len(ids) > 0 { // the viewer's saves, along saved_messages' key
-		err := each(run.rows(`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id IN (`+placeholders(3, len(ids))+`)`,
-			append([]any{appID, viewer}, ids...)...), func(s scanner) error {
+		err := each(run.fixedRows(db.dialect.pageQueries[3], appID, viewer, db.dialect.idsArg(ids)), func(s scanner) error {
 			var id, at int64
 			err := s.Scan(&id, &at)
 			saved[id] = at
@@ -359,7 +355,7 @@ func (db *DB) completeMessages(run runner, appID string, ms []chat.Message) erro
 		for _, id := range targets {
 			args = append(args, id)
 		}
-		err := each(run.rows(`SELECT `+messageColumns+messageFrom+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
+		err := each(run.rows(`SELECT `+messageColumns+strings.Replace(messageFrom, "messages m", "messages m"+db.dialect.byID, 1)+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
 			func(s scanner) error {
 				t, _, err := scanMessage(s, appID)
 				acted[t.ID] = &t

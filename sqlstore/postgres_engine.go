@@ -202,6 +202,10 @@ func (e *postgresEngine) readRow(ctx context.Context, query string, args ...any)
 	return e.db.r.QueryRowContext(ctx, query, args...)
 }
 
+func (e *postgresEngine) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return e.db.r.QueryContext(ctx, query, args...)
+}
+
 func (e *postgresEngine) writeStmt(string) *sql.Stmt { return nil }
 
 func (e *postgresEngine) close() error {

@@ -20,6 +20,8 @@ type runner interface {
 	row(query string, args ...any) scanner
 	fixed(query string, args ...any) scanner
 	rows(query string, args ...any) results
+	// fixedRows is rows for a constant query string, which the engine may keep prepared.
+	fixedRows(query string, args ...any) results
 }
 
 // results are a query's rows, or the error that kept it from running; collect and each
@@ -27,6 +29,7 @@ type runner interface {
 type results struct {
 	rows *sql.Rows
 	err  error
+	c    *Counter // counts the rows read, or nil
 }
 
 // reader runs statements on the read pool with the request's context.
@@ -38,16 +41,39 @@ type reader struct {
 func (db *DB) read(ctx context.Context) reader { return reader{db, ctx} }
 
 func (r reader) row(query string, args ...any) scanner {
-	return r.db.r.QueryRowContext(r.ctx, r.db.q(query), args...)
+	query = r.db.q(query)
+	if c := r.db.counter; c != nil {
+		c.ran(query, args, true)
+		return c.row(r.db.r.QueryRowContext(r.ctx, query, args...))
+	}
+	return r.db.r.QueryRowContext(r.ctx, query, args...)
 }
 
 func (r reader) fixed(query string, args ...any) scanner {
-	return r.db.eng.readRow(r.ctx, r.db.q(query), args...)
+	query = r.db.q(query)
+	if c := r.db.counter; c != nil {
+		c.ran(query, args, true)
+		return c.row(r.db.eng.readRow(r.ctx, query, args...))
+	}
+	return r.db.eng.readRow(r.ctx, query, args...)
 }
 
 func (r reader) rows(query string, args ...any) results {
-	rows, err := r.db.r.QueryContext(r.ctx, r.db.q(query), args...)
-	return results{rows, err}
+	query = r.db.q(query)
+	if c := r.db.counter; c != nil {
+		c.ran(query, args, true)
+	}
+	rows, err := r.db.r.QueryContext(r.ctx, query, args...)
+	return results{rows, err, r.db.counter}
+}
+
+func (r reader) fixedRows(query string, args ...any) results {
+	query = r.db.q(query)
+	if c := r.db.counter; c != nil {
+		c.ran(query, args, true)
+	}
+	rows, err := r.db.eng.readRows(r.ctx, query, args...)
+	return results{rows, err, r.db.counter}
 }
 
 // wtx is a write transaction. Its statements run with the write context, which a caller's
@@ -62,6 +88,9 @@ type wtx struct {
 
 func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
 	query = t.db.q(query)
+	if c := t.db.counter; c != nil {
+		c.ran(query, args, false)
+	}
 	if s := t.stmt(query); s != nil {
 		return s.ExecContext(t.ctx, args...)
 	}
@@ -70,17 +99,26 @@ func (t *wtx) exec(query string, args ...any) (sql.Result, error) {
 
 func (t *wtx) row(query string, args ...any) scanner {
 	query = t.db.q(query)
-	if s := t.stmt(query); s != nil {
-		return s.QueryRowContext(t.ctx, args...)
+	if c := t.db.counter; c != nil {
+		c.ran(query, args, false)
 	}
-	return t.tx.QueryRowContext(t.ctx, query, args...)
+	if s := t.stmt(query); s != nil {
+		return t.db.counter.row(s.QueryRowContext(t.ctx, args...))
+	}
+	return t.db.counter.row(t.tx.QueryRowContext(t.ctx, query, args...))
 }
 
 // fixed is row: a transaction only ever uses the statements its engine prepared beforehand.
 func (t *wtx) fixed(query string, args ...any) scanner { return t.row(query, args...) }
 
+// fixedRows is rows, as fixed is row.
+func (t *wtx) fixedRows(query string, args ...any) results { return t.rows(query, args...) }
+
 func (t *wtx) rows(query string, args ...any) results {
 	query = t.db.q(query)
+	if c := t.db.counter; c != nil {
+		c.ran(query, args, false)
+	}
 	var rows *sql.Rows
 	var err error
 	if s := t.stmt(query); s != nil {
@@ -88,19 +126,25 @@ func (t *wtx) rows(query string, args ...any) results {
 	} else {
 		rows, err = t.tx.QueryContext(t.ctx, query, args...)
 	}
-	return results{rows, err}
+	return results{rows, err, t.db.counter}
 }
 
 // execRaw and rowsRaw run a query already in the dialect's placeholder syntax, bypassing
 // the rebind cache and the prepared statements: for statements built per batch, whose text
 // differs with the batch (dataimport.go), and which must not fill a cache.
 func (t *wtx) execRaw(query string, args ...any) (sql.Result, error) {
+	if c := t.db.counter; c != nil {
+		c.ran(query, args, false)
+	}
 	return t.tx.ExecContext(t.ctx, query, args...)
 }
 
 func (t *wtx) rowsRaw(query string, args ...any) results {
+	if c := t.db.counter; c != nil {
+		c.ran(query, args, false)
+	}
 	rows, err := t.tx.QueryContext(t.ctx, query, args...)
-	return results{rows, err}
+	return results{rows, err, t.db.counter}
 }
 
 // stmt is the engine's prepared statement for an already rebound query, bound to the
@@ -195,6 +239,9 @@ func each(r results, fn func(scanner) error) error {
 	}
 	defer r.rows.Close()
 	for r.rows.Next() {
+		if r.c != nil {
+			r.c.rows.Add(1)
+		}
 		if err := fn(r.rows); err != nil {
 			return mapErr(err)
 		}

@@ -130,6 +130,14 @@ func (e *sqliteEngine) readRow(ctx context.Context, query string, args ...any) s
 	return s.QueryRowContext(ctx, args...)
 }
 
+func (e *sqliteEngine) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := e.readStmts.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
 func (e *sqliteEngine) writeStmt(query string) *sql.Stmt { return e.writeStmts.lookup(query) }
 
 func (e *sqliteEngine) close() error {

@@ -29,7 +29,7 @@ const defaultAPIKey = "be7c4a11d00dfeedbe7c4a11d00dfeedbe7c4a11"
 const defaultNatterDBConns = 16
 
 var (
-	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
+	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "history", "conversations", "group-send", "group-reaction"}
 	defaultScenarios  = []string{"bare", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
 	postgresScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
 )
@@ -326,6 +326,10 @@ func run(ctx context.Context, o options) (err error) {
 			sc, c.natterPID = sendMessageScenario(nat.base, &data), nat.cmd.Process.Pid
 		case "get-message":
 			sc, c.natterPID = getMessageScenario(nat.base, &data), nat.cmd.Process.Pid
+		case "history":
+			sc, c.natterPID = historyScenario(nat.base, &data), nat.cmd.Process.Pid
+		case "conversations":
+			sc, c.natterPID = conversationsScenario(nat.base, &data), nat.cmd.Process.Pid
 		case "group-send":
 			sc, c.natterPID = groupSendScenario(nat.base, &group), nat.cmd.Process.Pid
 		case "group-reaction":

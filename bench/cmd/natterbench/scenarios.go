@@ -193,3 +193,27 @@ func getMessageScenario(base string, d *seedData) *scenario {
 		w.path = append(append(w.path, "/v3/messages/"...), m.id...)
 	}}
 }
+
+// historyScenario reads the newest page of 50 of a seeded one-to-one conversation, as one
+// of its two users: GET /v3/users/{other}/messages?affix=prepend&limit=50 with onBehalfOf.
+func historyScenario(base string, d *seedData) *scenario {
+	return &scenario{name: "history", base: base, method: http.MethodGet, next: func(w *worker) {
+		m := &d.msgs[w.rng.IntN(len(d.msgs))]
+		me, other := m.sender, m.receiver
+		if w.rng.IntN(2) == 1 {
+			me, other = other, me
+		}
+		w.behalf[0] = me
+		w.path = append(append(w.path, "/v3/users/"...), other...)
+		w.path = append(w.path, "/messages?affix=prepend&limit=50"...)
+	}}
+}
+
+// conversationsScenario reads the first page of 50 of a random seeded user's conversation
+// list: GET /v3/conversations?perPage=50 with onBehalfOf.
+func conversationsScenario(base string, d *seedData) *scenario {
+	return &scenario{name: "conversations", base: base, method: http.MethodGet, next: func(w *worker) {
+		w.behalf[0] = d.users[w.rng.IntN(len(d.users))]
+		w.path = append(w.path, "/v3/conversations?perPage=50"...)
+	}}
+}

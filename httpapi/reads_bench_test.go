@@ -1,0 +1,122 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+// BenchmarkReads is the read paths of issue 29 end to end in one process, one request at a
+// time, for pprof:
+//
+//	go test ./httpapi -run '^$' -bench Reads/sqlite -cpuprofile cpu.prof
+//
+// conversations: GET /v3/conversations?perPage=50 for u0, a party of 1,000 one-to-one
+// conversations of two messages each (u0's, then the reply), in an app with 5,000 other
+// messages; history: the newest 50 of u0's 102 messages with u1; get-message: GET
+// /v3/messages/{id} on behalf of a participant.
+func BenchmarkReads(b *testing.B) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			url := benchSQLite(b)
+			if backend == "postgres" {
+				url = pgtest.URL(b)
+			}
+			ctx := context.Background()
+			db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			svc := chat.New(db, chat.Config{})
+			defer svc.Close(ctx)
+			_, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
+			defer srv.Close()
+			p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
+			const convs = 1000
+			for i := 0; i <= convs; i++ {
+				if _, err := svc.CreateUser(ctx, p, chat.UserCreate{UID: fmt.Sprint("u", i), Name: "User"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var last int64
+			for i := 1; i <= convs; i++ {
+				for _, pair := range [][2]string{{"u0", fmt.Sprint("u", i)}, {fmt.Sprint("u", i), "u0"}} {
+					m, err := svc.SendMessage(ctx, p.ActingAs(pair[0]), chat.MessageSend{Receiver: pair[1], ReceiverType: "user",
+						Category: "message", Type: "text", Data: []byte(`{"text":"hello"}`)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					last = m.ID
+				}
+			}
+			// A longer conversation of u0 and u1 for history.
+			for i := range 100 {
+				from, to := "u0", "u1"
+				if i%2 == 1 {
+					from, to = to, from
+				}
+				if _, err := svc.SendMessage(ctx, p.ActingAs(from), chat.MessageSend{Receiver: to, ReceiverType: "user",
+					Category: "message", Type: "text", Data: []byte(`{"text":"hello"}`)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// The rest of the app: 5,000 messages between the other users.
+			for i := range 5000 {
+				a, c := 1+i%convs, 1+(i*7919+1)%convs
+				if a == c {
+					continue
+				}
+				if _, err := svc.SendMessage(ctx, p.ActingAs(fmt.Sprint("u", a)), chat.MessageSend{Receiver: fmt.Sprint("u", c), ReceiverType: "user",
+					Category: "message", Type: "text", Data: []byte(`{"text":"hello"}`)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+			get := func(b *testing.B, path string) {
+				req, _ := http.NewRequest("GET", srv.URL+path, nil)
+				req.Header.Set("apikey", keys[0].Value)
+				req.Header.Set("onBehalfOf", "u0")
+				cpu0 := cpuTime()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					res, err := hc.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != 200 {
+						b.Fatalf("status %d", res.StatusCode)
+					}
+				}
+				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			}
+			b.Run("conversations", func(b *testing.B) { get(b, "/v3/conversations?perPage=50") })
+			b.Run("get-message", func(b *testing.B) { get(b, fmt.Sprint("/v3/messages/", last)) })
+			b.Run("history", func(b *testing.B) { get(b, "/v3/users/u1/messages?affix=prepend&limit=50") })
+		})
+	}
+}
+
+// cpuTime is the process's CPU time so far (user and system): the server's and the
+// client's, both in this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,386 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"modernc.org/sqlite"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+// The cost of a page must not grow with what the page skips (issue 29, DESIGN.md "Speed").
+// Each test below serves the same request at two data sizes, counts what the store asked
+// of its database (statements and rows read back, sqlstore.Counter), and replays each of
+// the read statements to ask the database what it read to answer them: on PostgreSQL the
+// rows every scan node of EXPLAIN ANALYZE produced or filtered out, on SQLite the pages
+// the connection fetched (cache hits and misses). An O(n) read shows as work that grows
+// with the data and fails here, not in a benchmark.
+//
+// SQLite's counters see a B-tree descent (a lookup per row, as a join probing every
+// conversation of the app), not a cursor's walk along the leaves: an OFFSET or a COUNT
+// over a range reads two pages there at any size (measured: a members page 100 of 10,000
+// costs SQLite's counters what page 1 does, and PostgreSQL 10,102 rows scanned against
+// 202). PostgreSQL's figure is the one that catches a walk; the tests run on both.
+
+// costStore is a store with a counter, the service over it, and a raw connection for
+// seeding and replaying.
+type costStore struct {
+	backend string
+	db      *sqlstore.DB
+	svc     *chat.Service
+	raw     *sql.DB
+	count   *sqlstore.Counter
+}
+
+func openCostStore(t *testing.T, backend string) *costStore {
+	t.Helper()
+	ctx := context.Background()
+	url, driver, dsn := "", "", ""
+	switch backend {
+	case "sqlite":
+		path := filepath.Join(t.TempDir(), "cost.db")
+		url, driver, dsn = "sqlite:"+path, "sqlite", "file:"+path+"?_pragma=busy_timeout(5000)"
+	case "postgres":
+		url = pgtest.URL(t)
+		driver, dsn = "pgx", url
+	}
+	c := &sqlstore.Counter{}
+	db, err := sqlstore.Open(ctx, url, sqlstore.Options{Counter: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	t.Cleanup(func() { raw.Close() })
+	svc := chat.New(db, chat.Config{})
+	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
+	return &costStore{backend: backend, db: db, svc: svc, raw: raw, count: c}
+}
+
+// series is n rows of one column i, 1…n, in the store's dialect.
+func (s *costStore) series(n int) string {
+	if s.backend == "postgres" {
+		return fmt.Sprintf(`SELECT i FROM generate_series(1, %d) AS s(i)`, n)
+	}
+	return fmt.Sprintf(`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < %d) SELECT i FROM s`, n)
+}
+
+// pad is the SQL for e as five digits.
+func (s *costStore) pad(e string) string {
+	if s.backend == "postgres" {
+		return `lpad((` + e + `)::text, 5, '0')`
+	}
+	return `printf('%05d', ` + e + `)`
+}
+
+func (s *costStore) exec(t *testing.T, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := s.raw.Exec(q); err != nil {
+			t.Fatalf("seed: %v\n%s", err, q)
+		}
+	}
+}
+
+// analyze gives the planners their statistics, as a live database has them (autovacuum on
+// PostgreSQL; nothing on SQLite, which natter never analyzes, so there is nothing to do).
+func (s *costStore) analyze(t *testing.T) {
+	if s.backend == "postgres" {
+		s.exec(t, `VACUUM ANALYZE`)
+	}
+}
+
+// cost is what one request asked of the database.
+type cost struct {
+	Statements int64 // statements run
+	Rows       int64 // rows read back by the store
+	Work       int64 // what the database read: rows scanned (PostgreSQL) or pages touched (SQLite)
+}
+
+// measure runs op once to warm caches, then once counted, and replays its reads.
+func (s *costStore) measure(t *testing.T, op func() error) cost {
+	t.Helper()
+	if err := op(); err != nil {
+		t.Fatal(err)
+	}
+	s.count.Reset()
+	if err := op(); err != nil {
+		t.Fatal(err)
+	}
+	c := cost{Statements: s.count.Statements(), Rows: s.count.Rows()}
+	for _, st := range s.count.Reads() {
+		w := s.work(t, st)
+		if testing.Verbose() {
+			t.Logf("%6d %.90s", w, strings.Join(strings.Fields(st.Query), " "))
+		}
+		c.Work += w
+	}
+	return c
+}
+
+// work replays one read and returns what the database read to answer it.
+func (s *costStore) work(t *testing.T, st sqlstore.Statement) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := s.raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if s.backend == "postgres" {
+		// The planner rightly scans a small table whole; the question here is whether an
+		// index serves the read, so scans that read everything are the last resort.
+		if _, err := conn.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
+			t.Fatal(err)
+		}
+		var plan string
+		if err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+st.Query, st.Args...).Scan(&plan); err != nil {
+			t.Fatalf("explain: %v\n%s", err, st.Query)
+		}
+		var nodes []struct{ Plan planNode }
+		if err := json.Unmarshal([]byte(plan), &nodes); err != nil {
+			t.Fatal(err)
+		}
+		var n float64
+		for _, p := range nodes {
+			n += p.Plan.scanned()
+		}
+		return int64(n)
+	}
+	type statuser interface {
+		Status(op sqlite.DBStatusOp, reset bool) (int, int, error)
+	}
+	pages := func(reset bool) (n int64) {
+		err := conn.Raw(func(dc any) error {
+			for _, op := range []sqlite.DBStatusOp{sqlite.DBStatusCacheHit, sqlite.DBStatusCacheMiss} {
+				v, _, err := dc.(statuser).Status(op, reset)
+				if err != nil {
+					return err
+				}
+				n += int64(v)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if testing.Verbose() {
+		plan, err := conn.QueryContext(ctx, `EXPLAIN QUERY PLAN `+st.Query, st.Args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for plan.Next() {
+			var id, parent, x int
+			var detail string
+			plan.Scan(&id, &parent, &x, &detail)
+			t.Logf("  plan %d %d %s", id, parent, detail)
+		}
+		plan.Close()
+	}
+	pages(true)
+	rows, err := conn.QueryContext(ctx, st.Query, st.Args...)
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, st.Query)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	return pages(false)
+}
+
+// planNode is a node of PostgreSQL's JSON plan.
+type planNode struct {
+	NodeType       string     `json:"Node Type"`
+	ActualRows     float64    `json:"Actual Rows"`
+	ActualLoops    float64    `json:"Actual Loops"`
+	RemovedFilter  float64    `json:"Rows Removed by Filter"`
+	RemovedRecheck float64    `json:"Rows Removed by Index Recheck"`
+	Plans          []planNode `json:"Plans"`
+}
+
+// scanned is the rows the node's scans and those under it produced or threw away.
+func (p planNode) scanned() float64 {
+	var n float64
+	if strings.Contains(p.NodeType, "Scan") && p.NodeType != "Subquery Scan" && p.NodeType != "CTE Scan" && p.NodeType != "Function Scan" {
+		n = (p.ActualRows + p.RemovedFilter + p.RemovedRecheck) * max(p.ActualLoops, 1)
+	}
+	for _, c := range p.Plans {
+		n += c.scanned()
+	}
+	return n
+}
+
+// sameCost fails unless a request cost the same at the larger size as at the smaller: the
+// same statements and rows read back, and about the same database work. On PostgreSQL
+// that is rows scanned, which allow slack more (a plan may differ by a few); on SQLite,
+// pages touched, which grow with the B-trees' depth, a page more per lookup for each level
+// the larger data adds, so the bound is half as much again. A read that walks what the
+// page skips costs several times that at the larger size.
+func sameCost(t *testing.T, backend, what string, small, large cost, slack int64) {
+	t.Helper()
+	t.Logf("%s: small %+v, large %+v", what, small, large)
+	if large.Statements != small.Statements || large.Rows != small.Rows {
+		t.Errorf("%s: %d statements reading %d rows at the larger size, %d reading %d at the smaller", what,
+			large.Statements, large.Rows, small.Statements, small.Rows)
+	}
+	limit := small.Work + slack
+	if backend == "sqlite" {
+		limit = small.Work * 3 / 2
+	}
+	if large.Work > limit {
+		t.Errorf("%s: the database read %d at the larger size, %d at the smaller (at most %d): a read grows with the data",
+			what, large.Work, small.Work, limit)
+	}
+}
+
+func costBackends(t *testing.T, f func(t *testing.T, backend string)) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			f(t, b)
+		})
+	}
+}
+
+// TestConversationPageCost: the first page of 50 of u00000's conversation list costs the
+// same whether u00000 has 60 one-to-one conversations or 4,000, in an app with as many
+// other conversations again, and a few groups.
+func TestConversationPageCost(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		page := func(n int) cost {
+			s := openCostStore(t, backend)
+			concat := func(a, b string) string { return a + " || " + b }
+			s.exec(t,
+				`INSERT INTO users (app_id, uid, name, role, status, created_at) SELECT 'a', `+concat("'u'", s.pad("i - 1"))+`, 'User', 'default', 'offline', 1
+					FROM (`+s.series(n+1)+`) AS n`,
+				// u00000 and each other user: one message each way.
+				`INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, seq)
+					SELECT 'a', `+concat("'u00000_user_u'", s.pad("i / 2"))+`, CASE WHEN i % 2 = 0 THEN 'u00000' ELSE `+concat("'u'", s.pad("i / 2"))+` END, 'user',
+					CASE WHEN i % 2 = 0 THEN `+concat("'u'", s.pad("i / 2"))+` ELSE 'u00000' END, 'message', 'text', '{"text":"hi"}', i, i, 2 - i % 2
+					FROM (`+s.series(2*n+1)+`) AS n WHERE i >= 2`,
+				// As many conversations of others: the app's size must not matter either.
+				`INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, seq)
+					SELECT 'a', `+concat(concat("'x'", s.pad("i")), "'_user_y'")+`, `+concat("'x'", s.pad("i"))+`, 'user', 'y', 'message', 'text', '{"text":"hi"}', i, i, 1
+					FROM (`+s.series(n)+`) AS n`,
+				`INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, last_message_id, last_seq, created_at, updated_at)
+					SELECT 'a', conversation_id, 'user', MIN(sender), MAX(sender), MAX(id), MAX(seq), 1, 1 FROM messages GROUP BY conversation_id`,
+				`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, updated_at)
+					SELECT 'a', 'u00000', conversation_id, last_message_id - 1, 1, last_message_id, 1 FROM conversations WHERE uid_a = 'u00000'`,
+			)
+			for _, g := range []string{"g1", "g2", "g3"} {
+				seedGroupB(t, s.db, g, 3)
+				if _, err := s.svc.SendMessage(context.Background(), chat.Principal{App: chat.App{ID: "a"}}.ActingAs("u00001"),
+					chat.MessageSend{Receiver: g, ReceiverType: chat.ReceiverGroup, Data: []byte(`{"text":"hello"}`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.analyze(t)
+			p := chat.Principal{App: chat.App{ID: "a"}}.ActingAs("u00000")
+			return s.measure(t, func() error {
+				cs, total, err := s.svc.ListConversations(context.Background(), p, chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 50}})
+				if err == nil && (len(cs) != 50 || total != n+3 || cs[0].Kind != chat.ConversationGroup || cs[3].Unread != 1) {
+					err = fmt.Errorf("%d conversations of %d, first %s, fourth unread %d; want 50 of %d, three groups first, then one unread",
+						len(cs), total, cs[0].Kind, cs[3].Unread, n+3)
+				}
+				return err
+			})
+		}
+		sameCost(t, backend, "conversation page", page(60), page(4000), 40)
+	})
+}
+
+// TestHistoryPageCost: the newest page of 50 of a one-to-one conversation costs the same
+// in a conversation of 100 messages and of 20,000.
+func TestHistoryPageCost(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		page := func(n int) cost {
+			s := openCostStore(t, backend)
+			s.exec(t,
+				`INSERT INTO users (app_id, uid, name, role, status, created_at) VALUES ('a', 'u0', 'U0', 'default', 'offline', 1), ('a', 'u1', 'U1', 'default', 'offline', 1)`,
+				`INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, seq)
+					SELECT 'a', 'u0_user_u1', CASE WHEN i % 2 = 0 THEN 'u0' ELSE 'u1' END, 'user', CASE WHEN i % 2 = 0 THEN 'u1' ELSE 'u0' END,
+					'message', 'text', '{"text":"message"}', i, i, i FROM (`+s.series(n)+`) AS n`,
+				`INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, last_message_id, last_seq, created_at, updated_at)
+					SELECT 'a', 'u0_user_u1', 'user', 'u0', 'u1', MAX(id), COUNT(*), 1, 1 FROM messages`,
+			)
+			s.analyze(t)
+			p := chat.Principal{App: chat.App{ID: "a"}}.ActingAs("u0")
+			return s.measure(t, func() error {
+				l, err := s.svc.ListUserMessages(context.Background(), p, "u1", chat.MessagePage{Affix: "prepend", Limit: 50})
+				if err == nil && len(l.Messages) != 50 {
+					err = fmt.Errorf("%d messages, want 50", len(l.Messages))
+				}
+				return err
+			})
+		}
+		sameCost(t, backend, "history page", page(100), page(20_000), 40)
+	})
+}
+
+// TestConversationTotalKept: the list's total comes from user_conversation_counts, which
+// triggers keep (migration 0025): a new conversation counts once for each party (a
+// conversation with oneself once), a second message in it does not count again, and a user
+// deleted for good takes its conversations out of the others' totals.
+func TestConversationTotalKept(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		s := openCostStore(t, backend)
+		ctx := context.Background()
+		app := chat.Principal{App: chat.App{ID: "a"}}
+		for _, u := range []string{"u0", "u1", "u2", "u3"} {
+			if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: u, Name: u}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		send := func(from, to string) {
+			t.Helper()
+			if _, err := s.svc.SendMessage(ctx, app.ActingAs(from), chat.MessageSend{Receiver: to, ReceiverType: chat.ReceiverUser,
+				Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"hi"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total := func(uid string) int {
+			t.Helper()
+			_, n, err := s.svc.ListConversations(ctx, app.ActingAs(uid), chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		send("u0", "u1")
+		send("u1", "u0")
+		send("u2", "u0")
+		send("u0", "u3")
+		send("u3", "u3")
+		for uid, want := range map[string]int{"u0": 3, "u1": 1, "u2": 1, "u3": 2} {
+			if got := total(uid); got != want {
+				t.Errorf("%s: total %d, want %d", uid, got, want)
+			}
+		}
+		if err := s.svc.DeleteUser(ctx, app, "u3", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := total("u0"); got != 2 {
+			t.Errorf("u0 after u3 was deleted: total %d, want 2", got)
+		}
+	})
+}
