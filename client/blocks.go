@@ -32,10 +32,18 @@ type ListBlockedUsersParams struct {
 	Page      int
 }
 
-func blocksPath(uid string) string { return "/users/" + seg(uid) + "/blockedusers" }
+// blocksPath is uid's blocked-users path; with uid empty, the acting user's (/blockedusers,
+// as the client SDK calls it: the client's OnBehalfOf user or its auth token's).
+func blocksPath(uid string) string {
+	if uid == "" {
+		return "/blockedusers"
+	}
+	return "/users/" + seg(uid) + "/blockedusers"
+}
 
 // BlockUsers makes uid block each of uids and returns the outcome per uid, keyed by the
-// lower-cased uid. A user already blocked is reported done.
+// lower-cased uid. A user already blocked is reported done. With uid empty it is the
+// acting user who blocks (OnBehalfOf, or an auth token's user).
 func (c *Client) BlockUsers(ctx context.Context, uid string, uids []string) (map[string]BlockResult, error) {
 	return c.changeBlocks(ctx, http.MethodPost, uid, uids)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
@@ -17,6 +18,9 @@ var blockRoutes = map[string]bool{
 	"POST /users/{uid}/blockedusers":   true,
 	"GET /users/{uid}/blockedusers":    true,
 	"DELETE /users/{uid}/blockedusers": true,
+	"POST /blockedusers":               true,
+	"GET /blockedusers":                true,
+	"DELETE /blockedusers":             true,
 }
 
 // TestBlockEndpoints calls every blocked-users method and checks the request the server
@@ -40,6 +44,18 @@ func TestBlockEndpoints(t *testing.T) {
 			_, err := c.UnblockUsers(ctx, "u1", []string{"u2"})
 			return err
 		}, "DELETE /users/{uid}/blockedusers", "/v3/users/u1/blockedusers", "", map[string]string{"uid": "u1"}, `{"blockedUids":["u2"]}`},
+		{"BlockUsers as the acting user", func(c *client.Client) error {
+			_, err := c.OnBehalfOf("u1").BlockUsers(ctx, "", []string{"u2"})
+			return err
+		}, "POST /blockedusers", "/v3/blockedusers", "", nil, `{"blockedUids":["u2"]}`},
+		{"UnblockUsers as the acting user", func(c *client.Client) error {
+			_, err := c.OnBehalfOf("u1").UnblockUsers(ctx, "", []string{"u2"})
+			return err
+		}, "DELETE /blockedusers", "/v3/blockedusers", "", nil, `{"blockedUids":["u2"]}`},
+		{"ListBlockedUsers as the acting user", func(c *client.Client) error {
+			_, err := c.OnBehalfOf("u1").ListBlockedUsers(ctx, "", client.ListBlockedUsersParams{PerPage: 5})
+			return err
+		}, "GET /blockedusers", "/v3/blockedusers", "perPage=5", nil, ""},
 		{"ListBlockedUsers zero", func(c *client.Client) error {
 			_, err := c.ListBlockedUsers(ctx, "u1", client.ListBlockedUsersParams{})
 			return err
@@ -80,8 +96,13 @@ func TestBlockEndpoints(t *testing.T) {
 					t.Errorf("Content-Type = %q", ct)
 				}
 			}
-			if got.Header.Get("onBehalfOf") != "" {
-				t.Errorf("onBehalfOf = %q, want none", got.Header.Get("onBehalfOf"))
+			// The acting user's routes name it by onBehalfOf; the others by the path.
+			want := ""
+			if strings.HasSuffix(tt.pattern, " /blockedusers") {
+				want = "u1"
+			}
+			if got.Header.Get("onBehalfOf") != want {
+				t.Errorf("onBehalfOf = %q, want %q", got.Header.Get("onBehalfOf"), want)
 			}
 		})
 	}
