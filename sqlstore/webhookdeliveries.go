@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -37,7 +38,7 @@ import (
 // earlier pending one), PostgreSQL planned it, on a table grown faster than its statistics,
 // as an anti join that scanned the whole pending part of the index for every due row:
 // 190 ms a claim with a backlog of 3,000, and deliveries drained at 100/s.
-const claimQuery = `WITH held AS MATERIALIZED (SELECT app_id, webhook_id FROM webhook_deliveries
+const claimQuery = `WITH held AS MATERIALIZED (SELECT DISTINCT app_id, webhook_id, conversation_id FROM webhook_deliveries
 		WHERE state = 0 AND lease_until >= $1),
 	due AS (SELECT d.id, d.app_id, d.webhook_id, d.next_at,
 		(SELECT count(*) FROM held h WHERE h.app_id = d.app_id AND h.webhook_id = d.webhook_id) AS held,
@@ -56,7 +57,7 @@ const claimQuery = `WITH held AS MATERIALIZED (SELECT app_id, webhook_id FROM we
 		FROM ranked WHERE slot <= $5)
 	UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
 	WHERE id IN (SELECT id FROM fair WHERE app_slot <= $6 ORDER BY next_at, id LIMIT $4)
-	RETURNING id`
+	RETURNING id, app_id, webhook_id, conversation_id, event_id`
 
 // claimLookahead is how many due rows a claim looks at for each it may take.
 const claimLookahead = 4
@@ -78,16 +79,16 @@ const (
 		WHERE next_at <= $1 AND lease_until < $1
 		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
 		ORDER BY next_at, id LIMIT $2`
-	heldQueryPostgres = `SELECT app_id, webhook_id, count(*) FROM webhook_deliveries WHERE state = 0 AND lease_until >= $1
-		GROUP BY app_id, webhook_id`
+	heldQueryPostgres = `SELECT app_id, webhook_id, count(DISTINCT conversation_id) FROM webhook_deliveries
+		WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id`
 	// The lease is taken only where none was taken since the heads were read (the WHERE is
 	// checked again on the row's latest version): nodes that chose the same rows share them.
 	leaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id`
+		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id, app_id, webhook_id, conversation_id, event_id`
 )
 
 // claimPostgres is claimQuery on PostgreSQL: the same rows, the same caps.
-func claimPostgres(tx *wtx, l chat.Lease) ([]int64, error) {
+func claimPostgres(tx *wtx, l chat.Lease) ([]laneRow, error) {
 	if _, err := tx.exec(`SET LOCAL enable_seqscan = off`); err != nil { // the pending rows by their partial indexes
 		return nil, err
 	}
@@ -120,7 +121,158 @@ func claimPostgres(tx *wtx, l chat.Lease) ([]int64, error) {
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	return collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids), scanID)
+	return collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids), scanLaneRow)
+}
+
+// laneRow is a leased delivery and its lane.
+type laneRow struct {
+	id                         int64
+	app, webhook, conversation string
+	event                      int64
+}
+
+func scanLaneRow(s scanner) (laneRow, error) {
+	var r laneRow
+	err := s.Scan(&r.id, &r.app, &r.webhook, &r.conversation, &r.event)
+	return r, err
+}
+
+// A lane's next deliveries after its head, in order: $1..$3 the lane, $4 the head's event,
+// $5 how many. Each reads the order index from the head on: a few rows a lane.
+const (
+	followersQuery = `SELECT id, next_at, lease_until FROM webhook_deliveries
+		WHERE app_id = $1 AND webhook_id = $2 AND conversation_id = $3 AND state = 0 AND event_id > $4
+		ORDER BY event_id LIMIT $5`
+	// Dialect branch: PostgreSQL reads every lane's in one statement, one round trip.
+	followersQueryPostgres = `SELECT h.ord, f.id, f.next_at, f.lease_until
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS h(app_id, webhook_id, conversation_id, event_id, ord)
+		CROSS JOIN LATERAL (SELECT id, event_id, next_at, lease_until FROM webhook_deliveries d
+			WHERE d.app_id = h.app_id AND d.webhook_id = h.webhook_id AND d.conversation_id = h.conversation_id
+			AND d.state = 0 AND d.event_id > h.event_id ORDER BY d.event_id LIMIT $5) f
+		ORDER BY h.ord, f.event_id`
+	leaseMoreQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+		WHERE id IN (%s) AND state = 0 AND lease_until < $1 RETURNING id`
+	leaseMoreQueryPostgres = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id`
+	releaseQuery = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+		WHERE id IN (%s) AND leased_by = $1 AND state = 0`
+	releaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+		WHERE id = ANY($2::bigint[]) AND leased_by = $1 AND state = 0`
+)
+
+// claimFollowers leases, after the heads just leased, each lane's next deliveries: those
+// due and unleased, in order, up to the first that is not (a lane's batch skips none), at
+// most l.PerLane with the head. Followers are leased only with their head, in the
+// transaction that leases it, and a head is leased by one node (the lease's WHERE is
+// checked again on the row's latest version), so no other node holds them; a follower
+// that could not be leased all the same ends its lane's batch, and any leased after it
+// are given back.
+func claimFollowers(tx *wtx, l chat.Lease, heads []laneRow) ([]int64, error) {
+	lanes := make([][]int64, len(heads)) // each lane's candidates, in order
+	take := func(i int, id, nextAt, leaseUntil int64) {
+		if nextAt > l.Now || leaseUntil >= l.Now {
+			id = -1 // a gap: nothing after it goes with the head
+		}
+		lanes[i] = append(lanes[i], id)
+	}
+	if tx.db.dialect.name == "postgres" {
+		n := len(heads)
+		apps, hooks, convs, evs := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
+		for i, h := range heads {
+			apps[i], hooks[i], convs[i], evs[i] = h.app, h.webhook, h.conversation, h.event
+		}
+		err := each(tx.rows(followersQueryPostgres, apps, hooks, convs, evs, l.PerLane-1), func(s scanner) error {
+			var ord, id, nextAt, leaseUntil int64
+			err := s.Scan(&ord, &id, &nextAt, &leaseUntil)
+			take(int(ord-1), id, nextAt, leaseUntil)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for i, h := range heads {
+			err := each(tx.rows(followersQuery, h.app, h.webhook, h.conversation, h.event, l.PerLane-1), func(s scanner) error {
+				var id, nextAt, leaseUntil int64
+				err := s.Scan(&id, &nextAt, &leaseUntil)
+				take(i, id, nextAt, leaseUntil)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	var want []int64
+	for i, c := range lanes {
+		lanes[i] = c[:beforeGap(c)]
+		want = append(want, lanes[i]...)
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	var got []int64
+	var err error
+	if tx.db.dialect.name == "postgres" {
+		got, err = collect(tx.rows(leaseMoreQueryPostgres, l.Now, l.Until, l.Node, want), scanID)
+	} else {
+		got, err = collect(tx.rows(fmt.Sprintf(leaseMoreQuery, placeholders(4, len(want))), idArgs(want, l.Now, l.Until, l.Node)...), scanID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	leased := map[int64]bool{}
+	for _, id := range got {
+		leased[id] = true
+	}
+	var keep, back []int64
+	for _, c := range lanes {
+		cut := false
+		for _, id := range c {
+			switch {
+			case !leased[id]:
+				cut = true
+			case cut:
+				back = append(back, id)
+			default:
+				keep = append(keep, id)
+			}
+		}
+	}
+	return keep, release(tx, l.Node, back)
+}
+
+// beforeGap is how many of a lane's candidates come before its first gap (-1).
+func beforeGap(c []int64) int {
+	for i, id := range c {
+		if id < 0 {
+			return i
+		}
+	}
+	return len(c)
+}
+
+// release gives back leases that node took but will not attempt, uncounting their attempt.
+func release(tx *wtx, node string, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var err error
+	if tx.db.dialect.name == "postgres" {
+		_, err = tx.exec(releaseQueryPostgres, node, ids)
+	} else {
+		_, err = tx.exec(fmt.Sprintf(releaseQuery, placeholders(2, len(ids))), idArgs(ids, node)...)
+	}
+	return err
+}
+
+// idArgs is the arguments first, then ids.
+func idArgs(ids []int64, first ...any) []any {
+	args := append([]any(nil), first...)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args
 }
 
 const deliveryColumns = `d.id, d.event_id, d.app_id, d.webhook_id, d.conversation_id, e.trigger, e.message_id, e.ref, e.payload,
@@ -165,6 +317,19 @@ const (
 // settle records done while node holds the leases, and keeps the data rendered by the
 // attempts, the first of an event only (first writer wins, as with every other attempt).
 func settle(tx *wtx, node string, done []chat.Delivery) error {
+	var back []int64
+	attempted := done[:0:0]
+	for _, d := range done {
+		if d.Unattempted {
+			back = append(back, d.ID)
+		} else {
+			attempted = append(attempted, d)
+		}
+	}
+	if err := release(tx, node, back); err != nil {
+		return err
+	}
+	done = attempted
 	if len(done) == 0 {
 		return nil
 	}
@@ -221,13 +386,25 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		if l.Limit <= 0 {
 			return nil
 		}
+		var heads []laneRow
 		var err error
 		if db.dialect.name == "postgres" {
-			ids, err = claimPostgres(tx, l)
+			heads, err = claimPostgres(tx, l)
 		} else {
-			ids, err = collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanID)
+			heads, err = collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		for _, h := range heads {
+			ids = append(ids, h.id)
+		}
+		if l.PerLane > 1 && len(heads) > 0 {
+			more, err := claimFollowers(tx, l, heads)
+			ids = append(ids, more...)
+			return err
+		}
+		return nil
 	})
 	if err != nil || len(ids) == 0 {
 		return nil, mapErr(err)
