@@ -168,7 +168,16 @@ func lanes(at time.Time, claimed []chat.Delivery) []laneBatch {
 // Timeout has passed since the claim, so that the batch ends (each attempt bounded by
 // Timeout) well within its lease of two attempts' time; the deliveries it does not attempt
 // go back to the outbox uncounted.
+//
+// The events' data is rendered for all of them at once first (each a read of what it is
+// about): posted one after the other, a lane would otherwise wait for a database round trip
+// before every post, and on a loaded database a lane's pace is that of its reads.
 func (d *Deliverer) attemptLane(ctx context.Context, b laneBatch) []chat.Delivery {
+	for _, del := range b.dels[1:] {
+		if del.Payload == nil {
+			go d.payload(ctx, del) // kept in d.data for the attempt to take
+		}
+	}
 	out := make([]chat.Delivery, len(b.dels))
 	stop := false
 	for i, del := range b.dels {
