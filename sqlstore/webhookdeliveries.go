@@ -107,6 +107,13 @@ const (
 const planPostgres = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
 	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
 
+// claimLockPostgres has the nodes' claims take turns, as SQLite's single writer does:
+// claiming at once, they chose the same oldest heads, and the leases each took blocked the
+// other's, or crossed them (a deadlock, found after deadlock_timeout: a second's stall):
+// with two nodes, a backlog drained at half the rate of one. A round takes a few ms.
+// The two-key form: the one-key space locks messages (postgres_reactions.go).
+const claimLockPostgres = `, pg_advisory_xact_lock(hashtext('natter-webhook-claims'), 0)`
+
 // claimPostgres is claimQuery on PostgreSQL: the same rows, the same caps.
 func claimPostgres(tx *wtx, l chat.Lease) ([]laneRow, error) {
 	type hook struct{ app, id string }
@@ -401,7 +408,11 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 	err := db.transact(ctx, func(tx *wtx) error {
 		ids = nil
 		if db.dialect.name == "postgres" {
-			if _, err := tx.exec(planPostgres); err != nil {
+			q := planPostgres
+			if l.Limit > 0 {
+				q += claimLockPostgres
+			}
+			if _, err := tx.exec(q); err != nil {
 				return err
 			}
 		}
