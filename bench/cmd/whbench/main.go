@@ -4,7 +4,9 @@
 // senders as fast as natter answers (a reaction after every few sends), how many events
 // were delivered while they sent and how long the rest took to drain, with duplicates and
 // per-conversation order violations counted on each endpoint. One webhook subscribes to
-// message_sent, a second to the reaction triggers. As the machine's ceiling it first drives
+// message_sent, a second to the reaction triggers. With -notify, the same for push
+// notifications of one-to-one messages through an FCM provider whose endpoints are a local
+// fake (notify.go). As the machine's ceiling it first drives
 // the same receiver with a plain Go HTTP client posting bodies of the same size, as many at
 // a time as natter may send to one webhook. Every run is bounded: it stops by itself.
 //
@@ -51,6 +53,8 @@ type options struct {
 	profile    string        // a directory for node 0's CPU profile of each throughput phase
 	pgSet      []string      // postgresql.conf settings, name=value
 	pgLog      string        // a file to copy PostgreSQL's log to
+	notify     bool          // then the notification phase, through fcm
+	fcm        *fcmFake
 }
 
 // envFlag collects repeated -natter-env KEY=VALUE flags.
@@ -78,6 +82,7 @@ func main() {
 	nodes := flag.String("nodes", "1", "comma-separated node counts to run PostgreSQL with (natter processes on one database); SQLite runs one")
 	flag.IntVar(&o.reactEvery, "react-every", 4, "every n-th send is followed by a reaction to it, delivered to a second webhook on the reaction triggers; 0: no reactions")
 	flag.StringVar(&o.profile, "cpuprofile", "", "a directory: write the first node's CPU profile of each throughput phase and its drain there")
+	flag.BoolVar(&o.notify, "notify", false, "after the webhook phases, the notification phase: one-to-one messages pushed through an FCM provider whose endpoints are a local fake")
 	flag.StringVar(&o.pgLog, "pg-log", "", "copy PostgreSQL's server log to this file at the end (with -pg-set for auto_explain)")
 	var pgSet envFlag
 	flag.Var((*pgFlag)(&pgSet), "pg-set", "a postgresql.conf setting name=value for the throwaway server, repeatable, e.g. shared_preload_libraries='auto_explain'")
@@ -133,6 +138,11 @@ func run(ctx context.Context, o options) error {
 	if err := ceiling(ctx, rc, 3*time.Second); err != nil {
 		return err
 	}
+	if o.fcm, err = newFCMFake(); err != nil {
+		return err
+	}
+	defer o.fcm.close()
+	o.env = append(o.env, o.fcm.env()...)
 	for _, b := range o.backends {
 		if b == "sqlite" {
 			if err := bench(ctx, o, rc, tmp, "sqlite:"+filepath.Join(tmp, "wh.db"), "SQLite", 1); err != nil {
@@ -456,12 +466,18 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string, n
 	if o.reactEvery > 0 {
 		hooks["reactions"] = []string{"message_reaction_added", "message_reaction_removed"}
 	}
+	var whIDs []string
+	defer func() {
+		for _, id := range whIDs {
+			n.call(context.Background(), "DELETE", "/webhooks/"+id, "", nil, nil)
+		}
+	}()
 	for path, triggers := range hooks {
 		var wh struct{ ID string }
 		if err := n.call(ctx, "POST", "/webhooks", "", map[string]any{"webhookURL": rc.url + path, "triggers": triggers}, &wh); err != nil {
 			return err
 		}
-		defer n.call(context.Background(), "DELETE", "/webhooks/"+wh.ID, "", nil, nil)
+		whIDs = append(whIDs, wh.ID)
 	}
 
 	// (b) Commit to delivery, one send at a time: no queue in front of the event.
@@ -561,7 +577,16 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string, n
 		name, o.conns, sent.Load(), reacted.Load(), sendTime.Round(time.Millisecond), float64(sent.Load())/sendTime.Seconds(),
 		atStop, total, float64(atStop)/sendTime.Seconds(), 100*float64(atStop)/float64(max(total, 1)),
 		total-atStop, drain.Round(time.Millisecond), float64(total-atStop)/max(drain.Seconds(), 1e-3), dups, order)
-	return nil
+	if !o.notify {
+		return nil
+	}
+	for _, id := range whIDs { // the notification phase alone
+		if err := n.call(ctx, "DELETE", "/webhooks/"+id, "", nil, nil); err != nil {
+			return err
+		}
+	}
+	whIDs = nil
+	return notifyBench(ctx, o, o.fcm, n, name)
 }
 
 // freeAddr is a loopback address with a port free a moment ago.
