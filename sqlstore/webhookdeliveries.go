@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -78,6 +80,9 @@ const (
 	// the lanes' backlogs: reading every pending row for DISTINCT ON, PostgreSQL's plan on
 	// a queue's stale statistics (a bitmap of every pending row, then a sort) took 30-60 ms
 	// a claim at a 2,500-row backlog on a loaded machine.
+	//
+	// With them, in the same statement, the lanes held (leased) per webhook: rows whose id
+	// is 0.
 	headsQueryPostgres = `WITH RECURSIVE heads AS (
 			(SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries
 				WHERE state = 0 ORDER BY app_id, webhook_id, conversation_id, event_id LIMIT 1)
@@ -85,17 +90,33 @@ const (
 			SELECT n.* FROM heads h CROSS JOIN LATERAL (
 				SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries d
 				WHERE d.state = 0 AND (d.app_id, d.webhook_id, d.conversation_id) > (h.app_id, h.webhook_id, h.conversation_id)
-				ORDER BY d.app_id, d.webhook_id, d.conversation_id, d.event_id LIMIT 1) n)
-		SELECT id, app_id, webhook_id FROM heads h
-		WHERE next_at <= $1 AND lease_until < $1
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
-		ORDER BY next_at, id LIMIT $2`
-	heldQueryPostgres = `SELECT app_id, webhook_id, count(DISTINCT conversation_id) FROM webhook_deliveries
-		WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id`
-	// The lease is taken only where none was taken since the heads were read (the WHERE is
-	// checked again on the row's latest version): nodes that chose the same rows share them.
-	leaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id, app_id, webhook_id, conversation_id, event_id`
+				ORDER BY d.app_id, d.webhook_id, d.conversation_id, d.event_id LIMIT 1) n),
+		due AS (SELECT id, app_id, webhook_id, next_at FROM heads h
+			WHERE next_at <= $1 AND lease_until < $1
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
+			ORDER BY next_at, id LIMIT $2)
+		SELECT id, app_id, webhook_id, next_at, 0 FROM due
+		UNION ALL
+		SELECT 0, app_id, webhook_id, 0, count(DISTINCT conversation_id) FROM webhook_deliveries
+			WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id`
+	// $4 the heads chosen, $5 how many more of each lane: the heads are leased, with each
+	// one's lane's next deliveries up to the first that is not due or is leased (bool_and
+	// over the lane's order: a batch skips none), and read with their events, in one
+	// statement. The lease is taken only where none was taken since the heads were read
+	// (the WHERE is checked again on the row's latest version). The ids as an array: as a
+	// semi join, on a young queue's statistics, PostgreSQL scanned every pending row for
+	// each id chosen.
+	leaseQueryPostgres = `WITH h AS (SELECT id, app_id, webhook_id, conversation_id, event_id FROM webhook_deliveries
+			WHERE id = ANY($4::bigint[]) AND state + 0 = 0 AND lease_until < $1),
+		f AS (SELECT f.id FROM h CROSS JOIN LATERAL (
+			SELECT id, bool_and(ok) OVER (ORDER BY event_id) AS ok FROM (
+				SELECT d.id, d.event_id, d.next_at <= $1 AND d.lease_until < $1 AS ok FROM webhook_deliveries d
+				WHERE d.app_id = h.app_id AND d.webhook_id = h.webhook_id AND d.conversation_id = h.conversation_id
+				AND d.state = 0 AND d.event_id > h.event_id ORDER BY d.event_id LIMIT $5) c) f
+			WHERE f.ok),
+		l AS (UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+			WHERE id = ANY(ARRAY(SELECT id FROM h UNION ALL SELECT id FROM f)) AND state + 0 = 0 AND lease_until < $1 RETURNING *)
+		SELECT ` + deliveryColumns + ` FROM l d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`
 )
 
 // planPostgres makes every statement of a round read rows by their keys (the primary key,
@@ -114,41 +135,75 @@ const planPostgres = `SELECT set_config('enable_seqscan', 'off', true), set_conf
 // The two-key form: the one-key space locks messages (postgres_reactions.go).
 const claimLockPostgres = `, pg_advisory_xact_lock(hashtext('natter-webhook-claims'), 0)`
 
-// claimPostgres is claimQuery on PostgreSQL: the same rows, the same caps.
-func claimPostgres(tx *wtx, l chat.Lease) ([]laneRow, error) {
+// claimPostgres is claimQuery on PostgreSQL, the same rows, the same caps, with each lane's
+// next ones (l.PerLane) as claimFollowers takes them, read with their events: two
+// statements (on a database loaded by the writes the deliveries report, each round trip
+// waits its turn: a round of nine took 100-600 ms while whbench sent).
+func claimPostgres(tx *wtx, l chat.Lease) ([]chat.Delivery, error) {
 	type hook struct{ app, id string }
+	type head struct {
+		id, nextAt int64
+		h          hook
+	}
 	held, heldApp := map[hook]int{}, map[string]int{}
-	err := each(tx.rows(heldQueryPostgres, l.Now), func(s scanner) error {
-		var h hook
+	var heads []head
+	err := each(tx.rows(headsQueryPostgres, l.Now, claimLookahead*l.Limit), func(s scanner) error {
+		var r head
 		var n int
-		err := s.Scan(&h.app, &h.id, &n)
-		held[h], heldApp[h.app] = n, heldApp[h.app]+n
-		return err
+		if err := s.Scan(&r.id, &r.h.app, &r.h.id, &r.nextAt, &n); err != nil {
+			return err
+		}
+		if r.id == 0 {
+			held[r.h], heldApp[r.h.app] = n, heldApp[r.h.app]+n
+		} else {
+			heads = append(heads, r)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(heads, func(a, b head) int { return cmp.Or(cmp.Compare(a.nextAt, b.nextAt), cmp.Compare(a.id, b.id)) })
 	var ids []int64
-	err = each(tx.rows(headsQueryPostgres, l.Now, claimLookahead*l.Limit), func(s scanner) error {
-		var id int64
-		var h hook
-		if err := s.Scan(&id, &h.app, &h.id); err != nil {
-			return err
+	for _, r := range heads {
+		if len(ids) < l.Limit && held[r.h] < l.PerWebhook && heldApp[r.h.app] < l.PerApp {
+			ids = append(ids, r.id)
+			held[r.h]++
+			heldApp[r.h.app]++
 		}
-		if len(ids) < l.Limit && held[h] < l.PerWebhook && heldApp[h.app] < l.PerApp {
-			ids = append(ids, id)
-			held[h]++
-			heldApp[h.app]++
-		}
-		return nil
-	})
-	if err != nil || len(ids) == 0 {
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	got, err := collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids, max(l.PerLane, 1)-1), scanDelivery)
+	if err != nil {
 		return nil, err
 	}
-	return collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids), scanLaneRow)
+	// A lane whose head another claim took meanwhile (the WHERE checked again) gives back
+	// the followers leased with it: they would go out before it.
+	chosen := map[int64]bool{}
+	for _, id := range ids {
+		chosen[id] = true
+	}
+	lead := map[[3]string]bool{}
+	for _, d := range got {
+		if chosen[d.ID] {
+			lead[[3]string{d.AppID, d.WebhookID, d.ConversationID}] = true
+		}
+	}
+	var keep []chat.Delivery
+	var back []int64
+	for _, d := range got {
+		if lead[[3]string{d.AppID, d.WebhookID, d.ConversationID}] {
+			keep = append(keep, d)
+		} else {
+			back = append(back, d.ID)
+		}
+	}
+	return keep, release(tx, l.Node, back)
 }
 
-// laneRow is a leased delivery and its lane.
+// laneRow is a delivery SQLite's claim leased, and its lane.
 type laneRow struct {
 	id                         int64
 	app, webhook, conversation string
@@ -167,30 +222,19 @@ const (
 	followersQuery = `SELECT id, next_at, lease_until FROM webhook_deliveries
 		WHERE app_id = $1 AND webhook_id = $2 AND conversation_id = $3 AND state = 0 AND event_id > $4
 		ORDER BY event_id LIMIT $5`
-	// Dialect branch: PostgreSQL reads every lane's in one statement, one round trip.
-	followersQueryPostgres = `SELECT h.ord, f.id, f.next_at, f.lease_until
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS h(app_id, webhook_id, conversation_id, event_id, ord)
-		CROSS JOIN LATERAL (SELECT id, event_id, next_at, lease_until FROM webhook_deliveries d
-			WHERE d.app_id = h.app_id AND d.webhook_id = h.webhook_id AND d.conversation_id = h.conversation_id
-			AND d.state = 0 AND d.event_id > h.event_id ORDER BY d.event_id LIMIT $5) f
-		ORDER BY h.ord, f.event_id`
 	leaseMoreQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
 		WHERE id IN (%s) AND state = 0 AND lease_until < $1 RETURNING id`
-	leaseMoreQueryPostgres = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id`
 	releaseQuery = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
 		WHERE id IN (%s) AND leased_by = $1 AND state = 0`
 	releaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
-		WHERE id = ANY($2::bigint[]) AND leased_by = $1 AND state = 0`
+		WHERE id = ANY($2::bigint[]) AND leased_by = $1 AND state + 0 = 0`
 )
 
-// claimFollowers leases, after the heads just leased, each lane's next deliveries: those
-// due and unleased, in order, up to the first that is not (a lane's batch skips none), at
-// most l.PerLane with the head. Followers are leased only with their head, in the
-// transaction that leases it, and a head is leased by one node (the lease's WHERE is
-// checked again on the row's latest version), so no other node holds them; a follower
-// that could not be leased all the same ends its lane's batch, and any leased after it
-// are given back.
+// claimFollowers leases, on SQLite (claimPostgres leases them with the heads), each lane's
+// next deliveries after the heads just leased: those due and unleased, in order, up to the
+// first that is not (a lane's batch skips none), at most l.PerLane with the head. SQLite's
+// one writer runs one claim at a time, so no other node holds them; a follower that could
+// not be leased all the same ends its lane's batch, and any leased after it are given back.
 func claimFollowers(tx *wtx, l chat.Lease, heads []laneRow) ([]int64, error) {
 	lanes := make([][]int64, len(heads)) // each lane's candidates, in order
 	take := func(i int, id, nextAt, leaseUntil int64) {
@@ -199,32 +243,15 @@ func claimFollowers(tx *wtx, l chat.Lease, heads []laneRow) ([]int64, error) {
 		}
 		lanes[i] = append(lanes[i], id)
 	}
-	if tx.db.dialect.name == "postgres" {
-		n := len(heads)
-		apps, hooks, convs, evs := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
-		for i, h := range heads {
-			apps[i], hooks[i], convs[i], evs[i] = h.app, h.webhook, h.conversation, h.event
-		}
-		err := each(tx.rows(followersQueryPostgres, apps, hooks, convs, evs, l.PerLane-1), func(s scanner) error {
-			var ord, id, nextAt, leaseUntil int64
-			err := s.Scan(&ord, &id, &nextAt, &leaseUntil)
-			take(int(ord-1), id, nextAt, leaseUntil)
+	for i, h := range heads {
+		err := each(tx.rows(followersQuery, h.app, h.webhook, h.conversation, h.event, l.PerLane-1), func(s scanner) error {
+			var id, nextAt, leaseUntil int64
+			err := s.Scan(&id, &nextAt, &leaseUntil)
+			take(i, id, nextAt, leaseUntil)
 			return err
 		})
 		if err != nil {
 			return nil, err
-		}
-	} else {
-		for i, h := range heads {
-			err := each(tx.rows(followersQuery, h.app, h.webhook, h.conversation, h.event, l.PerLane-1), func(s scanner) error {
-				var id, nextAt, leaseUntil int64
-				err := s.Scan(&id, &nextAt, &leaseUntil)
-				take(i, id, nextAt, leaseUntil)
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
 		}
 	}
 	var want []int64
@@ -235,13 +262,7 @@ func claimFollowers(tx *wtx, l chat.Lease, heads []laneRow) ([]int64, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
-	var got []int64
-	var err error
-	if tx.db.dialect.name == "postgres" {
-		got, err = collect(tx.rows(leaseMoreQueryPostgres, l.Now, l.Until, l.Node, want), scanID)
-	} else {
-		got, err = collect(tx.rows(fmt.Sprintf(leaseMoreQuery, placeholders(4, len(want))), idArgs(want, l.Now, l.Until, l.Node)...), scanID)
-	}
+	got, err := collect(tx.rows(fmt.Sprintf(leaseMoreQuery, placeholders(4, len(want))), idArgs(want, l.Now, l.Until, l.Node)...), scanID)
 	if err != nil {
 		return nil, err
 	}
@@ -324,21 +345,27 @@ func scanID(s scanner) (int64, error) {
 }
 
 // Recording outcomes. Dialect branch: SQLite, in process, runs one prepared statement per
-// row; PostgreSQL one statement for the whole batch (arrays unnested), one round trip. Its
-// id = ANY has PostgreSQL read the rows by the primary key: joined on d.id = v.id alone, it
-// scanned every pending row by a partial index for the node's leases (100 ms a round at a
-// 1,000-row backlog).
+// row; PostgreSQL one statement for the whole batch (arrays unnested), one round trip.
+//
+// PostgreSQL's statements that name their rows by id say "state + 0 = 0", which no partial
+// index (WHERE state = 0) matches, and "id = ANY": so the rows are read by the primary key.
+// On a young queue's statistics PostgreSQL took the partial indexes for a few rows and
+// scanned every pending row through one of them, filtering on the ids: 10-100 ms a round
+// at a 1,000-row backlog, where 64 primary-key probes take well under 1 ms.
 const (
 	finishQuery = `UPDATE webhook_deliveries SET state = $3, next_at = $4, lease_until = 0, leased_by = '', last_status = $5,
 		last_error = $6, latency_ms = $7, done_at = $8 WHERE id = $1 AND leased_by = $2 AND state = 0`
-	finishQueryPostgres = `UPDATE webhook_deliveries AS d SET state = v.state, next_at = v.next_at, lease_until = 0, leased_by = '',
+	// With, in the same statement, the leases given back ($9) and the data kept ($10, $11).
+	finishQueryPostgres = `WITH back AS (UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+			WHERE id = ANY($9::bigint[]) AND leased_by = $1 AND state + 0 = 0 RETURNING 1),
+		kept AS (UPDATE webhook_events AS e SET payload = v.payload FROM unnest($10::bigint[], $11::text[]) AS v(id, payload)
+			WHERE e.id = v.id AND e.payload IS NULL RETURNING 1)
+		UPDATE webhook_deliveries AS d SET state = v.state, next_at = v.next_at, lease_until = 0, leased_by = '',
 		last_status = v.status, last_error = v.err, latency_ms = v.latency, done_at = v.done_at
 		FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[], $8::bigint[])
 			AS v(id, state, next_at, status, err, latency, done_at)
-		WHERE d.id = v.id AND d.id = ANY($2::bigint[]) AND d.leased_by = $1 AND d.state = 0`
-	keepPayloadQuery         = `UPDATE webhook_events SET payload = $2 WHERE id = $1 AND payload IS NULL`
-	keepPayloadQueryPostgres = `UPDATE webhook_events AS e SET payload = v.payload FROM unnest($1::bigint[], $2::text[]) AS v(id, payload)
-		WHERE e.id = v.id AND e.payload IS NULL`
+		WHERE d.id = v.id AND d.id = ANY($2::bigint[]) AND d.leased_by = $1 AND d.state + 0 = 0`
+	keepPayloadQuery = `UPDATE webhook_events SET payload = $2 WHERE id = $1 AND payload IS NULL`
 )
 
 // settle records done while node holds the leases, and keeps the data rendered by the
@@ -353,11 +380,8 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 			attempted = append(attempted, d)
 		}
 	}
-	if err := release(tx, node, back); err != nil {
-		return err
-	}
 	done = attempted
-	if len(done) == 0 {
+	if len(done) == 0 && len(back) == 0 {
 		return nil
 	}
 	seen := map[int64]bool{}
@@ -370,11 +394,6 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 		}
 	}
 	if tx.db.dialect.name == "postgres" {
-		if len(evIDs) > 0 {
-			if _, err := tx.exec(keepPayloadQueryPostgres, evIDs, payloads); err != nil {
-				return err
-			}
-		}
 		n := len(done)
 		ids, states, next, status, errs, lat, doneAt := make([]int64, n), make([]int32, n), make([]int64, n), make([]int32, n),
 			make([]string, n), make([]int64, n), make([]int64, n)
@@ -382,7 +401,10 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 			ids[i], states[i], next[i], status[i], errs[i], lat[i], doneAt[i] = d.ID, int32(d.State), d.NextAt, int32(d.LastStatus),
 				d.LastError, d.LatencyMS, d.DoneAt
 		}
-		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt)
+		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt, back, evIDs, payloads)
+		return err
+	}
+	if err := release(tx, node, back); err != nil {
 		return err
 	}
 	for i, id := range evIDs {
@@ -405,8 +427,9 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		l.PerApp = l.PerWebhook
 	}
 	var ids []int64
+	var claimed []chat.Delivery // PostgreSQL's, read in the claim
 	err := db.transact(ctx, func(tx *wtx) error {
-		ids = nil
+		ids, claimed = nil, nil
 		if db.dialect.name == "postgres" {
 			q := planPostgres
 			if l.Limit > 0 {
@@ -422,13 +445,12 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		if l.Limit <= 0 {
 			return nil
 		}
-		var heads []laneRow
-		var err error
 		if db.dialect.name == "postgres" {
-			heads, err = claimPostgres(tx, l)
-		} else {
-			heads, err = collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
+			var err error
+			claimed, err = claimPostgres(tx, l)
+			return err
 		}
+		heads, err := collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
 		if err != nil {
 			return err
 		}
@@ -443,7 +465,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		return nil
 	})
 	if err != nil || len(ids) == 0 {
-		return nil, mapErr(err)
+		return claimed, mapErr(err)
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
