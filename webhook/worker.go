@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -68,6 +69,7 @@ type Deliverer struct {
 	loop   *jobloop.Loop[laneBatch, []chat.Delivery]
 	hooks  hookCache
 	data   payloadCache
+	notify atomic.Pointer[func()] // tells the other nodes that deliveries were written; set by Run
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 }
@@ -106,15 +108,35 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	d.loop.Do = func(ctx context.Context, b laneBatch) []chat.Delivery {
 		return d.attemptLane(context.WithoutCancel(ctx), b)
 	}
-	svc.SetOutboxWake(d.loop.Wake) // a change committed on this node is delivered at once
+	svc.SetOutboxWake(func() { // a change committed on this node is delivered at once
+		d.loop.Wake()
+		if n := d.notify.Load(); n != nil {
+			(*n)()
+		}
+	})
 	return d
+}
+
+// outboxWaker is the storage that wakes other nodes' workers (sqlstore, on PostgreSQL).
+type outboxWaker interface {
+	OutboxWakes(ctx context.Context, node string, wake func(), log *slog.Logger) (notify func())
 }
 
 // Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
 // outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
 // the others once their leases end, and the receiver may see that attempt twice, with the
 // same event id.
-func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
+//
+// On PostgreSQL a node whose changes wrote deliveries also wakes the other nodes' workers
+// (LISTEN/NOTIFY), which otherwise find them at their next poll.
+func (d *Deliverer) Run(ctx context.Context) {
+	if w, ok := d.store.(outboxWaker); ok {
+		if n := w.OutboxWakes(ctx, d.cfg.Node, d.loop.Wake, d.log); n != nil {
+			d.notify.Store(&n)
+		}
+	}
+	d.loop.Run(ctx)
+}
 
 // laneBatch is one worker's job: consecutive due deliveries of one lane (webhook and
 // conversation), in order, leased together at claimed.
