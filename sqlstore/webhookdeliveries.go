@@ -32,7 +32,7 @@ import (
 // that they do not crowd out the others'; and more due rows are looked at than are taken
 // ($7), so that a backlog of one webhook at the head of the queue leaves room in the same
 // claim for the others behind it. The leases held are read once, by the lease index (a few
-// rows: at most the nodes' workers), which keeps a claim cheap with a backlog: per due row
+// rows: at most the nodes' workers' batches), which keeps a claim cheap with a backlog: per due row
 // it probes one index (the order check) and scans that short list.
 //
 // The order check (the row is the first pending one of its lane) is a scalar subquery, run
@@ -70,8 +70,9 @@ var claimQuerySQLite = strings.Replace(claimQuery, "%s", "", 1)
 // Dialect branch: PostgreSQL planned claimQuery on statistics of a queue that had since
 // grown from nothing (a bitmap of every due row, the order check on each, or a nested loop
 // joining every due row to every lane): 60 to 400 ms a claim with 2,000 due rows, and
-// deliveries drained at 100/s. Each statement below reads one table by one index, so no
-// plan can go far wrong. SQLite, in process, runs claimQuery in a few µs a due row.
+// deliveries drained at 100/s. The statements below read rows by their keys (a lane's order
+// index, the primary key), so no plan can go far wrong. SQLite, in process, runs claimQuery
+// in a few µs a due row.
 const (
 	// $1 now, $2 how many: the lanes' heads (the first pending delivery of each webhook
 	// and conversation) that are due, unleased and of an enabled webhook, oldest first.
