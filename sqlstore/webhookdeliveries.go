@@ -32,8 +32,8 @@ import (
 // that they do not crowd out the others'; and more due rows are looked at than are taken
 // ($7), so that a backlog of one webhook at the head of the queue leaves room in the same
 // claim for the others behind it. The leases held are read once, by the lease index (a few
-// rows: at most the nodes' workers' batches), which keeps a claim cheap with a backlog: per due row
-// it probes one index (the order check) and scans that short list.
+// rows: at most the nodes' workers' batches), and counted by lane, which keeps a claim cheap
+// with a backlog: per due row it probes one index (the order check) and scans that list.
 //
 // The order check (the row is the first pending one of its lane) is a scalar subquery, run
 // per due row with the row's lane as the order index's key. Written as NOT EXISTS (an
