@@ -37,6 +37,9 @@ type Delivery struct {
 	LatencyMS      int64
 	CreatedAt      int64
 	DoneAt         int64
+	// Unattempted marks an outcome whose attempt never began (its lane's batch stopped
+	// before it): its lease is given back and the attempt its claim counted is uncounted.
+	Unattempted bool
 }
 
 // Lease is a claim on due deliveries: this node holds them until Until (ms).
@@ -46,6 +49,10 @@ type Lease struct {
 	Limit      int
 	PerWebhook int // deliveries of one webhook held at once across every node, at most
 	PerApp     int // deliveries of one app's webhooks held at once across every node, at most
+	// PerLane is how many consecutive due deliveries of one lane (webhook and conversation)
+	// a claim leases together, for one worker to post in order; 0 or 1: the head alone.
+	// PerWebhook and PerApp count lanes in flight, not deliveries.
+	PerLane int
 }
 
 // DeliveryStore is what the webhook workers (package webhook) need from storage.
@@ -54,8 +61,9 @@ type DeliveryStore interface {
 	// holds their leases, keeping the data an attempt rendered (Rendered) unless the event
 	// has some already; then it leases at most l.Limit due pending deliveries whose earlier
 	// deliveries of the same webhook and conversation are all done, counting an attempt on
-	// each; all in one write transaction. On PostgreSQL nodes claim with FOR UPDATE SKIP
-	// LOCKED, so each delivery goes to one node at a time.
+	// each; all in one write transaction; each delivery is leased by one node at a time.
+	// With l.PerLane above 1 it leases with each lane's head the lane's next due ones
+	// (unleased, in order, none skipped), at most PerLane in all, and returns them too.
 	ClaimDeliveries(ctx context.Context, l Lease, done []Delivery) ([]Delivery, error)
 	// Deliveries pages a webhook's log, newest first, ids below BeforeID when set.
 	Deliveries(ctx context.Context, appID, webhookID string, q DeliveryQuery) ([]Delivery, error)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -241,6 +242,76 @@ func TestWebhookRetriesInOrder(t *testing.T) {
 			}
 			if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE attempts > 1`); n == 0 {
 				t.Fatal("no delivery was retried")
+			}
+		})
+	}
+}
+
+// TestWebhookLaneBatchStopsAtFailure: a conversation's backlog goes to one worker as a
+// batch, posted in order; the first attempt that fails ends the batch, the ones after it
+// are not posted before its retry, and their attempts are not counted.
+func TestWebhookLaneBatchStopsAtFailure(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			down, after := true, 0
+			rc.fail = func(int) bool { // under rc.mu
+				if down {
+					return true // the backlog builds up behind the lane's head
+				}
+				after++
+				return after == 2 // then the batch's second post fails, once
+			}
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			if _, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL), Triggers: &[]string{"message_sent"}}); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range 5 {
+				want = append(want, e.mustText("ann", "bob", "m"+string(rune('0'+i))).ID)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				rc.mu.Lock()
+				n := rc.n
+				if n > 0 {
+					down = false
+				}
+				rc.mu.Unlock()
+				if n > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("no attempt")
+				}
+			}
+			var got []string
+			for _, d := range rc.wait(t, 5) {
+				var m struct{ Message struct{ ID string } }
+				json.Unmarshal(d.env.Data, &m)
+				got = append(got, m.Message.ID)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("delivered %v, want %v in order", got, want)
+			}
+			rc.mu.Lock()
+			posts := after
+			rc.mu.Unlock()
+			if posts != 6 {
+				t.Errorf("%d posts once up, want 6 (five and the failed one's retry)", posts)
+			}
+			attempts := func(id string) int {
+				return e.count(`SELECT attempts FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE e.message_id = ` + id)
+			}
+			if n := attempts(want[1]); n != 2 {
+				t.Errorf("the failed delivery: %d attempts, want 2", n)
+			}
+			for _, id := range want[2:] {
+				if n := attempts(id); n != 1 {
+					t.Errorf("message %s: %d attempts, want 1: those a failed batch gave back are uncounted", id, n)
+				}
 			}
 		})
 	}

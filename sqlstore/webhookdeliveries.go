@@ -1,8 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -29,15 +32,15 @@ import (
 // that they do not crowd out the others'; and more due rows are looked at than are taken
 // ($7), so that a backlog of one webhook at the head of the queue leaves room in the same
 // claim for the others behind it. The leases held are read once, by the lease index (a few
-// rows: at most the nodes' workers), which keeps a claim cheap with a backlog: per due row
-// it probes one index (the order check) and scans that short list.
+// rows: at most the nodes' workers' batches), and counted by lane, which keeps a claim cheap
+// with a backlog: per due row it probes one index (the order check) and scans that list.
 //
 // The order check (the row is the first pending one of its lane) is a scalar subquery, run
 // per due row with the row's lane as the order index's key. Written as NOT EXISTS (an
 // earlier pending one), PostgreSQL planned it, on a table grown faster than its statistics,
 // as an anti join that scanned the whole pending part of the index for every due row:
 // 190 ms a claim with a backlog of 3,000, and deliveries drained at 100/s.
-const claimQuery = `WITH held AS MATERIALIZED (SELECT app_id, webhook_id FROM webhook_deliveries
+const claimQuery = `WITH held AS MATERIALIZED (SELECT DISTINCT app_id, webhook_id, conversation_id FROM webhook_deliveries
 		WHERE state = 0 AND lease_until >= $1),
 	due AS (SELECT d.id, d.app_id, d.webhook_id, d.next_at,
 		(SELECT count(*) FROM held h WHERE h.app_id = d.app_id AND h.webhook_id = d.webhook_id) AS held,
@@ -56,7 +59,7 @@ const claimQuery = `WITH held AS MATERIALIZED (SELECT app_id, webhook_id FROM we
 		FROM ranked WHERE slot <= $5)
 	UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
 	WHERE id IN (SELECT id FROM fair WHERE app_slot <= $6 ORDER BY next_at, id LIMIT $4)
-	RETURNING id`
+	RETURNING id, app_id, webhook_id, conversation_id, event_id`
 
 // claimLookahead is how many due rows a claim looks at for each it may take.
 const claimLookahead = 4
@@ -67,60 +70,255 @@ var claimQuerySQLite = strings.Replace(claimQuery, "%s", "", 1)
 // Dialect branch: PostgreSQL planned claimQuery on statistics of a queue that had since
 // grown from nothing (a bitmap of every due row, the order check on each, or a nested loop
 // joining every due row to every lane): 60 to 400 ms a claim with 2,000 due rows, and
-// deliveries drained at 100/s. Each statement below reads one table by one index, so no
-// plan can go far wrong. SQLite, in process, runs claimQuery in a few µs a due row.
+// deliveries drained at 100/s. The statements below read rows by their keys (a lane's order
+// index, the primary key), so no plan can go far wrong. SQLite, in process, runs claimQuery
+// in a few µs a due row.
 const (
 	// $1 now, $2 how many: the lanes' heads (the first pending delivery of each webhook
 	// and conversation) that are due, unleased and of an enabled webhook, oldest first.
-	headsQueryPostgres = `SELECT id, app_id, webhook_id FROM (
-			SELECT DISTINCT ON (app_id, webhook_id, conversation_id) id, app_id, webhook_id, next_at, lease_until
-			FROM webhook_deliveries WHERE state = 0 ORDER BY app_id, webhook_id, conversation_id, event_id) h
-		WHERE next_at <= $1 AND lease_until < $1
-		AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
-		ORDER BY next_at, id LIMIT $2`
-	heldQueryPostgres = `SELECT app_id, webhook_id, count(*) FROM webhook_deliveries WHERE state = 0 AND lease_until >= $1
-		GROUP BY app_id, webhook_id`
-	// The lease is taken only where none was taken since the heads were read (the WHERE is
-	// checked again on the row's latest version): nodes that chose the same rows share them.
-	leaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-		WHERE id = ANY($4::bigint[]) AND state = 0 AND lease_until < $1 RETURNING id`
+	// The lanes are walked one index probe each (a loose index scan: each step the next
+	// lane's first row by the order index), so a claim reads one row per lane however long
+	// the lanes' backlogs: reading every pending row for DISTINCT ON, PostgreSQL's plan on
+	// a queue's stale statistics (a bitmap of every pending row, then a sort) took 30-60 ms
+	// a claim at a 2,500-row backlog on a loaded machine.
+	//
+	// With them, in the same statement, the lanes held (leased) per webhook: rows whose id
+	// is 0.
+	headsQueryPostgres = `WITH RECURSIVE heads AS (
+			(SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries
+				WHERE state = 0 ORDER BY app_id, webhook_id, conversation_id, event_id LIMIT 1)
+			UNION ALL
+			SELECT n.* FROM heads h CROSS JOIN LATERAL (
+				SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries d
+				WHERE d.state = 0 AND (d.app_id, d.webhook_id, d.conversation_id) > (h.app_id, h.webhook_id, h.conversation_id)
+				ORDER BY d.app_id, d.webhook_id, d.conversation_id, d.event_id LIMIT 1) n),
+		due AS (SELECT id, app_id, webhook_id, next_at FROM heads h
+			WHERE next_at <= $1 AND lease_until < $1
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
+			ORDER BY next_at, id LIMIT $2)
+		SELECT id, app_id, webhook_id, next_at, 0 FROM due
+		UNION ALL
+		SELECT 0, app_id, webhook_id, 0, count(DISTINCT conversation_id) FROM webhook_deliveries
+			WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id`
+	// $4 the heads chosen, $5 how many more of each lane: the heads are leased, with each
+	// one's lane's next deliveries up to the first that is not due or is leased (bool_and
+	// over the lane's order: a batch skips none), and read with their events, in one
+	// statement. The lease is taken only where none was taken since the heads were read
+	// (the WHERE is checked again on the row's latest version). The ids as an array: as a
+	// semi join, on a young queue's statistics, PostgreSQL scanned every pending row for
+	// each id chosen.
+	leaseQueryPostgres = `WITH h AS (SELECT id, app_id, webhook_id, conversation_id, event_id FROM webhook_deliveries
+			WHERE id = ANY($4::bigint[]) AND state + 0 = 0 AND lease_until < $1),
+		f AS (SELECT f.id FROM h CROSS JOIN LATERAL (
+			SELECT id, bool_and(ok) OVER (ORDER BY event_id) AS ok FROM (
+				SELECT d.id, d.event_id, d.next_at <= $1 AND d.lease_until < $1 AS ok FROM webhook_deliveries d
+				WHERE d.app_id = h.app_id AND d.webhook_id = h.webhook_id AND d.conversation_id = h.conversation_id
+				AND d.state = 0 AND d.event_id > h.event_id ORDER BY d.event_id LIMIT $5) c) f
+			WHERE f.ok),
+		l AS (UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+			WHERE id = ANY(ARRAY(SELECT id FROM h UNION ALL SELECT id FROM f)) AND state + 0 = 0 AND lease_until < $1 RETURNING *)
+		SELECT ` + deliveryColumns + ` FROM l d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`
 )
 
-// claimPostgres is claimQuery on PostgreSQL: the same rows, the same caps.
-func claimPostgres(tx *wtx, l chat.Lease) ([]int64, error) {
-	if _, err := tx.exec(`SET LOCAL enable_seqscan = off`); err != nil { // the pending rows by their partial indexes
-		return nil, err
-	}
+// planPostgres makes every statement of a round read rows by their keys (the primary key,
+// a lane's order index) and join row by row: the queue grows from nothing to thousands in
+// seconds, faster than its statistics, and on a few rows' statistics PostgreSQL joined a
+// round's outcomes to the deliveries by a bitmap of every pending row and a hash (30-50 ms
+// a round at a 2,500-row backlog on a loaded machine, where probing 64 ids by the primary
+// key takes well under 1 ms). For the transaction only.
+const planPostgres = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+	set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`
+
+// claimLockPostgres has the nodes' claims take turns, as SQLite's single writer does:
+// claiming at once, they chose the same oldest heads, and the leases each took blocked the
+// other's, or crossed them (a deadlock, found after deadlock_timeout: a second's stall):
+// with two nodes, a backlog drained at half the rate of one. A round takes a few ms.
+// The two-key form: the one-key space locks messages (postgres_reactions.go).
+const claimLockPostgres = `, pg_advisory_xact_lock(hashtext('natter-webhook-claims'), 0)`
+
+// claimPostgres is claimQuery on PostgreSQL, the same rows, the same caps, with each lane's
+// next ones (l.PerLane) as claimFollowers takes them, read with their events: two
+// statements (on a database loaded by the writes the deliveries report, each round trip
+// waits its turn: a round of nine took 100-600 ms while whbench sent).
+func claimPostgres(tx *wtx, l chat.Lease) ([]chat.Delivery, error) {
 	type hook struct{ app, id string }
+	type head struct {
+		id, nextAt int64
+		h          hook
+	}
 	held, heldApp := map[hook]int{}, map[string]int{}
-	err := each(tx.rows(heldQueryPostgres, l.Now), func(s scanner) error {
-		var h hook
+	var heads []head
+	err := each(tx.rows(headsQueryPostgres, l.Now, claimLookahead*l.Limit), func(s scanner) error {
+		var r head
 		var n int
-		err := s.Scan(&h.app, &h.id, &n)
-		held[h], heldApp[h.app] = n, heldApp[h.app]+n
-		return err
+		if err := s.Scan(&r.id, &r.h.app, &r.h.id, &r.nextAt, &n); err != nil {
+			return err
+		}
+		if r.id == 0 {
+			held[r.h], heldApp[r.h.app] = n, heldApp[r.h.app]+n
+		} else {
+			heads = append(heads, r)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(heads, func(a, b head) int { return cmp.Or(cmp.Compare(a.nextAt, b.nextAt), cmp.Compare(a.id, b.id)) })
 	var ids []int64
-	err = each(tx.rows(headsQueryPostgres, l.Now, claimLookahead*l.Limit), func(s scanner) error {
-		var id int64
-		var h hook
-		if err := s.Scan(&id, &h.app, &h.id); err != nil {
-			return err
+	for _, r := range heads {
+		if len(ids) < l.Limit && held[r.h] < l.PerWebhook && heldApp[r.h.app] < l.PerApp {
+			ids = append(ids, r.id)
+			held[r.h]++
+			heldApp[r.h.app]++
 		}
-		if len(ids) < l.Limit && held[h] < l.PerWebhook && heldApp[h.app] < l.PerApp {
-			ids = append(ids, id)
-			held[h]++
-			heldApp[h.app]++
-		}
-		return nil
-	})
-	if err != nil || len(ids) == 0 {
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	got, err := collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids, max(l.PerLane, 1)-1), scanDelivery)
+	if err != nil {
 		return nil, err
 	}
-	return collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids), scanID)
+	// A lane whose head another claim took meanwhile (the WHERE checked again) gives back
+	// the followers leased with it: they would go out before it.
+	chosen := map[int64]bool{}
+	for _, id := range ids {
+		chosen[id] = true
+	}
+	lead := map[[3]string]bool{}
+	for _, d := range got {
+		if chosen[d.ID] {
+			lead[[3]string{d.AppID, d.WebhookID, d.ConversationID}] = true
+		}
+	}
+	var keep []chat.Delivery
+	var back []int64
+	for _, d := range got {
+		if lead[[3]string{d.AppID, d.WebhookID, d.ConversationID}] {
+			keep = append(keep, d)
+		} else {
+			back = append(back, d.ID)
+		}
+	}
+	return keep, release(tx, l.Node, back)
+}
+
+// laneRow is a delivery SQLite's claim leased, and its lane.
+type laneRow struct {
+	id                         int64
+	app, webhook, conversation string
+	event                      int64
+}
+
+func scanLaneRow(s scanner) (laneRow, error) {
+	var r laneRow
+	err := s.Scan(&r.id, &r.app, &r.webhook, &r.conversation, &r.event)
+	return r, err
+}
+
+// A lane's next deliveries after its head, in order: $1..$3 the lane, $4 the head's event,
+// $5 how many. Each reads the order index from the head on: a few rows a lane.
+const (
+	followersQuery = `SELECT id, next_at, lease_until FROM webhook_deliveries
+		WHERE app_id = $1 AND webhook_id = $2 AND conversation_id = $3 AND state = 0 AND event_id > $4
+		ORDER BY event_id LIMIT $5`
+	leaseMoreQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+		WHERE id IN (%s) AND state = 0 AND lease_until < $1 RETURNING id`
+	releaseQuery = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+		WHERE id IN (%s) AND leased_by = $1 AND state = 0`
+	releaseQueryPostgres = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+		WHERE id = ANY($2::bigint[]) AND leased_by = $1 AND state + 0 = 0`
+)
+
+// claimFollowers leases, on SQLite (claimPostgres leases them with the heads), each lane's
+// next deliveries after the heads just leased: those due and unleased, in order, up to the
+// first that is not (a lane's batch skips none), at most l.PerLane with the head. SQLite's
+// one writer runs one claim at a time, so no other node holds them; a follower that could
+// not be leased all the same ends its lane's batch, and any leased after it are given back.
+func claimFollowers(tx *wtx, l chat.Lease, heads []laneRow) ([]int64, error) {
+	lanes := make([][]int64, len(heads)) // each lane's candidates, in order
+	take := func(i int, id, nextAt, leaseUntil int64) {
+		if nextAt > l.Now || leaseUntil >= l.Now {
+			id = -1 // a gap: nothing after it goes with the head
+		}
+		lanes[i] = append(lanes[i], id)
+	}
+	for i, h := range heads {
+		err := each(tx.rows(followersQuery, h.app, h.webhook, h.conversation, h.event, l.PerLane-1), func(s scanner) error {
+			var id, nextAt, leaseUntil int64
+			err := s.Scan(&id, &nextAt, &leaseUntil)
+			take(i, id, nextAt, leaseUntil)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var want []int64
+	for i, c := range lanes {
+		lanes[i] = c[:beforeGap(c)]
+		want = append(want, lanes[i]...)
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	got, err := collect(tx.rows(fmt.Sprintf(leaseMoreQuery, placeholders(4, len(want))), idArgs(want, l.Now, l.Until, l.Node)...), scanID)
+	if err != nil {
+		return nil, err
+	}
+	leased := map[int64]bool{}
+	for _, id := range got {
+		leased[id] = true
+	}
+	var keep, back []int64
+	for _, c := range lanes {
+		cut := false
+		for _, id := range c {
+			switch {
+			case !leased[id]:
+				cut = true
+			case cut:
+				back = append(back, id)
+			default:
+				keep = append(keep, id)
+			}
+		}
+	}
+	return keep, release(tx, l.Node, back)
+}
+
+// beforeGap is how many of a lane's candidates come before its first gap (-1).
+func beforeGap(c []int64) int {
+	for i, id := range c {
+		if id < 0 {
+			return i
+		}
+	}
+	return len(c)
+}
+
+// release gives back leases that node took but will not attempt, uncounting their attempt.
+func release(tx *wtx, node string, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var err error
+	if tx.db.dialect.name == "postgres" {
+		_, err = tx.exec(releaseQueryPostgres, node, ids)
+	} else {
+		_, err = tx.exec(fmt.Sprintf(releaseQuery, placeholders(2, len(ids))), idArgs(ids, node)...)
+	}
+	return err
+}
+
+// idArgs is the arguments first, then ids.
+func idArgs(ids []int64, first ...any) []any {
+	args := append([]any(nil), first...)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return args
 }
 
 const deliveryColumns = `d.id, d.event_id, d.app_id, d.webhook_id, d.conversation_id, e.trigger, e.message_id, e.ref, e.payload,
@@ -149,23 +347,42 @@ func scanID(s scanner) (int64, error) {
 
 // Recording outcomes. Dialect branch: SQLite, in process, runs one prepared statement per
 // row; PostgreSQL one statement for the whole batch (arrays unnested), one round trip.
+//
+// PostgreSQL's statements that name their rows by id say "state + 0 = 0", which no partial
+// index (WHERE state = 0) matches, and "id = ANY": so the rows are read by the primary key.
+// On a young queue's statistics PostgreSQL took the partial indexes for a few rows and
+// scanned every pending row through one of them, filtering on the ids: 10-100 ms a round
+// at a 1,000-row backlog, where 64 primary-key probes take well under 1 ms.
 const (
 	finishQuery = `UPDATE webhook_deliveries SET state = $3, next_at = $4, lease_until = 0, leased_by = '', last_status = $5,
 		last_error = $6, latency_ms = $7, done_at = $8 WHERE id = $1 AND leased_by = $2 AND state = 0`
-	finishQueryPostgres = `UPDATE webhook_deliveries AS d SET state = v.state, next_at = v.next_at, lease_until = 0, leased_by = '',
+	// With, in the same statement, the leases given back ($9) and the data kept ($10, $11).
+	finishQueryPostgres = `WITH back AS (UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+			WHERE id = ANY($9::bigint[]) AND leased_by = $1 AND state + 0 = 0 RETURNING 1),
+		kept AS (UPDATE webhook_events AS e SET payload = v.payload FROM unnest($10::bigint[], $11::text[]) AS v(id, payload)
+			WHERE e.id = v.id AND e.payload IS NULL RETURNING 1)
+		UPDATE webhook_deliveries AS d SET state = v.state, next_at = v.next_at, lease_until = 0, leased_by = '',
 		last_status = v.status, last_error = v.err, latency_ms = v.latency, done_at = v.done_at
 		FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[], $8::bigint[])
 			AS v(id, state, next_at, status, err, latency, done_at)
-		WHERE d.id = v.id AND d.leased_by = $1 AND d.state = 0`
-	keepPayloadQuery         = `UPDATE webhook_events SET payload = $2 WHERE id = $1 AND payload IS NULL`
-	keepPayloadQueryPostgres = `UPDATE webhook_events AS e SET payload = v.payload FROM unnest($1::bigint[], $2::text[]) AS v(id, payload)
-		WHERE e.id = v.id AND e.payload IS NULL`
+		WHERE d.id = v.id AND d.id = ANY($2::bigint[]) AND d.leased_by = $1 AND d.state + 0 = 0`
+	keepPayloadQuery = `UPDATE webhook_events SET payload = $2 WHERE id = $1 AND payload IS NULL`
 )
 
 // settle records done while node holds the leases, and keeps the data rendered by the
 // attempts, the first of an event only (first writer wins, as with every other attempt).
 func settle(tx *wtx, node string, done []chat.Delivery) error {
-	if len(done) == 0 {
+	var back []int64
+	attempted := done[:0:0]
+	for _, d := range done {
+		if d.Unattempted {
+			back = append(back, d.ID)
+		} else {
+			attempted = append(attempted, d)
+		}
+	}
+	done = attempted
+	if len(done) == 0 && len(back) == 0 {
 		return nil
 	}
 	seen := map[int64]bool{}
@@ -178,11 +395,6 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 		}
 	}
 	if tx.db.dialect.name == "postgres" {
-		if len(evIDs) > 0 {
-			if _, err := tx.exec(keepPayloadQueryPostgres, evIDs, payloads); err != nil {
-				return err
-			}
-		}
 		n := len(done)
 		ids, states, next, status, errs, lat, doneAt := make([]int64, n), make([]int32, n), make([]int64, n), make([]int32, n),
 			make([]string, n), make([]int64, n), make([]int64, n)
@@ -190,7 +402,10 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 			ids[i], states[i], next[i], status[i], errs[i], lat[i], doneAt[i] = d.ID, int32(d.State), d.NextAt, int32(d.LastStatus),
 				d.LastError, d.LatencyMS, d.DoneAt
 		}
-		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt)
+		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt, back, evIDs, payloads)
+		return err
+	}
+	if err := release(tx, node, back); err != nil {
 		return err
 	}
 	for i, id := range evIDs {
@@ -213,24 +428,45 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		l.PerApp = l.PerWebhook
 	}
 	var ids []int64
+	var claimed []chat.Delivery // PostgreSQL's, read in the claim
 	err := db.transact(ctx, func(tx *wtx) error {
-		ids = nil
+		ids, claimed = nil, nil
+		if db.dialect.name == "postgres" {
+			q := planPostgres
+			if l.Limit > 0 {
+				q += claimLockPostgres
+			}
+			if _, err := tx.exec(q); err != nil {
+				return err
+			}
+		}
 		if err := settle(tx, l.Node, done); err != nil {
 			return err
 		}
 		if l.Limit <= 0 {
 			return nil
 		}
-		var err error
 		if db.dialect.name == "postgres" {
-			ids, err = claimPostgres(tx, l)
-		} else {
-			ids, err = collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanID)
+			var err error
+			claimed, err = claimPostgres(tx, l)
+			return err
 		}
-		return err
+		heads, err := collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
+		if err != nil {
+			return err
+		}
+		for _, h := range heads {
+			ids = append(ids, h.id)
+		}
+		if l.PerLane > 1 && len(heads) > 0 {
+			more, err := claimFollowers(tx, l, heads)
+			ids = append(ids, more...)
+			return err
+		}
+		return nil
 	})
 	if err != nil || len(ids) == 0 {
-		return nil, mapErr(err)
+		return claimed, mapErr(err)
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -110,7 +111,9 @@ func TestDeliveryClaims(t *testing.T) {
 					if node == "n1" {
 						held = first
 					}
-					for range 200 {
+					// A node may claim nothing for a while: the other, recording and claiming
+					// in one transaction, can keep the caps full.
+					for range 2000 {
 						got, err := db.ClaimDeliveries(ctx, l, done(held))
 						if err != nil {
 							t.Error(err)
@@ -124,8 +127,11 @@ func TestDeliveryClaims(t *testing.T) {
 						if n == 80 && len(got) == 0 {
 							return
 						}
+						if len(got) == 0 {
+							time.Sleep(time.Millisecond)
+						}
 					}
-					t.Errorf("node %s: not done after 200 claims", node)
+					t.Errorf("node %s: not done after 2000 claims", node)
 				}()
 			}
 			wg.Wait()
@@ -139,6 +145,123 @@ func TestDeliveryClaims(t *testing.T) {
 			}
 			if n, err := db.PendingDeliveries(ctx); err != nil || n != 0 {
 				t.Errorf("%d deliveries pending (err %v), want 0", n, err)
+			}
+		})
+	}
+}
+
+// TestDeliveryLaneBatches, on both databases: with PerLane a claim leases each lane's head
+// and its next deliveries together, in order, counting a lane once against PerWebhook; an
+// outcome marked Unattempted gives its lease back with its attempt uncounted; a lane whose
+// head waits for a retry lends nothing behind it.
+func TestDeliveryLaneBatches(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := open(t, backend)
+			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			w := chat.Webhook{AppID: "a", ID: "w1", URL: "https://example.com/w1", Enabled: true, Triggers: []string{chat.TriggerMessageSent}}
+			if err := db.CreateWebhook(ctx, w, chat.WebhookSecret{Secret: []byte("x")}, 25); err != nil {
+				t.Fatal(err)
+			}
+			// 3 conversations × 5 events, interleaved.
+			for i := range 5 {
+				for c := range 3 {
+					if err := db.Transact(ctx, func(tx chat.Tx) error {
+						return tx.InsertOutbox(chat.OutboxEvent{AppID: "a", Trigger: chat.TriggerMessageSent,
+							ConversationID: fmt.Sprintf("c%d", c), MessageID: int64(i*10 + c + 1), At: 1000})
+					}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			lease := chat.Lease{Node: "n1", Now: 2000, Until: 100000, Limit: 10, PerWebhook: 2, PerApp: 10, PerLane: 3}
+			byLane := func(ds []chat.Delivery) map[string][]chat.Delivery {
+				m := map[string][]chat.Delivery{}
+				for _, d := range ds {
+					m[d.ConversationID] = append(m[d.ConversationID], d)
+				}
+				return m
+			}
+			first, err := db.ClaimDeliveries(ctx, lease, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lanes := byLane(first)
+			if len(lanes) != 2 || len(first) != 6 {
+				t.Fatalf("claimed %d deliveries of %d lanes, want 3 of each of 2 lanes (PerWebhook counts lanes)", len(first), len(lanes))
+			}
+			msgs := func(ds []chat.Delivery) []int64 {
+				var out []int64
+				for _, d := range ds {
+					out = append(out, d.MessageID)
+				}
+				return out
+			}
+			for c, ds := range lanes {
+				n := int64(c[1] - '0' + 1)
+				if got, want := msgs(ds), []int64{n, 10 + n, 20 + n}; fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("lane %s: messages %v, want the first three, %v", c, got, want)
+				}
+			}
+			if more, err := db.ClaimDeliveries(ctx, lease, nil); err != nil || len(more) != 0 {
+				t.Fatalf("claimed %d more with both lanes of the cap held (err %v), want 0", len(more), err)
+			}
+			// One lane: delivered, failed (retry at 50000), and the third not attempted.
+			// The other: all three delivered.
+			var done []chat.Delivery
+			var failedLane string
+			for c, ds := range lanes {
+				for i, d := range ds {
+					d.State, d.DoneAt = chat.DeliveryDelivered, 3000
+					if failedLane == "" || failedLane == c {
+						failedLane = c
+						switch i {
+						case 1:
+							d.State, d.DoneAt, d.NextAt, d.LastError = chat.DeliveryPending, 0, 50000, "503"
+						case 2:
+							d.State, d.DoneAt, d.Unattempted = chat.DeliveryPending, 0, true
+						}
+					}
+					done = append(done, d)
+				}
+			}
+			next, err := db.ClaimDeliveries(ctx, lease, done)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nl := byLane(next)
+			if _, ok := nl[failedLane]; ok || len(nl) != 2 {
+				t.Fatalf("claimed lanes %v, want the two other than %s (its head waits for its retry)", msgs(next), failedLane)
+			}
+			for c, ds := range nl {
+				n := int64(c[1] - '0' + 1)
+				want := []int64{n, 10 + n, 20 + n}
+				if len(lanes[c]) > 0 {
+					want = []int64{30 + n, 40 + n} // the lane's rest
+				}
+				if got := msgs(ds); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("lane %s: messages %v, want %v", c, got, want)
+				}
+			}
+			// At the retry's time the failed lane comes back: its head (2 attempts counted
+			// by then) and the one its batch did not attempt (1: the first claim's uncounted).
+			later := lease
+			later.Now, later.Until, later.Node, later.PerWebhook = 150000, 300000, "n2", 10 // n1's leases have ended
+			back, err := db.ClaimDeliveries(ctx, later, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fl := byLane(back)[failedLane]
+			n := int64(failedLane[1] - '0' + 1)
+			if got := msgs(fl); fmt.Sprint(got) != fmt.Sprint([]int64{10 + n, 20 + n, 30 + n}) {
+				t.Fatalf("failed lane after its retry time: messages %v, want %v", got, []int64{10 + n, 20 + n, 30 + n})
+			}
+			if fl[0].Attempts != 2 || fl[1].Attempts != 1 || fl[2].Attempts != 1 {
+				t.Errorf("attempts %d %d %d, want 2 1 1", fl[0].Attempts, fl[1].Attempts, fl[2].Attempts)
 			}
 		})
 	}

@@ -1,11 +1,16 @@
-// Command whbench measures natter's webhook delivery (docs/webhooks.md) on loopback: how
-// many events per second natter delivers to a fast local receiver, and how long an event
-// takes from its commit (the send's 200 answer) to the receiver, on SQLite and on a
-// throwaway PostgreSQL. As the machine's ceiling it first drives the same receiver with a
-// plain Go HTTP client posting bodies of the same size, as many at a time as natter may
-// send to one webhook. Every run is bounded: it stops by itself.
+// Command whbench measures natter's webhook delivery (docs/webhooks.md) on loopback, on
+// SQLite and on a throwaway PostgreSQL with one or more natter nodes: how long an event
+// takes from its commit (the send's 200 answer) to a fast local receiver; then, with
+// senders as fast as natter answers (a reaction after every few sends), how many events
+// were delivered while they sent and how long the rest took to drain, with duplicates and
+// per-conversation order violations counted on each endpoint. One webhook subscribes to
+// message_sent, a second to the reaction triggers. With -notify, the same for push
+// notifications of one-to-one messages through an FCM provider whose endpoints are a local
+// fake (notify.go). As the machine's ceiling it first drives
+// the same receiver with a plain Go HTTP client posting bodies of the same size, as many at
+// a time as natter may send to one webhook. Every run is bounded: it stops by itself.
 //
-//	go build -o /tmp/natter ./cmd/natter && go run ./bench/cmd/whbench -natter /tmp/natter
+//	go build -o /tmp/natter ./cmd/natter && go run ./bench/cmd/whbench -natter /tmp/natter -nodes 1,2
 package main
 
 import (
@@ -35,14 +40,21 @@ import (
 const perWebhook = 16
 
 type options struct {
-	bin      string
-	duration time.Duration // the throughput phase's sending time
-	conns    int           // concurrent senders in the throughput phase
-	convs    int           // conversations the sends are spread over
-	paced    int           // sends, one at a time, timed from commit to delivery
-	pause    time.Duration // between paced sends
-	backends []string      // sqlite, postgres
-	env      []string      // NATTER_* settings added to natter's environment
+	bin        string
+	duration   time.Duration // the throughput phase's sending time
+	conns      int           // concurrent senders in the throughput phase
+	convs      int           // conversations the sends are spread over
+	paced      int           // sends, one at a time, timed from commit to delivery
+	pause      time.Duration // between paced sends
+	backends   []string      // sqlite, postgres
+	nodes      []int         // node counts to measure PostgreSQL with (SQLite: one node)
+	reactEvery int           // every reactEvery-th send is followed by a reaction (0: none)
+	env        []string      // NATTER_* settings added to natter's environment
+	profile    string        // a directory for node 0's CPU profile of each throughput phase
+	pgSet      []string      // postgresql.conf settings, name=value
+	pgLog      string        // a file to copy PostgreSQL's log to
+	notify     bool          // then the notification phase, through fcm
+	fcm        *fcmFake
 }
 
 // envFlag collects repeated -natter-env KEY=VALUE flags.
@@ -67,10 +79,25 @@ func main() {
 	flag.IntVar(&o.paced, "paced", 200, "sends timed from commit to delivery, one at a time, 10 to 5000")
 	flag.DurationVar(&o.pause, "pause", 20*time.Millisecond, "pause between the timed sends")
 	backends := flag.String("backends", "sqlite,postgres", "the databases to measure, in order: sqlite, postgres or both")
+	nodes := flag.String("nodes", "1", "comma-separated node counts to run PostgreSQL with (natter processes on one database); SQLite runs one")
+	flag.IntVar(&o.reactEvery, "react-every", 4, "every n-th send is followed by a reaction to it, delivered to a second webhook on the reaction triggers; 0: no reactions")
+	flag.StringVar(&o.profile, "cpuprofile", "", "a directory: write the first node's CPU profile of each throughput phase and its drain there")
+	flag.BoolVar(&o.notify, "notify", false, "after the webhook phases, the notification phase: one-to-one messages pushed through an FCM provider whose endpoints are a local fake")
+	flag.StringVar(&o.pgLog, "pg-log", "", "copy PostgreSQL's server log to this file at the end (with -pg-set for auto_explain)")
+	var pgSet envFlag
+	flag.Var((*pgFlag)(&pgSet), "pg-set", "a postgresql.conf setting name=value for the throwaway server, repeatable, e.g. shared_preload_libraries='auto_explain'")
 	var env envFlag
 	flag.Var(&env, "natter-env", "NATTER_NAME=value added to natter's environment, repeatable (e.g. NATTER_DEBUG_ADDR=127.0.0.1:6061 to profile)")
 	flag.Parse()
-	o.env = env
+	o.env, o.pgSet = env, pgSet
+	for _, v := range strings.Split(*nodes, ",") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 8 {
+			fmt.Fprintf(os.Stderr, "whbench: -nodes: want counts 1 to 8, got %q\n", v)
+			os.Exit(2)
+		}
+		o.nodes = append(o.nodes, n)
+	}
 	o.backends = strings.Split(*backends, ",")
 	for _, b := range o.backends {
 		if b != "sqlite" && b != "postgres" {
@@ -82,7 +109,7 @@ func main() {
 	case o.bin == "":
 		fmt.Fprintln(os.Stderr, "whbench: -natter is required")
 		os.Exit(2)
-	case o.duration < time.Second || o.duration > time.Minute || o.conns < 1 || o.conns > 256 || o.convs < 1 || o.convs > 5000 || o.paced < 10 || o.paced > 5000:
+	case o.reactEvery < 0 || o.duration < time.Second || o.duration > time.Minute || o.conns < 1 || o.conns > 256 || o.convs < 1 || o.convs > 5000 || o.paced < 10 || o.paced > 5000:
 		fmt.Fprintln(os.Stderr, "whbench: a flag is out of range (see -h)")
 		os.Exit(2)
 	}
@@ -100,8 +127,8 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Printf("whbench %s: %d senders for %v over %d conversations; %d timed sends %v apart\n",
-		time.Now().UTC().Format(time.RFC3339), o.conns, o.duration, o.convs, o.paced, o.pause)
+	fmt.Printf("whbench %s: %d senders for %v over %d conversations, a reaction after every %d-th send; %d timed sends %v apart\n",
+		time.Now().UTC().Format(time.RFC3339), o.conns, o.duration, o.convs, o.reactEvery, o.paced, o.pause)
 
 	rc, err := newReceiver()
 	if err != nil {
@@ -111,36 +138,61 @@ func run(ctx context.Context, o options) error {
 	if err := ceiling(ctx, rc, 3*time.Second); err != nil {
 		return err
 	}
+	if o.fcm, err = newFCMFake(); err != nil {
+		return err
+	}
+	defer o.fcm.close()
+	o.env = append(o.env, o.fcm.env()...)
 	for _, b := range o.backends {
 		if b == "sqlite" {
-			if err := bench(ctx, o, rc, tmp, "sqlite:"+filepath.Join(tmp, "wh.db"), "SQLite"); err != nil {
+			if err := bench(ctx, o, rc, tmp, "sqlite:"+filepath.Join(tmp, "wh.db"), "SQLite", 1); err != nil {
 				return err
 			}
 			continue
 		}
 		// A throwaway server with pgserver's test settings (no fsync), run as the postgres
-		// account when whbench runs as root; it dies with whbench.
-		pg, err := pgserver.Start(pgserver.Options{})
+		// account when whbench runs as root; it dies with whbench. Each node count gets a
+		// database of its own.
+		settings := map[string]string{}
+		for _, kv := range o.pgSet {
+			k, v, _ := strings.Cut(kv, "=")
+			settings[k] = v
+		}
+		pg, err := pgserver.Start(pgserver.Options{Settings: settings})
 		if err != nil {
 			return fmt.Errorf("start PostgreSQL: %w", err)
 		}
 		defer pg.Close()
-		if err := bench(ctx, o, rc, tmp, pg.URL("postgres"), "PostgreSQL"); err != nil {
-			return err
+		if o.pgLog != "" {
+			defer copyFile(pg.LogPath(), o.pgLog)
+		}
+		for _, nodes := range o.nodes {
+			url, err := pg.CreateDatabase(ctx, "wh"+strconv.Itoa(nodes))
+			if err != nil {
+				return err
+			}
+			if err := bench(ctx, o, rc, tmp, url, "PostgreSQL", nodes); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// receiver is the webhook endpoint: it answers 204 at once and notes when each message's
-// event first arrived.
+// receiver is the webhook endpoints (/hook/<name>): they answer 204 at once and note each
+// event's first arrival, duplicates (an event id seen again on the same endpoint) and order
+// violations (an event of a conversation arriving after a later one of it).
 type receiver struct {
-	srv  *http.Server
-	url  string
-	got  atomic.Int64 // requests
-	mu   sync.Mutex
-	at   map[string]time.Time // message id → first arrival
-	dups int
+	srv   *http.Server
+	url   string // add the endpoint's name
+	got   atomic.Int64
+	mu    sync.Mutex
+	at    map[string]time.Time // message id → its message_sent's first arrival
+	seen  map[string]bool      // endpoint/event id
+	last  map[string]int64     // endpoint/conversation → the latest event id arrived
+	convs map[string]string    // message id → conversation id, for reactions (their data has none)
+	dups  int
+	order int
 }
 
 func newReceiver() (*receiver, error) {
@@ -148,7 +200,8 @@ func newReceiver() (*receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook", at: map[string]time.Time{}}
+	rc := &receiver{url: "http://" + ln.Addr().String() + "/hook/"}
+	rc.reset()
 	rc.srv = &http.Server{Handler: http.HandlerFunc(rc.serve), ReadHeaderTimeout: 10 * time.Second}
 	go rc.srv.Serve(ln)
 	return rc, nil
@@ -161,25 +214,54 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	rc.got.Add(1)
 	var env struct {
-		Data struct{ Message struct{ ID string } }
+		Data struct {
+			Message  struct{ ID, ConversationID string }
+			Reaction struct{ MessageID json.Number }
+		}
 	}
-	if json.Unmarshal(body, &env) == nil && env.Data.Message.ID != "" {
+	if json.Unmarshal(body, &env) == nil {
+		hook := strings.TrimPrefix(r.URL.Path, "/hook/")
+		ev, _ := strconv.ParseInt(strings.TrimPrefix(r.Header.Get("X-Natter-Event-Id"), "evt_"), 10, 64)
 		rc.mu.Lock()
-		if _, ok := rc.at[env.Data.Message.ID]; ok {
+		if m := env.Data.Message; m.ID != "" {
+			if _, ok := rc.at[m.ID]; !ok {
+				rc.at[m.ID] = now
+			}
+		}
+		conv := env.Data.Message.ConversationID
+		if conv == "" {
+			conv = rc.convs[env.Data.Reaction.MessageID.String()]
+		}
+		key := hook + "/" + strconv.FormatInt(ev, 10)
+		if rc.seen[key] {
 			rc.dups++
 		} else {
-			rc.at[env.Data.Message.ID] = now
+			rc.seen[key] = true
+			if conv != "" {
+				lane := hook + "/" + conv
+				if ev < rc.last[lane] {
+					rc.order++
+				}
+				rc.last[lane] = max(rc.last[lane], ev)
+			}
 		}
 		rc.mu.Unlock()
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// arrived is how many messages' events arrived.
+// sent notes a sent message's conversation.
+func (rc *receiver) sent(id, conv string) {
+	rc.mu.Lock()
+	rc.convs[id] = conv
+	rc.mu.Unlock()
+}
+
+// arrived is how many events arrived, on every endpoint.
 func (rc *receiver) arrived() int {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	return len(rc.at)
+	return len(rc.seen)
 }
 
 func (rc *receiver) arrival(id string) (time.Time, bool) {
@@ -206,7 +288,7 @@ func ceiling(ctx context.Context, rc *receiver, d time.Duration) error {
 			defer wg.Done()
 			for time.Now().Before(end) && ctx.Err() == nil {
 				t0 := time.Now()
-				res, err := hc.Post(rc.url, "application/json", bytes.NewReader(body))
+				res, err := hc.Post(rc.url+"ceiling", "application/json", bytes.NewReader(body))
 				if err != nil {
 					failed.Store(err)
 					return
@@ -229,13 +311,34 @@ func ceiling(ctx context.Context, rc *receiver, d time.Duration) error {
 	return nil
 }
 
-// reset forgets what arrived: each database numbers its messages from 1.
+// reset forgets what arrived: each database numbers its messages and events from 1.
 func (rc *receiver) reset() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	clear(rc.at)
-	rc.dups = 0
+	rc.at, rc.seen, rc.last, rc.convs = map[string]time.Time{}, map[string]bool{}, map[string]int64{}, map[string]string{}
+	rc.dups, rc.order = 0, 0
 	rc.got.Store(0)
+}
+
+// pgFlag collects repeated -pg-set name=value flags.
+type pgFlag []string
+
+func (e *pgFlag) String() string { return strings.Join(*e, " ") }
+
+func (e *pgFlag) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("want name=value, got %q", v)
+	}
+	*e = append(*e, v)
+	return nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err == nil {
+		err = os.WriteFile(to, b, 0o644)
+	}
+	return err
 }
 
 // node is one natter serve process.
@@ -292,22 +395,55 @@ func (n *node) call(ctx context.Context, method, path, onBehalfOf string, body, 
 
 // send sends conversation c's next message and returns its id and when it was answered.
 func (n *node) send(ctx context.Context, c int) (string, time.Time, error) {
-	var m struct{ ID string }
+	var m struct{ ID json.Number }
 	err := n.call(ctx, "POST", "/messages", uid(2*c), map[string]any{"receiver": uid(2*c + 1), "receiverType": "user",
 		"category": "message", "type": "text", "data": map[string]any{"text": "webhook bench"}}, &m)
-	return m.ID, time.Now(), err
+	return m.ID.String(), time.Now(), err
+}
+
+// react adds conversation c's receiver's reaction to message id.
+func (n *node) react(ctx context.Context, c int, id string) error {
+	return n.call(ctx, "POST", "/messages/"+id+"/reactions/%F0%9F%91%8D", uid(2*c+1), nil, nil)
 }
 
 func uid(i int) string { return "u" + strconv.Itoa(i) }
 
-// bench runs both phases on one database.
-func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string) error {
-	rc.reset()
-	n, err := startNode(ctx, o.bin, tmp, db, o.env)
-	if err != nil {
-		return err
+// conversationID is the id natter gives the one-to-one conversation of c's two users.
+func conversationID(c int) string {
+	a, b := uid(2*c), uid(2*c+1)
+	if b < a {
+		a, b = b, a
 	}
-	defer n.stop()
+	return a + "_user_" + b
+}
+
+// bench runs both phases on one database with nodes natter processes.
+func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string, nodes int) error {
+	rc.reset()
+	var ns []*node
+	defer func() {
+		for _, n := range ns {
+			n.stop()
+		}
+	}()
+	var prof string
+	for i := range nodes {
+		env := o.env
+		if i == 0 && o.profile != "" {
+			addr, err := freeAddr()
+			if err != nil {
+				return err
+			}
+			env, prof = append(slices.Clone(env), "NATTER_DEBUG_ADDR="+addr), "http://"+addr
+		}
+		n, err := startNode(ctx, o.bin, tmp, db, env)
+		if err != nil {
+			return err
+		}
+		ns = append(ns, n)
+	}
+	n := ns[0]
+	name = fmt.Sprintf("%s, %d node(s)", name, nodes)
 	errs := make(chan error, 2*o.convs)
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
@@ -326,11 +462,23 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string) e
 	if err := <-errs; err != nil {
 		return err
 	}
-	var wh struct{ ID string }
-	if err := n.call(ctx, "POST", "/webhooks", "", map[string]any{"webhookURL": rc.url, "triggers": []string{"message_sent"}}, &wh); err != nil {
-		return err
+	hooks := map[string][]string{"messages": {"message_sent"}}
+	if o.reactEvery > 0 {
+		hooks["reactions"] = []string{"message_reaction_added", "message_reaction_removed"}
 	}
-	defer n.call(context.Background(), "DELETE", "/webhooks/"+wh.ID, "", nil, nil)
+	var whIDs []string
+	defer func() {
+		for _, id := range whIDs {
+			n.call(context.Background(), "DELETE", "/webhooks/"+id, "", nil, nil)
+		}
+	}()
+	for path, triggers := range hooks {
+		var wh struct{ ID string }
+		if err := n.call(ctx, "POST", "/webhooks", "", map[string]any{"webhookURL": rc.url + path, "triggers": triggers}, &wh); err != nil {
+			return err
+		}
+		whIDs = append(whIDs, wh.ID)
+	}
 
 	// (b) Commit to delivery, one send at a time: no queue in front of the event.
 	type timed struct {
@@ -343,6 +491,7 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string) e
 		if err != nil {
 			return err
 		}
+		rc.sent(id, conversationID(i%o.convs))
 		sends = append(sends, timed{id, at})
 		time.Sleep(o.pause)
 	}
@@ -363,25 +512,45 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string) e
 	fmt.Printf("%s: commit (the send's 200) → delivery, %d sends one at a time: p50 %s ms, p99 %s ms, max %s ms (%d arrived before their answer was read)\n",
 		name, len(sends), ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)), early)
 
-	// (a) Throughput: o.conns senders as fast as natter answers, then the backlog drains.
+	// (a) Throughput: o.conns senders as fast as natter answers (every reactEvery-th send
+	// followed by a reaction to it), spread over the nodes; then the backlog drains.
 	base := rc.arrived()
-	var sent atomic.Int64
+	var sent, reacted atomic.Int64
 	var sendErr atomic.Value
 	sendCtx, stop := context.WithTimeout(ctx, o.duration)
 	defer stop()
+	profDone := make(chan error, 1)
+	if prof != "" {
+		go func() {
+			profDone <- fetchProfile(ctx, prof, o.duration+2*time.Second, filepath.Join(o.profile, strings.NewReplacer(" ", "", ",", "-", "(", "", ")", "").Replace(name)+".pprof"))
+		}()
+	} else {
+		profDone <- nil
+	}
 	t0 := time.Now()
 	for w := range o.conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			nd := ns[w%len(ns)]
 			for i := w; sendCtx.Err() == nil; i += o.conns {
-				if _, _, err := n.send(sendCtx, i%o.convs); err != nil {
+				c := i % o.convs
+				id, _, err := nd.send(sendCtx, c)
+				if err == nil {
+					rc.sent(id, conversationID(c))
+					sent.Add(1)
+					if o.reactEvery > 0 && i/o.conns%o.reactEvery == 0 {
+						if err = nd.react(sendCtx, c, id); err == nil {
+							reacted.Add(1)
+						}
+					}
+				}
+				if err != nil {
 					if sendCtx.Err() == nil {
 						sendErr.Store(err)
 					}
 					return
 				}
-				sent.Add(1)
 			}
 		}()
 	}
@@ -391,20 +560,66 @@ func bench(ctx context.Context, o options, rc *receiver, tmp, db, name string) e
 	}
 	sendTime := time.Since(t0)
 	atStop := rc.arrived() - base
-	total := int(sent.Load())
+	total := int(sent.Load() + reacted.Load())
 	tStop := time.Now()
 	if err := waitArrived(ctx, rc, base+total, 5*time.Minute); err != nil {
 		return fmt.Errorf("%s drain: %w", name, err)
 	}
 	drain := time.Since(tStop)
+	if err := <-profDone; err != nil {
+		return fmt.Errorf("%s profile: %w", name, err)
+	}
+	time.Sleep(200 * time.Millisecond) // a duplicate would come now
 	rc.mu.Lock()
-	dups := rc.dups
+	dups, order := rc.dups, rc.order
 	rc.mu.Unlock()
-	fmt.Printf("%s: %d senders sent %d messages in %v (%.0f/s) while %d events were delivered (%.0f/s); the %d left drained in %v (%.0f/s); %d events in %v in all (%.0f/s); %d duplicates\n",
-		name, o.conns, total, sendTime.Round(time.Millisecond), float64(total)/sendTime.Seconds(), atStop, float64(atStop)/sendTime.Seconds(),
-		total-atStop, drain.Round(time.Millisecond), float64(total-atStop)/drain.Seconds(),
-		total, (sendTime + drain).Round(time.Millisecond), float64(total)/(sendTime+drain).Seconds(), dups)
-	return nil
+	fmt.Printf("%s: %d senders sent %d messages and %d reactions in %v (%.0f sends/s) while %d of their %d events were delivered (%.0f/s, %.0f%%); the %d left drained in %v (%.0f/s); %d duplicates, %d order violations\n",
+		name, o.conns, sent.Load(), reacted.Load(), sendTime.Round(time.Millisecond), float64(sent.Load())/sendTime.Seconds(),
+		atStop, total, float64(atStop)/sendTime.Seconds(), 100*float64(atStop)/float64(max(total, 1)),
+		total-atStop, drain.Round(time.Millisecond), float64(total-atStop)/max(drain.Seconds(), 1e-3), dups, order)
+	if !o.notify {
+		return nil
+	}
+	for _, id := range whIDs { // the notification phase alone
+		if err := n.call(ctx, "DELETE", "/webhooks/"+id, "", nil, nil); err != nil {
+			return err
+		}
+	}
+	whIDs = nil
+	return notifyBench(ctx, o, o.fcm, n, name)
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// fetchProfile writes natter's CPU profile of the next d to file.
+func fetchProfile(ctx context.Context, base string, d time.Duration, file string) error {
+	hc := &http.Client{Timeout: d + 30*time.Second}
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/debug/pprof/profile?seconds="+strconv.Itoa(int(d.Seconds()+.5)), nil)
+	res, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("%s: %s", req.URL, res.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, res.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // waitArrived waits until want messages' events have arrived.
