@@ -28,6 +28,10 @@ type Options struct {
 	// Shared opens a SQLite file without its writer lock (sqlite_lock.go), for commands that
 	// only add apps and keys and so may run beside the natter serve that holds it.
 	Shared bool
+	// MustExist refuses a SQLite file that does not exist (a *MissingError) rather than
+	// creating and migrating an empty one: for commands that add to a database natter serve
+	// made, where a mistyped path would otherwise succeed on a new, empty file.
+	MustExist bool
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own
