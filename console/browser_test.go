@@ -119,6 +119,7 @@ func into[T any](a chromedp.Action[T], v *T) chromedp.Action[chromedp.Void] {
 // secret, its delivery log and a replay, a forged post refused, an idle session ended, and no
 // Content Security Policy violation on the way.
 func TestBrowser(t *testing.T) {
+	t.Parallel() // the package's longest test: the others run beside it
 	exe := chromium(t)
 	e := newEnv(t, "sqlite")
 	shots := newArtefacts(t)

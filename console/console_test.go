@@ -15,8 +15,10 @@ import (
 )
 
 // backends runs f on SQLite and on PostgreSQL: the console reads through chat, whose
-// queries differ by engine.
+// queries differ by engine. The test runs in parallel with the package's other parallel
+// tests: each env is its own console, service and database.
 func backends(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Parallel()
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()

@@ -61,6 +61,8 @@ type probe struct {
 }
 
 func TestPostgresOutage(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	srv := pgtest.NewServer(t)
 	dbURL := srv.URL()
 	key := randomKey()

@@ -21,6 +21,8 @@ import (
 // answer (an UPDATE of the key's row) sleep for 5 s. The retry comes while the dead claim is
 // recent, so it first waits its 5 s for an answer that never comes.
 func TestIdempotencyKill9(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	db := openDB(t, dbURL)
 	hc, _ := newHTTPClient(t)

@@ -18,6 +18,8 @@ import (
 // database, not a node, is where concurrent writes meet: first start, the reaction rules
 // under concurrency from both nodes, and API key revocation across nodes.
 func TestScaleOut(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	dbURL := pgtest.URL(t)
 	db := openDB(t, dbURL)
 	hc, _ := newHTTPClient(t)

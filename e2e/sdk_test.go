@@ -250,6 +250,8 @@ func runSDKScenario(t *testing.T, nodes map[string]*natterProc, certs []string, 
 }
 
 func TestClientSDK(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	sdkDir(t) // skip before starting anything
 	key := randomKey()
 	env := []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}
@@ -261,6 +263,8 @@ func TestClientSDK(t *testing.T) {
 // TestClientSDKScaleOut runs the scenario with the users on two nodes of one PostgreSQL:
 // alice and carol on node A, bob on node B.
 func TestClientSDKScaleOut(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	sdkDir(t)
 	dbURL := pgtest.URL(t)
 	key := randomKey()
@@ -276,6 +280,8 @@ func TestClientSDKScaleOut(t *testing.T) {
 // hangs up with endCall; bob's SDK hears it ended; the record shows both in it, ended
 // (docs/calls.md).
 func TestClientSDKCalls(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	dir := sdkDir(t)
 	key := randomKey()
 	env := []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}

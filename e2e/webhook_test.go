@@ -368,6 +368,8 @@ func attemptsDelivered(t *testing.T, hc *http.Client, n *natterProc) int {
 // answers 200 there is no reason for a second attempt, so none is made, and the nodes'
 // own counts of delivered attempts add up to the events.
 func TestWebhookTwoNodes(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	const messages = 200
 	a := startHookApp(t, pgtest.URL(t), 2, 16, []string{"message_sent", "message_reaction_added"}, "--debug-addr", "127.0.0.1:0")
 	ctx := context.Background()
@@ -439,6 +441,8 @@ func TestWebhookTwoNodes(t *testing.T) {
 // can tell a dead node's attempt from a slow one, so a node killed holding the whole cap
 // stalls that webhook for a lease (2·timeout + 5 s).
 func TestWebhookKill9(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	const convs, perConv = 3, 6
 	dbURL := pgtest.URL(t)
 	db := openDB(t, dbURL)
@@ -606,6 +610,8 @@ func messageSubjects(convs [][]string) [][]string {
 // event goes with the change), and the outbox holds an event for every message stored and
 // for nothing else.
 func TestWebhookPostgresOutage(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	const workers = 4
 	srv := pgtest.NewServer(t)
 	dbURL := srv.URL()
@@ -809,6 +815,8 @@ func lockedCopy[T any](mu *sync.Mutex, s *[]T) []T {
 // sent: no message's event before the previous one's was accepted, retries included. On
 // SQLite with one node, and on PostgreSQL with two nodes taking turns.
 func TestWebhookFailingEndpoint(t *testing.T) {
+	// Its own processes, servers and ports: most of its time is waiting, which overlaps.
+	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			const convs, perConv, refusals = 6, 6, 3

@@ -45,7 +45,8 @@ func hostApp(host, domain string) (appID string, region chat.Region, ok bool) {
 // request may send one apikey header or one authToken header (in any spelling of their
 // names); more than one of either, or both with values, is ambiguous and refused, since
 // taking one would let whatever added a header on the way decide. An empty authToken header
-// beside an apikey says nothing and is ignored.
+// beside an apikey says nothing and is ignored. The appId header, which names the tenant,
+// may likewise be sent only once (onlyOne).
 func (s *Server) credentials(r *http.Request) (chat.Credentials, error) {
 	keys, tokens := r.Header.Values("apikey"), r.Header.Values("authToken")
 	switch {
@@ -64,12 +65,31 @@ func (s *Server) credentials(r *http.Request) (chat.Credentials, error) {
 		}
 		c.ByToken, c.AuthToken = true, tokens[0]
 	}
+	appIDHeader, err := onlyOne(r, "appId")
+	if err != nil {
+		return chat.Credentials{}, err
+	}
 	if appID, region, ok := hostApp(r.Host, s.opt.Domain); ok {
 		c.AppID, c.Region = appID, region
-	} else if h := r.Header.Get("appId"); h != "" {
-		c.AppID = strings.ToLower(h)
+	} else if appIDHeader != "" {
+		c.AppID = strings.ToLower(appIDHeader)
 	}
 	return c, nil
+}
+
+// onlyOne returns the value of a header that chooses the tenant or the acting user (appId,
+// onBehalfOf), refusing a request that sends it more than once (in any spelling of its name,
+// whatever the values): serving the first would let whatever added a header on the way choose
+// who acts. The refusal is 400 ERR_BAD_REQUEST naming the header, since the request, not its
+// credential, is at fault.
+func onlyOne(r *http.Request, name string) (string, error) {
+	switch vs := r.Header.Values(name); len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return vs[0], nil
+	}
+	return "", chat.InvalidField(name, "The "+name+" header is sent more than once; send it exactly once.")
 }
 
 // authHandler is a handler that runs for an authenticated caller.
@@ -85,11 +105,17 @@ func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p chat.Principal
+		var onBehalfOf string
 		c, err := s.credentials(r)
 		if err == nil {
 			p, err = s.svc.Authenticate(r.Context(), c)
 		}
-		p = p.ActingAs(r.Header.Get("onBehalfOf"))
+		if err == nil {
+			// Refused with an auth token too, though a token acts as its own user: a request
+			// that says two things about who acts is wrong whoever reads it.
+			onBehalfOf, err = onlyOne(r, "onBehalfOf")
+		}
+		p = p.ActingAs(onBehalfOf)
 		if err == nil {
 			err = s.rateLimit(w, r, p) // ratelimit.go: every authenticated request counts
 		}

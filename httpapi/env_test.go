@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +31,33 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	parallelByDefault(4)
+	pgtest.Main(m)
+}
+
+// parallelByDefault runs perCPU parallel tests per CPU at once, unless -parallel says
+// otherwise. go test's default is one per CPU, which suits tests that compute; these mostly
+// wait on PostgreSQL's round trips and their own servers, so twice or four times that many
+// keep the CPUs busy (measured: docs/testing.md).
+func parallelByDefault(perCPU int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(perCPU*runtime.GOMAXPROCS(0)))
+	}
+}
+
+// migrated is the migrated PostgreSQL database each test's is copied from: migrating costs
+// about half a second a database, a copy a fraction of that.
+var migrated = pgtest.NewTemplate(func(ctx context.Context, url string) error {
+	db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+})
 
 // testClock is the fixed clock of every test server, so golden files can hold times.
 var testClock = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -67,8 +95,11 @@ func loadSpec(t testing.TB) *contract.Spec {
 	return spec
 }
 
-// backends runs f once per database: SQLite on a temp file, and PostgreSQL.
+// backends runs f once per database: SQLite on a temp file, and PostgreSQL. The test runs
+// in parallel with the package's other parallel tests: each has its own server, database
+// and app, so the only thing they share is the machine.
 func backends(t *testing.T, f func(t *testing.T, e *env)) {
+	t.Parallel()
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
@@ -97,7 +128,7 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	case "sqlite":
 		dbURL = "sqlite:" + filepath.Join(t.TempDir(), "natter.db")
 	case "postgres":
-		dbURL = pgtest.URL(t)
+		dbURL = migrated.URL(t)
 	}
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})

@@ -5,14 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/natter-chat/natter/httpapi"
-	"github.com/natter-chat/natter/internal/contract"
 )
 
 const openAPIPath = "../api/openapi.yaml"
@@ -20,10 +18,7 @@ const openAPIPath = "../api/openapi.yaml"
 // TestOpenAPIDescribesEveryRoute keeps api/openapi.yaml and the route table in step: every
 // route is an operation of the spec, and every operation is a route.
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
-	spec, err := contract.Load(filepath.FromSlash(openAPIPath))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := loadSpec(t) // loaded once per test binary: it takes seconds
 	routes, ops := httpapi.Routes(), spec.Operations()
 	if len(routes) == 0 || len(ops) == 0 {
 		t.Fatalf("%d routes, %d operations", len(routes), len(ops))
@@ -86,10 +81,7 @@ type driftCase struct {
 // TestOpenAPIValidatorCatchesDrift proves the contract transport flags responses that break
 // the spec and passes ones that keep it, leaving the body readable either way.
 func TestOpenAPIValidatorCatchesDrift(t *testing.T) {
-	spec, err := contract.Load(filepath.FromSlash(openAPIPath))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := loadSpec(t) // loaded once per test binary: it takes seconds
 	const (
 		user         = `{"uid":"alice","name":"Alice","status":"offline","role":"default","createdAt":1795000000}`
 		entities     = `"entities":{"sender":{"entity":{"uid":"alice","name":"Alice","role":"default","status":"offline"},"entityType":"user"},"receiver":{"entity":{"uid":"bob","name":"Bob","role":"default","status":"offline","conversationId":"alice_user_bob"},"entityType":"user"}}`

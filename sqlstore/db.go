@@ -31,6 +31,10 @@ type Options struct {
 	// Counter, when set, counts the statements the store runs and the rows it reads
 	// (counter.go): for tests.
 	Counter *Counter
+	// MustExist refuses a SQLite file that does not exist (a *MissingError) rather than
+	// creating and migrating an empty one: for commands that add to a database natter serve
+	// made, where a mistyped path would otherwise succeed on a new, empty file.
+	MustExist bool
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own

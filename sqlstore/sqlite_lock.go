@@ -84,6 +84,12 @@ func checkSQLitePath(path string) error {
 	return nil
 }
 
+// MissingError is Open's refusal of a SQLite file that does not exist, under
+// Options.MustExist. Path is absolute.
+type MissingError struct{ Path string }
+
+func (e *MissingError) Error() string { return "sqlite database " + e.Path + " does not exist" }
+
 // absPath is path made absolute for messages, or path itself if that fails.
 func absPath(path string) string {
 	if a, err := filepath.Abs(path); err == nil {
@@ -100,6 +106,9 @@ func openSQLiteLocked(ctx context.Context, path string, opt Options) (*DB, error
 	}
 	if err := checkSQLitePath(path); err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(path); opt.MustExist && errors.Is(err, os.ErrNotExist) {
+		return nil, &MissingError{Path: absPath(path)}
 	}
 	var lock *sqliteLock
 	if !opt.Shared {

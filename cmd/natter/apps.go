@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,7 +25,7 @@ type appKeyJSON struct {
 }
 
 const appsUsage = `Usage:
-  natter apps create --id ID --region us|eu|in [--name NAME]
+  natter apps create --id ID --region us|eu|in [--name NAME] [--create-database]
         create an app; print it and its two API keys as JSON
   natter apps keys create --app ID [--scope fullAccess|authOnly] [--name NAME]
         add an API key to an app; print it as JSON
@@ -60,14 +61,16 @@ func appsCreate(ctx context.Context, args []string, getenv func(string) string, 
 	region := fs.String("region", "", "us, eu or in (required)")
 	name := fs.String("name", "", "display name (default: the id)")
 	database := fs.String("database", defaultDatabase(getenv), "sqlite:PATH or postgres://… (NATTER_DATABASE_URL)")
+	create := fs.Bool("create-database", false, "create and migrate the SQLite file if it does not exist")
 	if err := parseFlags(fs, `natter apps create — create an app
 
-Usage: natter apps create --id ID --region us|eu|in [--name NAME] [--database URL]
+Usage: natter apps create --id ID --region us|eu|in [--name NAME] [--database URL] [--create-database]
 
 Creates an app with a fullAccess and an authOnly API key and prints it as JSON on standard
 output: appId, region, name, apiKeys (apiKey, scope). The keys are shown only then. It may run
 beside the natter serve that owns a SQLite file; that server sees the new app within its key
-cache TTL.
+cache TTL. A SQLite file that does not exist is refused (natter serve creates it on its first
+start), unless --create-database says to create it.
 `, "", args, stdout, stderr); err != nil {
 		return err
 	}
@@ -76,9 +79,9 @@ cache TTL.
 		return errUsage
 	}
 	// Shared: adding an app is safe beside the natter serve that owns a SQLite file.
-	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{Shared: true})
+	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{Shared: true, MustExist: !*create})
 	if err != nil {
-		return err
+		return missingDatabase(err, "apps create", "; natter serve creates it on its first start, or add --create-database to create it now")
 	}
 	defer db.Close()
 	app, keys, err := chat.New(db, chat.Config{StatsFlushInterval: -1}).CreateApp(ctx, chat.AppCreate{ID: *id, Region: chat.Region(*region), Name: *name})
@@ -96,6 +99,17 @@ cache TTL.
 	}
 	fmt.Fprint(stderr, keysNote(app.ID, flagDatabase(*database, getenv)))
 	return nil
+}
+
+// missingDatabase explains a refused SQLite file that does not exist (sqlstore.MissingError):
+// a mistyped --database, or a command run before natter serve made the file. Other errors
+// pass through.
+func missingDatabase(err error, cmd, hint string) error {
+	var me *sqlstore.MissingError
+	if errors.As(err, &me) {
+		return fmt.Errorf("%s: %v%s", cmd, me, hint)
+	}
+	return err
 }
 
 // flagDatabase is database if it is not what the command would pick by itself, else "".

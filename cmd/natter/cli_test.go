@@ -5,6 +5,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,10 +69,11 @@ func TestUsageErrors(t *testing.T) {
 func TestErrorMessages(t *testing.T) {
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "natter.db")
-	if _, stderr, code := runNatter(t, nil, "apps", "create", "--id", "shop", "--region", "eu", "--database", db); code != 0 {
+	if _, stderr, code := runNatter(t, nil, "apps", "create", "--id", "shop", "--region", "eu", "--database", db, "--create-database"); code != 0 {
 		t.Fatalf("apps create: exit status %d\n%s", code, stderr)
 	}
 	missing := filepath.Join(dir, "no", "such", "dir", "a.db")
+	typo := filepath.Join(dir, "natter.bd")
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -103,6 +106,10 @@ func TestErrorMessages(t *testing.T) {
 			[]string{"sqlite database " + missing + ": the directory " + filepath.Dir(missing) + " does not exist"}},
 		{"migrate, missing directory", nil, []string{"migrate", "--database", "sqlite:" + missing}, []string{missing, "does not exist"}},
 		{"apps create, missing directory", nil, []string{"apps", "create", "--id", "x", "--region", "us", "--database", "sqlite:" + missing}, []string{missing, "does not exist"}},
+		{"apps create, no such file", nil, []string{"apps", "create", "--id", "x", "--region", "us", "--database", "sqlite:" + typo},
+			[]string{"natter: apps create: sqlite database " + typo + " does not exist; natter serve creates it on its first start, or add --create-database"}},
+		{"apps keys create, no such file", nil, []string{"apps", "keys", "create", "--app", "shop", "--database", "sqlite:" + typo},
+			[]string{"natter: apps keys create: sqlite database " + typo + ` does not exist, so it has no app "shop"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runNatter(t, tc.env, tc.args...)
@@ -121,6 +128,9 @@ func TestErrorMessages(t *testing.T) {
 			}
 			if stdout != "" || strings.Contains(stderr, "natter listening") {
 				t.Errorf("it went ahead anyway; stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			}
+			if _, err := os.Stat(typo); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s exists after the refusal (%v): a mistyped --database made a new database", typo, err)
 			}
 		})
 	}

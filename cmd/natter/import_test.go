@@ -56,7 +56,7 @@ func TestImportDirect(t *testing.T) {
 	if err := os.WriteFile(file, []byte(importFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, err := runIn(t, nil, "apps", "create", "--id", "shop", "--region", "eu", "--database", dbURL); err != nil {
+	if _, stderr, err := runIn(t, nil, "apps", "create", "--id", "shop", "--region", "eu", "--database", dbURL, "--create-database"); err != nil {
 		t.Fatalf("apps create: %v %s", err, stderr)
 	}
 	args := []string{"import", "--database", dbURL, "--app", "shop", "--batch", "2", "--progress-every", "1ns"}

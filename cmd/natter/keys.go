@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/sqlstore"
@@ -35,7 +36,7 @@ Usage: natter apps keys create --app ID [--scope fullAccess|authOnly] [--name NA
 Creates a key and prints it as JSON on standard output: appId, apiKey, name, scope, createdAt.
 The key is shown only then: natter stores only its SHA-256 hash. Use it to get back into an
 app whose keys were lost. It may run beside the natter serve that owns a SQLite file. An app
-has at most 25 keys.
+has at most 25 keys. A SQLite file that does not exist is refused: it has no apps.
 `, "", args, stdout, stderr); err != nil {
 		return err
 	}
@@ -43,9 +44,10 @@ has at most 25 keys.
 		fmt.Fprintln(stderr, "natter apps keys create: --app is required")
 		return errUsage
 	}
-	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{Shared: true}) // as apps create
+	// As apps create, but a new file is never made: an empty database has no app to add to.
+	db, err := sqlstore.Open(ctx, *database, sqlstore.Options{Shared: true, MustExist: true})
 	if err != nil {
-		return err
+		return missingDatabase(err, "apps keys create", ", so it has no app "+strconv.Quote(*appID)+" (natter serve creates the file on its first start)")
 	}
 	defer db.Close()
 	svc := chat.New(db, chat.Config{StatsFlushInterval: -1})

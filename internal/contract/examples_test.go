@@ -11,7 +11,7 @@ import (
 
 // TestExamplesMatchSchemas validates every example in api/openapi.yaml against its schema.
 func TestExamplesMatchSchemas(t *testing.T) {
-	s, err := contract.Load(filepath.Join("..", "..", "api", "openapi.yaml"))
+	s, err := apiSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -432,19 +432,28 @@ var dbName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // adminURL with its path replaced. It copies template0, so the database is empty even if
 // someone added objects to template1 on a shared server.
 func CreateDatabase(ctx context.Context, adminURL, name string) (string, error) {
+	return CreateDatabaseFrom(ctx, adminURL, name, "template0")
+}
+
+// CreateDatabaseFrom is CreateDatabase copying database template instead of template0: a
+// copy of a migrated schema costs a fraction of migrating again. Nothing may be connected
+// to template meanwhile (PostgreSQL refuses the copy).
+func CreateDatabaseFrom(ctx context.Context, adminURL, name, template string) (string, error) {
 	au, err := url.Parse(adminURL)
 	if err != nil || (au.Scheme != "postgres" && au.Scheme != "postgresql") {
 		return "", fmt.Errorf("want a postgres:// URL, have %q", redact(adminURL))
 	}
-	if !dbName.MatchString(name) {
-		return "", fmt.Errorf("bad database name %q: want [a-z_][a-z0-9_]*, at most 63 characters", name)
+	for _, n := range []string{name, template} {
+		if !dbName.MatchString(n) {
+			return "", fmt.Errorf("bad database name %q: want [a-z_][a-z0-9_]*, at most 63 characters", n)
+		}
 	}
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return "", fmt.Errorf("connect to %s: %w", redact(adminURL), err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template); err != nil {
 		return "", fmt.Errorf("create database %s on %s: %w", name, redact(adminURL), err)
 	}
 	du := *au

@@ -4,8 +4,9 @@
 // server at NATTER_TEST_POSTGRES_URL if that is set (it must be PostgreSQL 13 or newer, and the
 // URL's role must be allowed to create databases), otherwise a throwaway server that pgtest
 // starts on first use from the local PostgreSQL binaries ($NATTER_PG_BIN, else the newest
-// /usr/lib/postgresql/*/bin, else PATH). NewServer starts a dedicated throwaway server that a
-// test can stop and start.
+// /usr/lib/postgresql/*/bin, else PATH). A Template's URL is a copy of a database prepared
+// once per test binary (a migrated schema), on the same server. NewServer starts a dedicated
+// throwaway server that a test can stop and start.
 //
 // Packages that use pgtest must stop the shared server when their tests end:
 //
@@ -69,6 +70,15 @@ var unavailable struct {
 func Main(m *testing.M) {
 	mainCalled.Store(true)
 	code := m.Run()
+	if shared.srv == nil && shared.admin != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		for _, name := range templates.names {
+			if err := pgserver.DropDatabase(ctx, shared.admin, name); err != nil {
+				fmt.Fprintf(os.Stderr, "pgtest: drop template %s: %v\n", name, err)
+			}
+		}
+		cancel()
+	}
 	if shared.srv != nil {
 		if err := shared.srv.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: stopping the shared PostgreSQL server: %v\n", err)
@@ -105,6 +115,74 @@ func verdict(code int, n int64, reason, skipEnv string) (int, string) {
 // its subtests finish.
 func URL(tb testing.TB) string {
 	tb.Helper()
+	sharedServer(tb)
+	u, err := createDatabase(tb, shared.admin, "template0")
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u
+}
+
+// Template is a database that setup prepares once per test binary, on first use, and that
+// URL copies for each test (CREATE DATABASE … TEMPLATE): a package whose every test needs
+// the migrated schema migrates once, and each test gets its own copy in a fraction of the
+// time migrating takes. Declare one per kind of set-up, at package level.
+type Template struct {
+	setup func(ctx context.Context, url string) error
+	once  sync.Once
+	name  string
+	err   error
+}
+
+// NewTemplate returns a Template prepared by setup, which gets a new, empty database and must
+// close every connection to it before returning: PostgreSQL copies no database that has
+// sessions.
+func NewTemplate(setup func(ctx context.Context, url string) error) *Template {
+	return &Template{setup: setup}
+}
+
+// URL returns a connection URL to a new copy of the template, dropped when the test and its
+// subtests finish. The first call prepares the template.
+func (tp *Template) URL(tb testing.TB) string {
+	tb.Helper()
+	sharedServer(tb)
+	tp.once.Do(func() {
+		var rnd [8]byte
+		rand.Read(rnd[:])
+		tp.name = "natter_template_" + hex.EncodeToString(rnd[:])
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		u, err := pgserver.CreateDatabase(ctx, shared.admin, tp.name)
+		if err == nil {
+			templates.Lock()
+			templates.names = append(templates.names, tp.name)
+			templates.Unlock()
+			err = tp.setup(ctx, u)
+		}
+		if err != nil {
+			tp.err = fmt.Errorf("prepare template %s: %w", tp.name, err)
+		}
+	})
+	if tp.err != nil {
+		tb.Fatalf("pgtest: %v", tp.err)
+	}
+	u, err := createDatabase(tb, shared.admin, tp.name)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	return u
+}
+
+// templates are the template databases made, dropped by Main on a server pgtest did not
+// start (its own it deletes whole).
+var templates struct {
+	sync.Mutex
+	names []string
+}
+
+// sharedServer starts the shared server on first use, or ends tb when there is none.
+func sharedServer(tb testing.TB) {
+	tb.Helper()
 	shared.once.Do(setupShared)
 	if shared.err != nil {
 		fail(tb, shared.err)
@@ -117,11 +195,6 @@ func URL(tb testing.TB) string {
 			tb.Log("pgtest: TestMain does not call pgtest.Main, so the shared server's files stay until a later run sweeps them")
 		}
 	})
-	u, err := createDatabase(tb, shared.admin)
-	if err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
-	return u
 }
 
 func setupShared() {
@@ -156,16 +229,16 @@ func fail(tb testing.TB, err error) {
 	tb.Skip(msg + " (pgtest.Main fails the package unless NATTER_TEST_SKIP_POSTGRES=1)")
 }
 
-// createDatabase creates a database on the server that admin connects to, drops it in
-// tb.Cleanup, and returns a URL for it.
-func createDatabase(tb testing.TB, admin string) (string, error) {
+// createDatabase creates a database copied from template on the server that admin connects
+// to, drops it in tb.Cleanup, and returns a URL for it.
+func createDatabase(tb testing.TB, admin, template string) (string, error) {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	name := "natter_test_" + hex.EncodeToString(rnd[:])
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	u, err := pgserver.CreateDatabase(ctx, admin, name)
+	u, err := pgserver.CreateDatabaseFrom(ctx, admin, name, template)
 	if err != nil {
 		return "", err
 	}
@@ -221,7 +294,7 @@ func NewServer(tb testing.TB) *Instance {
 func (i *Instance) URL() string {
 	i.tb.Helper()
 	i.urlOnce.Do(func() {
-		u, err := createDatabase(i.tb, i.srv.AdminURL())
+		u, err := createDatabase(i.tb, i.srv.AdminURL(), "template0")
 		if err != nil {
 			i.tb.Fatalf("pgtest: %v", err)
 		}

@@ -147,3 +147,49 @@ func TestNewServerStopStart(t *testing.T) {
 		t.Fatalf("Ping after restart: %v", err)
 	}
 }
+
+// A Template is prepared once, and each URL is a copy of it that the test may change
+// without touching the template or the other copies; copies can be made in parallel.
+func TestTemplateCopies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	setups := 0
+	tmpl := pgtest.NewTemplate(func(ctx context.Context, u string) error {
+		setups++
+		conn, err := pgx.Connect(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, "CREATE TABLE seeded (n INT); INSERT INTO seeded VALUES (1)")
+		return err
+	})
+	var urls [4]string
+	t.Run("copies", func(t *testing.T) {
+		for i := range urls {
+			t.Run("", func(t *testing.T) {
+				t.Parallel()
+				urls[i] = tmpl.URL(t)
+				c := connect(t, ctx, urls[i])
+				var n int
+				if err := c.QueryRow(ctx, "SELECT sum(n) FROM seeded").Scan(&n); err != nil || n != 1 {
+					t.Fatalf("copy %d: sum %d (%v), want the template's 1", i, n, err)
+				}
+				if _, err := c.Exec(ctx, "INSERT INTO seeded VALUES ($1)", 10*(i+1)); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.QueryRow(ctx, "SELECT sum(n) FROM seeded").Scan(&n); err != nil || n != 1+10*(i+1) {
+					t.Fatalf("copy %d: sum %d (%v) after its own insert", i, n, err)
+				}
+			})
+		}
+	})
+	if setups != 1 {
+		t.Errorf("setup ran %d times, want once", setups)
+	}
+	c := connect(t, ctx, tmpl.URL(t))
+	var n int
+	if err := c.QueryRow(ctx, "SELECT sum(n) FROM seeded").Scan(&n); err != nil || n != 1 {
+		t.Errorf("a copy made after the others changed theirs: sum %d (%v), want 1", n, err)
+	}
+}

@@ -97,7 +97,7 @@ func run(ctx context.Context, natter, dbURL, file string, batch int, timeout tim
 	name := strings.SplitN(dbURL, ":", 2)[0]
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	create := exec.CommandContext(ctx, natter, "apps", "create", "--id", "bench", "--region", "us", "--database", dbURL)
+	create := exec.CommandContext(ctx, natter, "apps", "create", "--id", "bench", "--region", "us", "--database", dbURL, "--create-database")
 	if out, err := create.CombinedOutput(); err != nil {
 		fail(fmt.Errorf("%s: apps create: %v\n%s", name, err, out))
 	}
