@@ -145,6 +145,69 @@ func TestOfficialExamples(t *testing.T) {
 		// As bob, so that the first member (alice) has a conversation with the viewer.
 		answers["list-group-members"] = must(request{method: "GET", path: "/v3/groups/proj/members", headers: as("bob")})
 
+		// Calls: one with metadata as the SDK's initiateCall sends it (Call.setMetadata puts it
+		// at the top and in data), answered and ended; then one without, answered and ended.
+		call := func(body string) string {
+			var m struct {
+				Data struct {
+					Data struct {
+						Entities struct {
+							On struct {
+								Entity struct{ SessionID string }
+							}
+						}
+					}
+				}
+			}
+			json.Unmarshal(must(request{method: "POST", path: "/v3/calls", headers: as("alice"), body: body}), &m)
+			sid := m.Data.Data.Entities.On.Entity.SessionID
+			must(request{method: "PUT", path: "/v3/calls/" + sid, headers: as("bob"), body: `{"status":"ongoing"}`})
+			must(request{method: "PUT", path: "/v3/calls/" + sid, headers: as("alice"), body: `{"status":"ended"}`})
+			return sid
+		}
+		withMeta := call(`{"receiver":"bob","receiverType":"user","type":"audio","category":"call","status":"initiated",` +
+			`"metadata":{"key":{"one":"two"}},"data":{"metadata":{"key":{"one":"two"}}}}`)
+		answers["user-list-user-call-messages"] = must(request{method: "GET", path: "/v3/users/bob/messages?categories=call", headers: as("alice")})
+		if res := e.do(request{method: "POST", path: "/v3/calls", headers: as("alice"),
+			body: `{"receiver":"bob","receiverType":"user","type":"audio","metadata":"x"}`}); res.status != 400 {
+			t.Errorf("metadata that is not an object: %d %s", res.status, res.body)
+		}
+		plain := call(`{"receiver":"bob","receiverType":"user","type":"audio","category":"call","status":"initiated"}`)
+		answers["retrieve-call-details"] = must(request{method: "GET", path: "/v3/calls/" + plain})
+		answers["list-calls"] = must(request{method: "GET", path: "/v3/calls"})
+		// The metadata stays with the call: in its record, and in every one of its messages.
+		var rec struct{ Data struct{ MetaData json.RawMessage } }
+		json.Unmarshal(must(request{method: "GET", path: "/v3/calls/" + withMeta}), &rec)
+		if string(rec.Data.MetaData) != `{"key":{"one":"two"}}` {
+			t.Errorf("call record metaData %s", rec.Data.MetaData)
+		}
+		var calls struct {
+			Data []struct {
+				Data struct {
+					Action   string
+					Metadata json.RawMessage
+					Entities struct {
+						On struct {
+							Entity struct {
+								SessionID string
+								Data      struct{ Metadata json.RawMessage }
+							}
+						}
+					}
+				}
+			}
+		}
+		json.Unmarshal(answers["user-list-user-call-messages"], &calls)
+		if len(calls.Data) != 3 {
+			t.Errorf("call messages: %s", answers["user-list-user-call-messages"])
+		}
+		for _, m := range calls.Data {
+			if on := m.Data.Entities.On.Entity; on.SessionID != withMeta || string(on.Data.Metadata) != `{"key":{"one":"two"}}` ||
+				string(m.Data.Metadata) != `{"key":{"one":"two"}}` {
+				t.Errorf("%s call message: metadata %s, on %s", m.Data.Action, m.Data.Metadata, on.Data.Metadata)
+			}
+		}
+
 		// Receipts say who: bob read alice's message; in the group, bob read hers too and
 		// the sender is never her own recipient.
 		var got struct {
