@@ -262,6 +262,13 @@ func TestOfficialExamples(t *testing.T) {
 			}
 		}
 
+		// A user's preferences, changed; the SendGrid provider, with replies allowed.
+		answers["notifications-push-update-preferences"] = must(request{method: "PATCH", path: "/v3/notifications/v1/preferences?uid=alice",
+			body: `{"usePrivacyTemplate":true}`})
+		answers["notifications-email-save-sendgrid-details"] = must(request{method: "POST", path: sendGridPath,
+			body: `{"sendGridApiKey":"` + sendGridKey + `","sendGridTemplateID":"d-8284bb9646a040499d5cfa28d272a094","sendGridUnsubscribeGroupID":"33832",` +
+				`"senderName":"Emailer","senderEmail":"noreply@em123.example.com","allowEmailReplies":true,"senderEmailForReplies":"reply@em123.example.com"}`})
+
 		// Receipts say who: bob read alice's message; in the group, bob read hers too and
 		// the sender is never her own recipient.
 		var got struct {
