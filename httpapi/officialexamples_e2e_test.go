@@ -28,10 +28,17 @@ type officialExamples struct {
 // and why. A path is the key path in the skeleton, array items as [].
 var notOfficial = map[string]map[string]string{
 	"notifications-logs": notOfficialLog,
+	"import-messages": {
+		".data.3117.data.data.entities.sender.entity.metadata":   importEntityMetadata,
+		".data.3117.data.data.entities.receiver.entity.metadata": importEntityMetadata,
+	},
 	"list-group-members": {
 		".cursor": "The members list pages by page number only (meta.pagination); natter serves no updatedAt cursor for it, and a cursor it would not accept back would mislead a client.",
 	},
 }
+
+// importEntityMetadata is why an imported message's users come without metadata.
+const importEntityMetadata = "A message's entities are the same in every answer natter gives (GET /messages/{id}, lists, the socket, an import): users without their metadata, as the hosted message examples have them; only the import example shows it."
 
 // notOfficialLog is what natter's notification log leaves out.
 var notOfficialLog = func() map[string]string {
@@ -268,6 +275,17 @@ func TestOfficialExamples(t *testing.T) {
 		answers["notifications-email-save-sendgrid-details"] = must(request{method: "POST", path: sendGridPath,
 			body: `{"sendGridApiKey":"` + sendGridKey + `","sendGridTemplateID":"d-8284bb9646a040499d5cfa28d272a094","sendGridUnsubscribeGroupID":"33832",` +
 				`"senderName":"Emailer","senderEmail":"noreply@em123.example.com","allowEmailReplies":true,"senderEmailForReplies":"reply@em123.example.com"}`})
+
+		// An imported one-to-one message, as the hosted example has it (users updated, so
+		// that their entities have updatedAt).
+		for _, uid := range []string{"s12", "r123"} {
+			must(request{method: "POST", path: "/v3/users", body: `{"uid":"` + uid + `","name":"` + uid + `","avatar":"https://example.com/a.png","metadata":{"key":"value"}}`})
+			must(request{method: "PUT", path: "/v3/users/" + uid, body: `{"name":"User ` + uid + `"}`})
+		}
+		answers["import-messages"] = must(request{method: "POST", path: "/v3/data_import/messages", body: `{"messages":{"3117":{"muid":"3117",` +
+			`"sender":"s12","receiverType":"user","receiver":"r123","type":"text","category":"message","data":{"text":"Hi there,",` +
+			`"attachments":[{"name":"a.webp","extension":"webp","size":"350.2","mimeType":"image/webp","url":"https://example.com/a.webp"}],` +
+			`"metadata":{"key":"value"},"custodata":{"key":"value"}},"sentAt":1674104348,"deliveredAt":1674224684,"readAt":1674224684,"tags":["tag1"]}}}`})
 
 		// Receipts say who: bob read alice's message; in the group, bob read hers too and
 		// the sender is never her own recipient.
