@@ -28,6 +28,9 @@ type officialExamples struct {
 // and why. A path is the key path in the skeleton, array items as [].
 var notOfficial = map[string]map[string]string{
 	"notifications-logs": notOfficialLog,
+	"list-rule-keywords": {
+		".data[].__v": "The hosted store's document version (a MongoDB detail); natter's lists have revisionId for their revisions.",
+	},
 	"import-messages": {
 		".data.3117.data.data.entities.sender.entity.metadata":   importEntityMetadata,
 		".data.3117.data.data.entities.receiver.entity.metadata": importEntityMetadata,
@@ -286,6 +289,12 @@ func TestOfficialExamples(t *testing.T) {
 			`"sender":"s12","receiverType":"user","receiver":"r123","type":"text","category":"message","data":{"text":"Hi there,",` +
 			`"attachments":[{"name":"a.webp","extension":"webp","size":"350.2","mimeType":"image/webp","url":"https://example.com/a.webp"}],` +
 			`"metadata":{"key":"value"},"custodata":{"key":"value"}},"sentAt":1674104348,"deliveredAt":1674224684,"readAt":1674224684,"tags":["tag1"]}}}`})
+
+		// A keyword list, listed and read.
+		must(request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"profane-word-list-1","name":"profane word list",` +
+			`"description":"Profane word list","category":"word","searchTerms":["a","b","c"]}`})
+		answers["list-rule-keywords"] = must(request{method: "GET", path: "/v3/moderation/keywords"})
+		answers["get-rule-keyword"] = must(request{method: "GET", path: "/v3/moderation/keywords/profane-word-list-1"})
 
 		// Receipts say who: bob read alice's message; in the group, bob read hers too and
 		// the sender is never her own recipient.
