@@ -113,9 +113,11 @@ func preferenceReason(trigger string) string {
 		return "REACTIONS_PREFERENCE"
 	case chat.TriggerMessageEdited, chat.TriggerMessageDeleted:
 		return "MESSAGE_ACTIONS_PREFERENCE"
-	}
-	if _, ok := logTriggers[trigger]; ok && trigger != chat.TriggerMessageSent {
+	case chat.TriggerMemberJoined, chat.TriggerMemberLeft, chat.TriggerMemberAdded, chat.TriggerMemberKicked,
+		chat.TriggerMemberBanned, chat.TriggerMemberUnbanned, chat.TriggerMemberScopeChanged:
 		return "GROUP_ACTIONS_PREFERENCE"
+	case chat.TriggerCallInitiated, chat.TriggerCallRejected, chat.TriggerCallCancelled, chat.TriggerCallUnanswered:
+		return "CALL_PREFERENCE"
 	}
 	return chat.ReasonPreference
 }
