@@ -32,7 +32,13 @@ func callMessage(c *Call, actor Entity, action, conversationID, to string, now i
 		Receiver: c.Receiver, Status: c.Status, Type: c.Type, InitiatedAt: c.InitiatedAt, JoinedAt: c.StartedAt, LeftAt: c.EndedAt}
 	on, _ := json.Marshal(map[string]any{"entity": e, "entityType": "call"})
 	act, _ := json.Marshal(action)
-	data := `{"action":` + string(act) + `,"entities":{"on":` + string(on) + `}}`
+	data := `{"action":` + string(act)
+	if len(c.Metadata) > 0 {
+		// The call's metadata, where the SDK's callFromJSON reads it (data.metadata); the
+		// rendering adds it to data.entities.on.entity.data as the hosted messages have it.
+		data += `,"metadata":` + string(c.Metadata)
+	}
+	data += `,"entities":{"on":` + string(on) + `}}`
 	return Message{AppID: c.AppID, Category: CategoryCall, Type: c.Type, Sender: actor.UID, SenderEntity: actor,
 		ReceiverType: c.ReceiverType, Receiver: to, ConversationID: conversationID, SentAt: now, UpdatedAt: now,
 		Action: action, Data: json.RawMessage(data), TargetUID: c.Initiator}

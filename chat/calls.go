@@ -1,9 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"strconv"
 )
@@ -68,7 +70,10 @@ type Call struct {
 	// Since is when the time not yet counted began: the start, or the last change.
 	Since            int64
 	HasTranscription bool
-	Participants     []CallParticipant
+	// Metadata is what initiateCall sent as the call's metadata (a compacted JSON object),
+	// nil when none; each call message carries it, as the SDK's Call.getMetadata reads it.
+	Metadata     json.RawMessage
+	Participants []CallParticipant
 	// Transcriptions are the latest ones, newest first, on a single call's record.
 	Transcriptions []Transcription
 }
@@ -146,7 +151,8 @@ type CallInitiate struct {
 	Receiver     string
 	ReceiverType string
 	Type         string
-	Status       string // "initiated" or empty
+	Status       string          // "initiated" or empty
+	Metadata     json.RawMessage // a JSON object, or empty (null reads as none)
 }
 
 func errCallNotFound(id string) error {
@@ -190,6 +196,10 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 		fe.add("status", "A call starts initiated.")
 	}
 	receiver := fe.id("receiver", in.Receiver, true)
+	var meta json.RawMessage
+	if m := bytes.TrimSpace(in.Metadata); len(m) > 0 && string(m) != "null" {
+		meta = fe.metadata("metadata", m)
+	}
 	if in.ReceiverType != ReceiverUser && in.ReceiverType != ReceiverGroup {
 		fe.add("receiverType", "The receiverType must be user or group.")
 	}
@@ -198,7 +208,7 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 	}
 	now := s.now()
 	c := Call{AppID: p.App.ID, SessionID: newSessionID(now), Initiator: caller.UID, Receiver: receiver, ReceiverType: in.ReceiverType,
-		Type: in.Type, Mode: CallModeCall, Status: CallInitiated, MID: newUUID(), InitiatedAt: now}
+		Type: in.Type, Mode: CallModeCall, Status: CallInitiated, MID: newUUID(), InitiatedAt: now, Metadata: meta}
 	c.Participants = []CallParticipant{{UID: caller.UID, State: CallUnanswered}}
 	a := Action{Op: OpInitiateCall, Role: caller.Role, ReceiverType: in.ReceiverType, Type: in.Type}
 	if in.ReceiverType != ReceiverGroup && receiver == caller.UID {

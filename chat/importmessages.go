@@ -156,7 +156,79 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 	if err != nil {
 		return nil, internal("import messages", err)
 	}
+	if err := s.importedEntities(ctx, p.App.ID, res); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// importedEntities gives the imported (and already imported) messages of res their sender,
+// receiver and mentioned users' entities, as the hosted answer's data.entities has them:
+// two reads for the whole batch, after its transaction.
+func (s *Service) importedEntities(ctx context.Context, appID string, res []ImportResult[Message]) error {
+	var uids, guids []string
+	seen := map[string]bool{}
+	add := func(list *[]string, id string) { // each id once: a batch names few users many times
+		if !seen[id] {
+			seen[id] = true
+			*list = append(*list, id)
+		}
+	}
+	for i := range res {
+		if res[i].Err != nil {
+			continue
+		}
+		m := &res[i].Value
+		add(&uids, m.Sender)
+		if m.ReceiverType == ReceiverGroup {
+			add(&guids, "\x00"+m.Receiver)
+		} else {
+			add(&uids, m.Receiver)
+		}
+		for _, e := range m.Mentions {
+			add(&uids, e.UID)
+		}
+	}
+	for i := range guids { // keyed apart from uids in seen
+		guids[i] = guids[i][1:]
+	}
+	if len(uids) == 0 {
+		return nil
+	}
+	users, err := s.store.UsersByID(ctx, appID, uids)
+	if err != nil {
+		return internal("read imported messages' users", err)
+	}
+	var groups map[string]Group
+	if len(guids) > 0 {
+		if groups, err = s.store.GroupsByID(ctx, appID, "", guids); err != nil {
+			return internal("read imported messages' groups", err)
+		}
+	}
+	entity := func(uid string) Entity {
+		e := users[uid].Entity()
+		e.UID = uid
+		return e
+	}
+	for i := range res {
+		if res[i].Err != nil {
+			continue
+		}
+		m := &res[i].Value
+		m.SenderEntity = entity(m.Sender)
+		if m.ReceiverType == ReceiverGroup {
+			if g, ok := groups[m.Receiver]; ok {
+				g.Viewer = nil
+				m.ReceiverGroup = &g
+			}
+		} else {
+			m.ReceiverEntity = entity(m.Receiver)
+		}
+		for j := range m.Mentions {
+			m.Mentions[j] = entity(m.Mentions[j].UID)
+		}
+	}
+	return nil
 }
 
 func errImportOutOfOrder(muid string, sentAt, last int64) error {

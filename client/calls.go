@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -23,26 +24,29 @@ const (
 
 // Call is a call's record.
 type Call struct {
-	SessionID              string            `json:"sessionId"`
-	TotalAudioMinutes      float64           `json:"totalAudioMinutes"`
-	TotalVideoMinutes      float64           `json:"totalVideoMinutes"`
-	TotalDuration          string            `json:"totalDuration"` // HH:MM:SS
-	HasRecording           bool              `json:"hasRecording"`
-	HasTranscription       bool              `json:"hasTranscription"`
-	InitiatedAt            int64             `json:"initiatedAt"`
-	Initiator              string            `json:"initiator"`
-	Mode                   string            `json:"mode"`
-	Receiver               string            `json:"receiver"`
-	ReceiverType           string            `json:"receiverType"`
-	Status                 string            `json:"status"`
-	TotalDurationInMinutes float64           `json:"totalDurationInMinutes"`
-	TotalParticipants      int               `json:"totalParticipants"`
-	Type                   string            `json:"type"`
-	MID                    string            `json:"mid"`
-	StartedAt              int64             `json:"startedAt,omitempty"`
-	EndedAt                int64             `json:"endedAt,omitempty"`
-	Participants           []CallParticipant `json:"participants"`
-	Transcriptions         []Transcription   `json:"transcriptions,omitempty"`
+	SessionID              string   `json:"sessionId"`
+	TotalAudioMinutes      float64  `json:"totalAudioMinutes"`
+	TotalVideoMinutes      float64  `json:"totalVideoMinutes"`
+	TotalDuration          string   `json:"totalDuration"` // HH:MM:SS
+	HasRecording           bool     `json:"hasRecording"`
+	HasTranscription       bool     `json:"hasTranscription"`
+	InitiatedAt            int64    `json:"initiatedAt"`
+	Initiator              string   `json:"initiator"`
+	Mode                   string   `json:"mode"`
+	Receiver               string   `json:"receiver"`
+	ReceiverType           string   `json:"receiverType"`
+	Status                 string   `json:"status"`
+	TotalDurationInMinutes float64  `json:"totalDurationInMinutes"`
+	TotalParticipants      int      `json:"totalParticipants"`
+	Type                   string   `json:"type"`
+	MID                    string   `json:"mid"`
+	StartedAt              int64    `json:"startedAt,omitempty"`
+	EndedAt                int64    `json:"endedAt,omitempty"`
+	Tags                   []string `json:"tags"` // always empty: natter keeps no call tags
+	// MetaData is the call's metadata as InitiateCall gave it: a JSON object, or [] when none.
+	MetaData       json.RawMessage   `json:"metaData"`
+	Participants   []CallParticipant `json:"participants"`
+	Transcriptions []Transcription   `json:"transcriptions,omitempty"`
 }
 
 // CallParticipant is one user's part in a call; TotalDuration is in minutes.
@@ -53,6 +57,7 @@ type CallParticipant struct {
 	TotalDuration     float64 `json:"totalDuration"`
 	IsJoined          bool    `json:"isJoined"`
 	State             string  `json:"state"`
+	DeviceID          *string `json:"deviceId,omitempty"` // empty when joined: natter knows no devices
 	JoinedAt          int64   `json:"joinedAt,omitempty"`
 	MID               string  `json:"mid,omitempty"`
 	LeftAt            int64   `json:"leftAt,omitempty"`
@@ -70,10 +75,12 @@ type Transcription struct {
 }
 
 // InitiateCallRequest opens a call to a user or a group; Type is "audio" or "video".
+// Metadata, a JSON object, is kept with the call: its messages and record carry it.
 type InitiateCallRequest struct {
-	Receiver     string `json:"receiver"`
-	ReceiverType string `json:"receiverType"`
-	Type         string `json:"type"`
+	Receiver     string          `json:"receiver"`
+	ReceiverType string          `json:"receiverType"`
+	Type         string          `json:"type"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
 }
 
 func callPath(sessionID string) string { return "/calls/" + seg(sessionID) }

@@ -34,6 +34,10 @@ func TestCallEndpoints(t *testing.T) {
 			_, err := c.InitiateCall(ctx, client.InitiateCallRequest{Receiver: "u2", ReceiverType: "user", Type: "audio"})
 			return err
 		}, "POST /calls", "/v3/calls", "", `{"receiver":"u2","receiverType":"user","type":"audio"}`},
+		{"InitiateCall metadata", func(c *client.Client) error {
+			_, err := c.InitiateCall(ctx, client.InitiateCallRequest{Receiver: "u2", ReceiverType: "user", Type: "audio", Metadata: []byte(`{"k":1}`)})
+			return err
+		}, "POST /calls", "/v3/calls", "", `{"receiver":"u2","receiverType":"user","type":"audio","metadata":{"k":1}}`},
 		{"UpdateCall", func(c *client.Client) error {
 			_, err := c.UpdateCall(ctx, "n1.a/b", client.CallOngoing)
 			return err

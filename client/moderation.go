@@ -127,6 +127,8 @@ type KeywordList struct {
 	UpdatedAt   int64    `json:"updatedAt"`
 	RevisionID  string   `json:"revisionId"`
 	Active      bool     `json:"active"`
+	AppID       string   `json:"appId"`
+	Default     bool     `json:"default"` // always false: natter ships no lists of its own
 }
 
 // KeywordListRequest creates or replaces a keyword list.

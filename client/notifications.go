@@ -166,6 +166,13 @@ type NotificationPreferences struct {
 		OneOnOne NotificationOneOnOneSettings `json:"oneOnOne"`
 		Mute     NotificationMuteSettings     `json:"mute"`
 	} `json:"preferences"`
+	// Sound and Templates are the app's (a user has none of its own), as in
+	// NotificationSettings.
+	Sound struct {
+		Chat string `json:"chat"`
+		Call string `json:"call"`
+	} `json:"sound"`
+	Templates map[string]json.RawMessage `json:"templates"`
 }
 
 // GroupPreferences are a user's group preferences.

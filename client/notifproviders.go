@@ -105,6 +105,7 @@ type SendGridProvider struct {
 	SenderEmail                string `json:"senderEmail"`
 	AllowEmailReplies          bool   `json:"allowEmailReplies"`
 	SenderEmailForReplies      string `json:"senderEmailForReplies,omitempty"`
+	RepliesWebhook             string `json:"repliesWebhook"` // always empty: natter receives no email replies
 	IsEnabled                  bool   `json:"isEnabled"`
 }
 

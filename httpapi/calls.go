@@ -21,6 +21,12 @@ type initiateCallRequest struct {
 	ReceiverType string `json:"receiverType"`
 	Type         string `json:"type"`
 	Status       string `json:"status"`
+	// Metadata is the call's metadata: the SDK's Call.setMetadata puts it both here and in
+	// data.metadata; either is taken, this one first.
+	Metadata json.RawMessage `json:"metadata"`
+	Data     struct {
+		Metadata json.RawMessage `json:"metadata"`
+	} `json:"data"`
 }
 
 func (s *Server) initiateCall(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -28,7 +34,12 @@ func (s *Server) initiateCall(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	m, err := s.svc.InitiateCall(r.Context(), p, chat.CallInitiate{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Type: req.Type, Status: req.Status})
+	meta := req.Metadata
+	if len(meta) == 0 || string(meta) == "null" {
+		meta = req.Data.Metadata
+	}
+	m, err := s.svc.InitiateCall(r.Context(), p, chat.CallInitiate{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Type: req.Type,
+		Status: req.Status, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -202,26 +213,31 @@ func (s *Server) addTranscription(w http.ResponseWriter, r *http.Request, p chat
 
 // callJSON is a call record (calls.json's callSchema, as its examples have it).
 type callJSON struct {
-	SessionID              string              `json:"sessionId"`
-	TotalAudioMinutes      float64             `json:"totalAudioMinutes"`
-	TotalVideoMinutes      float64             `json:"totalVideoMinutes"`
-	TotalDuration          string              `json:"totalDuration"`
-	HasRecording           bool                `json:"hasRecording"`
-	HasTranscription       bool                `json:"hasTranscription"`
-	InitiatedAt            int64               `json:"initiatedAt"`
-	Initiator              string              `json:"initiator"`
-	Mode                   string              `json:"mode"`
-	Receiver               string              `json:"receiver"`
-	ReceiverType           string              `json:"receiverType"`
-	Status                 string              `json:"status"`
-	TotalDurationInMinutes float64             `json:"totalDurationInMinutes"`
-	TotalParticipants      int                 `json:"totalParticipants"`
-	Type                   string              `json:"type"`
-	MID                    string              `json:"mid"`
-	StartedAt              int64               `json:"startedAt,omitempty"`
-	EndedAt                int64               `json:"endedAt,omitempty"`
-	Participants           []participantJSON   `json:"participants"`
-	Transcriptions         []transcriptionJSON `json:"transcriptions,omitempty"`
+	SessionID              string  `json:"sessionId"`
+	TotalAudioMinutes      float64 `json:"totalAudioMinutes"`
+	TotalVideoMinutes      float64 `json:"totalVideoMinutes"`
+	TotalDuration          string  `json:"totalDuration"`
+	HasRecording           bool    `json:"hasRecording"`
+	HasTranscription       bool    `json:"hasTranscription"`
+	InitiatedAt            int64   `json:"initiatedAt"`
+	Initiator              string  `json:"initiator"`
+	Mode                   string  `json:"mode"`
+	Receiver               string  `json:"receiver"`
+	ReceiverType           string  `json:"receiverType"`
+	Status                 string  `json:"status"`
+	TotalDurationInMinutes float64 `json:"totalDurationInMinutes"`
+	TotalParticipants      int     `json:"totalParticipants"`
+	Type                   string  `json:"type"`
+	MID                    string  `json:"mid"`
+	StartedAt              int64   `json:"startedAt,omitempty"`
+	EndedAt                int64   `json:"endedAt,omitempty"`
+	// Tags and MetaData as the hosted record has them: natter keeps no call tags (none can
+	// be set), so tags is always empty; metaData is the call's metadata, or [] when it has
+	// none, as the hosted record gives an empty one.
+	Tags           []string            `json:"tags"`
+	MetaData       json.RawMessage     `json:"metaData"`
+	Participants   []participantJSON   `json:"participants"`
+	Transcriptions []transcriptionJSON `json:"transcriptions,omitempty"`
 }
 
 type participantJSON struct {
@@ -231,9 +247,12 @@ type participantJSON struct {
 	TotalDuration     float64 `json:"totalDuration"` // minutes, as the hosted records have it
 	IsJoined          bool    `json:"isJoined"`
 	State             string  `json:"state"`
-	JoinedAt          int64   `json:"joinedAt,omitempty"`
-	MID               string  `json:"mid,omitempty"`
-	LeftAt            int64   `json:"leftAt,omitempty"`
+	// DeviceID is the hosted record's device of a participant who joined; natter does not
+	// know devices (the calls SDK reports none to it), so it is an empty string.
+	DeviceID *string `json:"deviceId,omitempty"`
+	JoinedAt int64   `json:"joinedAt,omitempty"`
+	MID      string  `json:"mid,omitempty"`
+	LeftAt   int64   `json:"leftAt,omitempty"`
 }
 
 type transcriptionJSON struct {
@@ -260,12 +279,16 @@ func callOut(c chat.Call, single bool) callJSON {
 		TotalDuration: clock(total), HasTranscription: c.HasTranscription, InitiatedAt: c.InitiatedAt, Initiator: c.Initiator,
 		Mode: c.Mode, Receiver: c.Receiver, ReceiverType: c.ReceiverType, Status: c.Status, TotalDurationInMinutes: minutes(total),
 		TotalParticipants: c.JoinedCount(), Type: c.Type, MID: c.MID, StartedAt: c.StartedAt, EndedAt: c.EndedAt,
-		Participants: make([]participantJSON, len(c.Participants))}
+		Tags: []string{}, MetaData: json.RawMessage(`[]`), Participants: make([]participantJSON, len(c.Participants))}
+	if len(c.Metadata) > 0 {
+		out.MetaData = c.Metadata
+	}
+	noDevice := ""
 	for i, p := range c.Participants {
 		pj := participantJSON{UID: p.UID, TotalAudioMinutes: minutes(p.AudioSeconds), TotalVideoMinutes: minutes(p.VideoSeconds),
 			TotalDuration: minutes(p.AudioSeconds + p.VideoSeconds), IsJoined: p.IsJoined, State: p.State, JoinedAt: p.JoinedAt, LeftAt: p.LeftAt}
 		if p.IsJoined {
-			pj.MID = c.MID
+			pj.MID, pj.DeviceID = c.MID, &noDevice
 		}
 		out.Participants[i] = pj
 	}
@@ -283,13 +306,17 @@ func transcriptionOut(t chat.Transcription) transcriptionJSON {
 		TranscriptDate: t.TranscriptDate(), TranscriptURL: t.URL}
 }
 
-// appendCallData appends a call message's data: its action, and entities by (who changed
-// the call), for (the message's receiver) and on (the call as the change left it, stored
-// with it), the call's parties in on.entity.data.entities as the SDK reads them: sender its
-// initiator (the message's target user), receiver its user or group.
+// appendCallData appends a call message's data: its action, the call's metadata, and
+// entities by (who changed the call), for (the message's receiver) and on (the call as the
+// change left it, stored with it), the call's parties in on.entity.data.entities as the SDK
+// reads them: sender its initiator (the message's target user), receiver its user or group.
+// on.entity.data.metadata repeats the call's metadata, as the hosted call messages have it.
+// on.entity.wsChannel is the hosted call channel's credentials: natter runs no channel of
+// its own (the calls SDK joins by session id), so its three fields are empty strings.
 func appendCallData(b []byte, m chat.Message) []byte {
 	var d struct {
-		Action   string `json:"action"`
+		Action   string          `json:"action"`
+		Metadata json.RawMessage `json:"metadata"`
 		Entities struct {
 			On struct {
 				Entity json.RawMessage `json:"entity"`
@@ -297,19 +324,38 @@ func appendCallData(b []byte, m chat.Message) []byte {
 		} `json:"entities"`
 	}
 	_ = json.Unmarshal(storedObject(m.Data), &d)
+	meta := d.Metadata
+	if len(meta) == 0 || meta[0] != '{' {
+		meta = nil
+	}
 	b = append(b, `{"action":`...)
 	b = appendString(b, d.Action)
+	if meta != nil {
+		b = append(b, `,"metadata":`...)
+		b = append(b, meta...)
+	}
 	b = append(b, `,"entities":{"by":`...)
 	b = appendUserEntity(b, m.SenderEntity, "")
 	b = append(b, `,"for":`...)
 	b = appendReceiver(b, m)
 	if ent := d.Entities.On.Entity; len(ent) > 1 && ent[len(ent)-1] == '}' {
 		var call struct {
-			Receiver string `json:"receiver"`
+			Receiver    string           `json:"receiver"`
+			InitiatedAt int64            `json:"initiatedAt"`
+			JoinedAt    *int64           `json:"joinedAt"`
+			WSChannel   *json.RawMessage `json:"wsChannel"`
 		}
 		_ = json.Unmarshal(ent, &call)
 		b = append(b, `,"on":{"entity":`...)
 		b = append(b, ent[:len(ent)-1]...)
+		if call.JoinedAt == nil {
+			// Before anyone answered, the hosted messages give the initiation time.
+			b = append(b, `,"joinedAt":`...)
+			b = strconv.AppendInt(b, call.InitiatedAt, 10)
+		}
+		if call.WSChannel == nil {
+			b = append(b, `,"wsChannel":{"secret":"","service":"","identity":""}`...)
+		}
 		b = append(b, `,"data":{"entities":{"sender":`...)
 		initiator := chat.Entity{UID: m.TargetUID}
 		if m.TargetUser != nil {
@@ -325,7 +371,12 @@ func appendCallData(b []byte, m chat.Message) []byte {
 		default: // the receiver changed the call
 			b = appendUserEntity(b, m.SenderEntity, m.ConversationID)
 		}
-		b = append(b, `}}},"entityType":"call"}`...)
+		b = append(b, '}')
+		if meta != nil {
+			b = append(b, `,"metadata":`...)
+			b = append(b, meta...)
+		}
+		b = append(b, `}},"entityType":"call"}`...)
 	}
 	return append(b, "}}"...)
 }

@@ -88,7 +88,7 @@ var (
 	messageImports = importKind[chat.MessageImport, chat.Message]{messagesIn, (*chat.Service).ImportMessages,
 		func(m chat.Message) any {
 			return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
-				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: storedObject(m.Data),
+				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: appendData(nil, m),
 				SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, UpdatedAt: m.UpdatedAt, Tags: m.Tags}
 		}}
 )
@@ -363,8 +363,8 @@ type importMessageRequest struct {
 	ReceiverUserDetails *importUserRequest `json:"receiverUserDetails"`
 }
 
-// importedMessageJSON is an imported message: the message without the entities a read
-// adds (GET /messages/{id} has them).
+// importedMessageJSON is an imported message, its data with the entities (sender,
+// receiver, and the users its text mentions) as the hosted answer has them.
 type importedMessageJSON struct {
 	ID             string          `json:"id"`
 	MUID           string          `json:"muid"`

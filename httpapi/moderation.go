@@ -355,8 +355,13 @@ func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, p chat.Princ
 	return nil
 }
 
+// keywordJSON is a keyword list with the hosted list's keys: _id (the hosted store's record
+// id; natter's is the list's id), appId, and default (a list the service ships to every
+// app: natter ships none, so false).
 type keywordJSON struct {
+	MongoID     string   `json:"_id"`
 	ID          string   `json:"id"`
+	AppID       string   `json:"appId"`
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
 	Category    string   `json:"category"`
@@ -366,6 +371,7 @@ type keywordJSON struct {
 	UpdatedAt   int64    `json:"updatedAt"`
 	RevisionID  string   `json:"revisionId"`
 	Active      bool     `json:"active"`
+	Default     bool     `json:"default"`
 }
 
 func keywordOut(l chat.KeywordList) keywordJSON {
@@ -373,7 +379,7 @@ func keywordOut(l chat.KeywordList) keywordJSON {
 	if terms == nil {
 		terms = []string{}
 	}
-	return keywordJSON{ID: l.ID, Name: l.Name, Description: l.Description, Category: l.Category, IsCSV: l.IsCSV, SearchTerms: terms,
+	return keywordJSON{MongoID: l.ID, ID: l.ID, AppID: l.AppID, Name: l.Name, Description: l.Description, Category: l.Category, IsCSV: l.IsCSV, SearchTerms: terms,
 		CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, RevisionID: chat.RevisionID(l.AppID, l.ID, l.Revision), Active: true}
 }
 

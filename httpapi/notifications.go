@@ -63,6 +63,10 @@ type userPrefsJSON struct {
 	MutePreferences     mutePrefsJSON     `json:"mutePreferences"`
 	UsePrivacyTemplate  bool              `json:"usePrivacyTemplate"`
 	Preferences         userPrefsNested   `json:"preferences"`
+	// Sound and Templates are the app's, as the hosted answer carries them: a user has no
+	// sound or template of its own (its privacy choice is UsePrivacyTemplate above).
+	Sound     chat.NotificationSound     `json:"sound"`
+	Templates chat.NotificationTemplates `json:"templates"`
 }
 
 type groupPrefsJSON struct {
@@ -107,6 +111,8 @@ func userPrefsOut(up chat.UserNotificationPrefs) userPrefsJSON {
 		MutePreferences:     mutePrefsJSON{DND: e.DND, Schedule: e.Schedule},
 		UsePrivacyTemplate:  e.UsePrivacyTemplate,
 		Preferences:         userPrefsNested{Group: app.Group, OneOnOne: app.OneOnOne, Mute: app.Mute},
+		Sound:               up.App.Sound,
+		Templates:           up.App.Templates,
 	}
 	n := &out.Preferences
 	n.Group.MessagesSetting, n.Group.RepliesSetting, n.Group.QuotedRepliesSetting, n.Group.ReactionsSetting = g.Messages, g.Replies, g.QuotedReplies, g.Reactions

@@ -239,7 +239,10 @@ type sendGridJSON struct {
 	SenderEmail                string `json:"senderEmail"`
 	AllowEmailReplies          bool   `json:"allowEmailReplies"`
 	SenderEmailForReplies      string `json:"senderEmailForReplies,omitempty"`
-	IsEnabled                  bool   `json:"isEnabled"`
+	// RepliesWebhook is where the hosted service takes SendGrid's inbound replies. natter
+	// receives no email replies, so it is always empty.
+	RepliesWebhook string `json:"repliesWebhook"`
+	IsEnabled      bool   `json:"isEnabled"`
 }
 
 type sendGridRequest struct {

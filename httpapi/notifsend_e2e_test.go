@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,8 +214,8 @@ func TestNotificationsThroughCustomPush(t *testing.T) {
 			// The log: a decision per recipient, and the attempt that sent.
 			gotLog := decisions(e.logs(url.Values{"messageId": {hello}}))
 			wantLog := []string{
-				"bob push custom attempt 0 no: muted",
-				"cat push custom attempt 0 no: preference",
+				"bob push custom attempt 0 no: MUTE_PREFERENCE",
+				"cat push custom attempt 0 no: MESSAGES_PREFERENCE",
 				"dan push custom attempt 0 no: notMentioned",
 				"eve push custom attempt 0 no: online",
 				"fay push custom attempt 0 triggered",
@@ -362,10 +363,10 @@ func TestReactionNotifications(t *testing.T) {
 				t.Errorf("reaction log:\n%q\nwant\n%q", gotLog, wantLog)
 			}
 			ls := e.logs(url.Values{"reactionSender": {"ann"}, "reactionReceiver": {"bob"}})
-			if len(ls) != 2 || ls[0].ReactionID == "" || ls[1].ReactionID != ls[0].ReactionID {
+			if len(ls) != 2 || ls[0].ReactionID == 0 || ls[1].ReactionID != ls[0].ReactionID {
 				t.Fatalf("ann's reactions notified to bob: %+v", ls)
 			}
-			if ls := e.logs(url.Values{"reactionId": {ls[0].ReactionID}}); len(ls) != 4 {
+			if ls := e.logs(url.Values{"reactionId": {strconv.FormatInt(ls[0].ReactionID, 10)}}); len(ls) != 4 {
 				t.Errorf("the reaction's records: %+v", ls)
 			}
 			if ls := e.logs(url.Values{"reactionSender": {"bob"}}); len(ls) != 0 {

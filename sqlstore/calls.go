@@ -2,13 +2,14 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
 
 const callColumns = `session_id, initiator, receiver, receiver_type, type, mode, status, mid, initiated_at, started_at, ended_at,
-	audio_seconds, video_seconds, since, has_transcription`
+	audio_seconds, video_seconds, since, has_transcription, metadata`
 
 const participantColumns = `session_id, uid, state, is_joined, joined_at, left_at, audio_seconds, video_seconds, since`
 
@@ -17,9 +18,13 @@ const transcriptionColumns = `session_id, tid, room_name, mid, start_time, end_t
 func scanCall(s scanner, appID string) (chat.Call, error) {
 	c := chat.Call{AppID: appID}
 	var tr int
+	var meta string
 	err := s.Scan(&c.SessionID, &c.Initiator, &c.Receiver, &c.ReceiverType, &c.Type, &c.Mode, &c.Status, &c.MID,
-		&c.InitiatedAt, &c.StartedAt, &c.EndedAt, &c.AudioSeconds, &c.VideoSeconds, &c.Since, &tr)
+		&c.InitiatedAt, &c.StartedAt, &c.EndedAt, &c.AudioSeconds, &c.VideoSeconds, &c.Since, &tr, &meta)
 	c.HasTranscription = tr != 0
+	if meta != "" {
+		c.Metadata = json.RawMessage(meta)
+	}
 	return c, mapErr(err)
 }
 
@@ -51,9 +56,9 @@ func boolInt(b bool) int {
 
 // InsertCall stores a new session and its participants (chat.CallTx).
 func (tx txStore) InsertCall(c *chat.Call) error {
-	if _, err := tx.exec(`INSERT INTO calls (app_id, `+callColumns+`, participants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+	if _, err := tx.exec(`INSERT INTO calls (app_id, `+callColumns+`, participants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 		c.AppID, c.SessionID, c.Initiator, c.Receiver, c.ReceiverType, c.Type, c.Mode, c.Status, c.MID, c.InitiatedAt, c.StartedAt, c.EndedAt,
-		c.AudioSeconds, c.VideoSeconds, c.Since, boolInt(c.HasTranscription), c.JoinedCount()); err != nil {
+		c.AudioSeconds, c.VideoSeconds, c.Since, boolInt(c.HasTranscription), string(c.Metadata), c.JoinedCount()); err != nil {
 		return mapErr(err)
 	}
 	for _, p := range c.Participants {
