@@ -48,6 +48,8 @@ type DB struct {
 	eng     engine
 	url     string // PostgreSQL's, for the connection the event bus listens on
 	counter *Counter
+
+	memberPages memberPages // where member pages ended (members.go)
 }
 
 // engine is what one database does its own way.

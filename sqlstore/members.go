@@ -8,8 +8,11 @@ import (
 )
 
 // ListMembers lists a group's members in the order they joined. Without filters the total
-// is the group's members_count, kept with the rows, so a page costs the same whatever the
-// group's size but for its offset.
+// is the group's members_count, kept with the rows, and a page that follows one this
+// process served under the same membership version starts where that page ended (keyset)
+// rather than walking its offset: the SDK pages in order (page=1, 2, 3, …), so page 100 of
+// a 10,000-member group reads 100 members, as page 1 does. A page reached otherwise (a
+// jump, another instance, a membership change since) walks its offset as before.
 func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.MemberQuery) ([]chat.Member, int, error) {
 	args := []any{appID, guid}
 	arg := func(v any) string {
@@ -33,12 +36,25 @@ func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.Member
 	}
 	run := db.read(ctx)
 	var total int
-	count := `SELECT COUNT(*)` + from + where
-	if len(args) == 2 {
-		count = `SELECT members_count FROM groups WHERE app_id = $1 AND guid = $2`
-	}
-	if err := run.row(count, args...).Scan(&total); err != nil {
+	var version int64
+	unfiltered := len(args) == 2
+	if unfiltered {
+		// The version is read before the page: an end remembered under it was read after
+		// it, so it is exact for it, or the version had moved on before it was remembered
+		// and a later request reading that newer version will not find it.
+		if err := run.fixed(`SELECT members_count, members_version FROM groups WHERE app_id = $1 AND guid = $2`, args...).Scan(&total, &version); err != nil {
+			return nil, 0, mapErr(err)
+		}
+	} else if err := run.row(`SELECT COUNT(*)`+from+where, args...).Scan(&total); err != nil {
 		return nil, 0, mapErr(err)
+	}
+	page := q.Page.Number
+	if unfiltered && q.Page.Number > 1 {
+		if end, ok := db.memberPages.get(memberPage{appID, guid, q.Page.PerPage, q.Page.Number - 1}, version); ok {
+			// A row value: both databases take it as a range of group_members_joined.
+			where += ` AND (gm.joined_at, gm.uid) > (` + arg(end.joinedAt) + `, ` + arg(end.uid) + `)`
+			q.Page = chat.Page{Number: 1, PerPage: q.Page.PerPage} // no offset from there
+		}
 	}
 	lim, off := arg(q.Page.PerPage), arg(q.Page.Offset())
 	query := `SELECT ` + prefixed("u.", userColumns) + `, gm.scope, gm.joined_at` + from + where +
@@ -57,6 +73,10 @@ func (db *DB) ListMembers(ctx context.Context, appID, guid string, q chat.Member
 			m.User = u
 			return m, err
 		})
+	if err == nil && unfiltered && len(members) == q.Page.PerPage {
+		last := members[len(members)-1]
+		db.memberPages.put(memberPage{appID, guid, q.Page.PerPage, page}, memberPageEnd{version, last.JoinedAt, last.User.UID})
+	}
 	return members, total, err
 }
 

@@ -127,6 +127,9 @@ func (e *sqliteEngine) readRow(ctx context.Context, query string, args ...any) s
 	if err != nil {
 		return errRow{err}
 	}
+	if s == nil {
+		return e.db.r.QueryRowContext(ctx, query, args...)
+	}
 	return s.QueryRowContext(ctx, args...)
 }
 
@@ -134,6 +137,9 @@ func (e *sqliteEngine) readRows(ctx context.Context, query string, args ...any) 
 	s, err := e.readStmts.get(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	if s == nil {
+		return e.db.r.QueryContext(ctx, query, args...)
 	}
 	return s.QueryContext(ctx, args...)
 }

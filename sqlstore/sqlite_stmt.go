@@ -11,21 +11,30 @@ import (
 // preparing is most of a small SQLite query's cost. PostgreSQL needs no such cache: pgx
 // already caches prepared statements per connection.
 //
-// Only constant query strings go through it (reader.row and the writer's hotWrites);
-// queries built per request use the pools directly, so the cache stays small.
+// Constant query strings go through it (reader.fixed, the writer's hotWrites), and the
+// history page's query, whose text is one of the few shapes its filters make (a shape per
+// filter combination and list length). maxStmts bounds it all the same: past it, a new
+// text runs unprepared, as it did before, rather than growing the cache without end.
 type stmtCache struct {
 	pool *sql.DB
 	mu   sync.Mutex
 	m    map[string]*sql.Stmt
 }
 
+// maxStmts is how many statements a cache keeps; the fixed queries are a few dozen.
+const maxStmts = 512
+
 func newStmtCache(pool *sql.DB) *stmtCache { return &stmtCache{pool: pool, m: map[string]*sql.Stmt{}} }
 
+// get is query's prepared statement, prepared now if need be; nil when the cache is full.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.m[query]; ok {
 		return s, nil
+	}
+	if len(c.m) >= maxStmts {
+		return nil, nil // the caller runs query on the pool, unprepared
 	}
 	s, err := c.pool.PrepareContext(ctx, query)
 	if err != nil {
