@@ -118,9 +118,13 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if first {
 		h.online(ctx, c)
 	}
-	go c.writer(ctx)
+	wrote := make(chan struct{})
+	go func() { defer close(wrote); c.writer(ctx) }()
 	c.reader(ctx)
 	c.shutdown(websocket.StatusNormalClosure, "")
+	// A write in flight ends before ctx is cancelled: cancelling it would cut the connection
+	// at once, the close frame with it, and the client would see a reset instead of why.
+	<-wrote
 }
 
 // authFrame is what the client's first frame carries.

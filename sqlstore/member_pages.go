@@ -3,7 +3,7 @@ package sqlstore
 import "sync"
 
 // memberPages remembers where the member pages this process served ended, each under the
-// group's membership version of the time (migration 0029), so that the next page can start
+// group's membership version of the time (migration 0028), so that the next page can start
 // there (DB.ListMembers). An end is used only while its version stands: any change to the
 // group's member rows moves the version, and a stale end is never looked at again.
 type memberPages struct {

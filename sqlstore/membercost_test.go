@@ -10,7 +10,7 @@ import (
 )
 
 // seedMembers makes group g of n members u00000…, joined in that order, by SQL (the
-// triggers of migration 0029 see these rows as they see any).
+// triggers of migration 0028 see these rows as they see any).
 func (s *costStore) seedMembers(t *testing.T, g string, n int) {
 	t.Helper()
 	s.exec(t,
