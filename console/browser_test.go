@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,30 +24,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/chromium"
 	"github.com/natter-chat/natter/webhook"
 )
-
-// chromium finds a headless-capable Chromium: Debian's chromium package in CI. Without one
-// the browser tests skip loudly, and fail under CI=true.
-func chromium(t *testing.T) string {
-	for _, name := range []string{os.Getenv("NATTER_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true and no chromium: install Debian's chromium package (apt-get install chromium), or set NATTER_CHROMIUM")
-	}
-	t.Log("############################################################")
-	t.Log("SKIPPING the console's browser tests: no chromium on PATH")
-	t.Log("(apt-get install chromium, or set NATTER_CHROMIUM; CI fails here)")
-	t.Log("############################################################")
-	t.SkipNow()
-	return ""
-}
 
 // artefacts keeps screenshots, and writes them out if the test fails (or always, with
 // NATTER_TEST_SCREENSHOTS=always): to $NATTER_TEST_ARTEFACTS, or else console/testdata-out
@@ -120,7 +98,7 @@ func into[T any](a chromedp.Action[T], v *T) chromedp.Action[chromedp.Void] {
 // Content Security Policy violation on the way.
 func TestBrowser(t *testing.T) {
 	t.Parallel() // the package's longest test: the others run beside it
-	exe := chromium(t)
+	exe := chromium.Path(t, "the console's browser tests")
 	e := newEnv(t, "sqlite")
 	shots := newArtefacts(t)
 	ctx := context.Background()

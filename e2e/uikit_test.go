@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/internal/chromium"
 )
 
 // CometChat's official React UI Kit, unmodified, from npm at test time (never vendored: its
@@ -107,25 +108,6 @@ func uikitPage(t *testing.T) string {
 	}
 	t.Logf("UI Kit installed and bundled in %v", uikitInstall.took.Round(time.Millisecond))
 	return uikitInstall.dir
-}
-
-// chromiumPath finds a headless-capable Chromium: Debian's chromium package in CI. Without
-// one the test is skipped loudly, and fails under CI=true.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{os.Getenv("NATTER_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("CI=true and no chromium: install Debian's chromium package (apt-get install chromium), or set NATTER_CHROMIUM")
-	}
-	t.Skip("SKIPPED LOUDLY: no chromium on PATH; apt-get install chromium (or set NATTER_CHROMIUM) to run CometChat's React UI Kit against natter")
-	return ""
 }
 
 // shots keeps screenshots and writes them out if the test fails (or always, with
@@ -280,7 +262,7 @@ func (n *natterTraffic) sent(parts ...string) bool {
 // sends over REST and a reaction he adds over REST arrive live; a message's information
 // shows bob's read receipt. Every request the page made to natter was answered below 400.
 func TestUIKit(t *testing.T) {
-	exe := chromiumPath(t)
+	exe := chromium.Path(t, "CometChat's React UI Kit against natter")
 	page := uikitPage(t)
 	started := time.Now()
 
