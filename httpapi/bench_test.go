@@ -149,21 +149,30 @@ func BenchmarkSendMessageWebhook(b *testing.B) { benchSend(b, true) }
 
 func benchSend(b *testing.B, webhook bool) { benchSendOn(b, benchSQLite(b), webhook) }
 
-func benchSendOn(b *testing.B, dbURL string, webhook bool) {
+// benchServer is natter on dbURL with the app demo, served by httptest: the service, the
+// server and the app's fullAccess key, all closed when the benchmark ends.
+func benchServer(b *testing.B, dbURL string) (*chat.Service, *httptest.Server, string) {
+	b.Helper()
 	ctx := context.Background()
 	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	svc := chat.New(db, chat.Config{})
-	defer svc.Close(ctx) // before db.Close: saves the usage it counted
+	b.Cleanup(func() { svc.Close(ctx) }) // before db.Close: saves the usage it counted
 	_, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
-	defer srv.Close()
+	b.Cleanup(srv.Close)
+	return svc, srv, keys[0].Value
+}
+
+func benchSendOn(b *testing.B, dbURL string, webhook bool) {
+	ctx := context.Background()
+	svc, srv, key := benchServer(b, dbURL)
 	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
 	if webhook {
 		benchWebhook(b, svc, p, chat.TriggerMessageSent)
@@ -184,7 +193,7 @@ func benchSendOn(b *testing.B, dbURL string, webhook bool) {
 			u := int(n.Add(1)) % users
 			body := fmt.Sprintf(`{"receiver":"u%d","receiverType":"user","category":"message","type":"text","data":{"text":"hello"}}`, (u+1)%users)
 			req, _ := http.NewRequest("POST", srv.URL+"/v3/messages", strings.NewReader(body))
-			req.Header.Set("apikey", keys[0].Value)
+			req.Header.Set("apikey", key)
 			req.Header.Set("onBehalfOf", fmt.Sprint("u", u))
 			req.Header.Set("Content-Type", "application/json")
 			res, err := hc.Do(req)

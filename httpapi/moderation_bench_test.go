@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
-	"github.com/natter-chat/natter/httpapi"
-	"github.com/natter-chat/natter/sqlstore"
 )
 
 // BenchmarkSendModerated is a one-to-one send end to end on SQLite, with no moderation
@@ -27,19 +24,7 @@ func BenchmarkSendModerated(b *testing.B) {
 
 func benchSendModerated(b *testing.B, keywords int) {
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, benchSQLite(b), sqlstore.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	svc := chat.New(db, chat.Config{})
-	defer svc.Close(ctx)
-	_, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
-	defer srv.Close()
+	svc, srv, key := benchServer(b, benchSQLite(b))
 	p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
 	const users = 1000
 	for i := 0; i < users; i++ {
@@ -73,7 +58,7 @@ func benchSendModerated(b *testing.B, keywords int) {
 			u := int(n.Add(1)) % users
 			body := fmt.Sprintf(`{"receiver":"u%d","receiverType":"user","data":{"text":"hello there, see you at the usual place around five, ok?"}}`, (u+1)%users)
 			req, _ := http.NewRequest("POST", srv.URL+"/v3/messages", strings.NewReader(body))
-			req.Header.Set("apikey", keys[0].Value)
+			req.Header.Set("apikey", key)
 			req.Header.Set("onBehalfOf", fmt.Sprint("u", u))
 			req.Header.Set("Content-Type", "application/json")
 			res, err := hc.Do(req)

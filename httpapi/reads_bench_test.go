@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,9 +15,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
-	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/internal/pgtest"
-	"github.com/natter-chat/natter/sqlstore"
 )
 
 // BenchmarkReads is the read paths of issue 29 end to end in one process, one request at a
@@ -40,19 +37,7 @@ func BenchmarkReads(b *testing.B) {
 				pgCPU = postgresCPU(b, url)
 			}
 			ctx := context.Background()
-			db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			svc := chat.New(db, chat.Config{})
-			defer svc.Close(ctx)
-			_, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{}))
-			defer srv.Close()
+			svc, srv, key := benchServer(b, url)
 			p := chat.Principal{App: chat.App{ID: "demo", Region: "us"}}
 			const convs = 1000
 			for i := 0; i <= convs; i++ {
@@ -105,7 +90,7 @@ func BenchmarkReads(b *testing.B) {
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 			get := func(b *testing.B, path string) {
 				req, _ := http.NewRequest("GET", srv.URL+path, nil)
-				req.Header.Set("apikey", keys[0].Value)
+				req.Header.Set("apikey", key)
 				req.Header.Set("onBehalfOf", "u0")
 				cpu0, pg0 := cpuTime(), pgCPU()
 				b.ResetTimer()
