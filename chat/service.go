@@ -71,6 +71,8 @@ type Service struct {
 	notifyWake atomic.Pointer[func()]
 	// mod caches each app's compiled moderation rules (moderation_engine.go).
 	mod modCache
+	// feed hands committed changes to this node's listeners (changes.go).
+	feed feed
 }
 
 // New returns a Service over store.
