@@ -133,6 +133,10 @@ func withChanges(ctx context.Context, cs *Changes) context.Context {
 	return context.WithValue(ctx, changesKey{}, cs)
 }
 
+// WithChanges is withChanges for storage that is driven without the service (its tests):
+// the store logs cs's changes with the write ctx is passed to.
+func WithChanges(ctx context.Context, cs *Changes) context.Context { return withChanges(ctx, cs) }
+
 // LoggedChanges is what the store writes to its change log in the transaction of the write
 // it was given ctx for, as the write left them (with the ids the store set); nil when the
 // write announces nothing.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 
@@ -35,6 +36,9 @@ type Options struct {
 	// creating and migrating an empty one: for commands that add to a database natter serve
 	// made, where a mistyped path would otherwise succeed on a new, empty file.
 	MustExist bool
+	// Logger takes what the store's background work (the change log, PostgreSQL) has to
+	// say; nil: nothing is logged.
+	Logger *slog.Logger
 }
 
 // DB is a Store over one database. The queries are shared; what each database does its own
@@ -66,6 +70,10 @@ type engine interface {
 	// lockMessages holds the listed messages, ids ascending, against concurrent changes to
 	// them and their reactions until tx ends.
 	lockMessages(tx *wtx, ids []int64) error
+	// lockConversation holds m's conversation against other messages into it until tx
+	// ends, before m takes its id: a conversation's messages then commit, and reach the
+	// change log, in their id order.
+	lockConversation(tx *wtx, m *chat.Message) error
 	// readRow runs a rebound one-row query on the read pool; writeStmt is the writer's
 	// prepared statement for a rebound query, or nil.
 	readRow(ctx context.Context, query string, args ...any) scanner

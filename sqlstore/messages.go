@@ -42,6 +42,9 @@ func insertMessage(tx *wtx, m *chat.Message) error {
 }
 
 func insertMessageRow(tx *wtx, m *chat.Message) error {
+	if err := tx.db.eng.lockConversation(tx, m); err != nil {
+		return err
+	}
 	if m.ID != 0 {
 		return insertMessageWithID(tx, m)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"runtime"
 	"strings"
@@ -19,8 +20,10 @@ import (
 // locked by advisory locks, a new message in one round trip, and reaction changes batched
 // into shared transactions (postgres_reactions.go).
 type postgresEngine struct {
-	db    *DB
-	batch *pgBatcher
+	db     *DB
+	batch  *pgBatcher
+	log    *changeLog // the change log's writer side (changelog.go)
+	logger *slog.Logger
 }
 
 func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
@@ -48,7 +51,11 @@ func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 	pool.SetMaxIdleConns(idle)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	db := &DB{w: pool, r: pool, dialect: postgresDialect, url: dbURL}
-	e := &postgresEngine{db: db}
+	logger := opt.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	e := &postgresEngine{db: db, logger: logger}
 	db.eng = e
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
@@ -58,6 +65,7 @@ func openPostgres(ctx context.Context, dbURL string, opt Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	e.log = newChangeLog(db, logger)
 	return db, nil
 }
 
@@ -96,10 +104,20 @@ func (e *postgresEngine) transactOnce(wctx context.Context, fn func(tx *wtx) err
 			tx.Rollback()
 		}
 	}()
-	if err = fn(&wtx{db: e.db, tx: tx, ctx: wctx}); err != nil {
+	t := &wtx{db: e.db, tx: tx, ctx: wctx}
+	if err = fn(t); err != nil {
 		return err
 	}
-	return tx.Commit()
+	changes := chat.LoggedChanges(wctx)
+	if len(changes) > 0 {
+		if err = e.log.logChanges(t, changes); err != nil {
+			return err
+		}
+	}
+	if err = tx.Commit(); err == nil && len(changes) > 0 {
+		e.log.committed()
+	}
+	return err
 }
 
 // writeContext is ctx without its cancellation but with its deadline.
@@ -121,6 +139,7 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly {
 		return e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) })
 	}
+	changes := chat.LoggedChanges(ctx)
 	ctx, cancel := writeContext(ctx)
 	defer cancel()
 	conn, err := e.db.w.Conn(ctx)
@@ -143,6 +162,18 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 		if notifyOnly {
 			query, args = pgSendNotifyQuery, append(args, events[0].Trigger, events[0].At)
 		}
+		if len(changes) > 0 {
+			// Logged with the new message's id, which only the statement knows.
+			_, bodies, err := changeRows(changes)
+			if err != nil {
+				return err
+			}
+			query = pgSendLogQuery
+			if notifyOnly {
+				query = pgSendNotifyLogQuery
+			}
+			args = append(args, e.log.node, bodies)
+		}
 		b.Queue(query, args...)
 		b.Queue("COMMIT")
 		br := pc.SendBatch(ctx, b)
@@ -158,6 +189,9 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil && len(changes) > 0 {
+			e.log.committed()
 		}
 		if err != nil && !pc.IsClosed() {
 			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -188,8 +222,31 @@ var pgSendNotifyQuery = strings.Replace(pgSendQuery, "\n\tUPDATE conversations",
 		SELECT $1, $18, $2, m.id, '{}', $19 FROM m)
 	UPDATE conversations`, 1)
 
+// pgSendLogQuery and pgSendNotifyLogQuery are the send statements that also log the send's
+// changes (withChangeLog).
+var (
+	pgSendLogQuery       = withChangeLog(pgSendQuery, 18)
+	pgSendNotifyLogQuery = withChangeLog(pgSendNotifyQuery, 20)
+)
+
 func (e *postgresEngine) changeReaction(ctx context.Context, c chat.ReactionChange) (chat.Message, error) {
 	return e.batch.do(ctx, c)
+}
+
+// lockConversation takes the conversation row's lock, as the pipelined send's upsert does:
+// a message that moves its conversation creates the row if need be (the upsert counting
+// nothing; insertMessageRow counts it), any other message locks the row if there is one.
+// A send through a transaction (one with webhook events, a thread reply, an action) thus
+// takes its id after every message committed into the conversation before it.
+func (e *postgresEngine) lockConversation(tx *wtx, m *chat.Message) error {
+	if m.ParentID == 0 && movesConversation(m) {
+		args := upsertConversationArgs(m)
+		args[6] = 0
+		_, err := tx.exec(upsertConversationQuery, args...)
+		return err
+	}
+	_, err := tx.exec(`SELECT 1 FROM conversations WHERE app_id = $1 AND conversation_id = $2 FOR UPDATE`, m.AppID, m.ConversationID)
+	return err
 }
 
 // lockMessages takes each message's lock (lockMessagesQuery), as reaction batches do.
@@ -211,6 +268,9 @@ func (e *postgresEngine) writeStmt(string) *sql.Stmt { return nil }
 func (e *postgresEngine) close() error {
 	if e.batch != nil {
 		e.batch.close()
+	}
+	if e.log != nil {
+		e.log.close()
 	}
 	return e.db.w.Close()
 }

@@ -373,6 +373,17 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 			}
 		}
 	}
+	var changes []chat.Change
+	for _, j := range jobs {
+		if j.err == nil {
+			changes = append(changes, reactionChanges(j)...)
+		}
+	}
+	if len(changes) > 0 {
+		if err := b.db.eng.(*postgresEngine).log.queueChanges(write, changes); err != nil {
+			return err
+		}
+	}
 	write.Queue("COMMIT")
 	br := pc.SendBatch(ctx, write)
 	for range write.Len() {
@@ -381,7 +392,26 @@ func (b *pgBatcher) exchange(ctx context.Context, pc *pgx.Conn, jobs []*pgJob) e
 			return err
 		}
 	}
-	return br.Close()
+	err = br.Close()
+	if err == nil && len(changes) > 0 {
+		b.db.eng.(*postgresEngine).log.committed()
+	}
+	return err
+}
+
+// reactionChanges are a job's logged changes, completed with what the batch decided: its
+// effect and the reaction's row.
+func reactionChanges(j *pgJob) []chat.Change {
+	changes := chat.LoggedChanges(j.ctx)
+	for i := range changes {
+		c := &changes[i]
+		if c.Kind != chat.ChangeReaction {
+			continue
+		}
+		c.MessageID, c.Conversation = j.c.MessageID, j.msg.ConversationID
+		c.Effect, c.ReactionID = j.msg.ReactionEffect, j.msg.ReactionID
+	}
+	return changes
 }
 
 // scanAll reads the next query's rows of a batch.

@@ -122,6 +122,9 @@ func (e *sqliteEngine) createMessage(ctx context.Context, m *chat.Message, event
 // lockMessages has nothing to do: the single writer already serialises every write.
 func (e *sqliteEngine) lockMessages(*wtx, []int64) error { return nil }
 
+// lockConversation has nothing to do either.
+func (e *sqliteEngine) lockConversation(*wtx, *chat.Message) error { return nil }
+
 func (e *sqliteEngine) readRow(ctx context.Context, query string, args ...any) scanner {
 	s, err := e.readStmts.get(ctx, query)
 	if err != nil {
