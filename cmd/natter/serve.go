@@ -67,7 +67,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// ~11.5 ms and 5–20% more add-reactions/s (bench/README.md). GOMAXPROCS overrides.
 		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
 	}
-	db, err := sqlstore.Open(ctx, c.Database, sqlstore.Options{MaxConns: c.DBMaxConns, MaxIdleConns: c.DBIdleConns})
+	db, err := sqlstore.Open(ctx, c.Database, sqlstore.Options{MaxConns: c.DBMaxConns, MaxIdleConns: c.DBIdleConns, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -176,6 +176,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	callsDone := make(chan struct{})
 	go func() { defer close(callsDone); svc.RunCallExpiry(cctx, c.CallRingTimeout, log) }()
 	defer func() { stopCalls(); <-callsDone }()
+	// The changes other nodes commit (PostgreSQL's change log) reach this node's listeners:
+	// sockets, workers, caches. On SQLite FollowChanges returns at once.
+	fctx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
+	followDone := make(chan struct{})
+	go func() {
+		defer close(followDone)
+		if err := svc.FollowChanges(fctx); err != nil {
+			log.Error("change log: follow", "err", err)
+		}
+	}()
+	defer func() { stopFollow(); <-followDone }()
 	log.Info("natter listening", "addr", ln.Addr().String(), "scheme", scheme, "database", db.Dialect(), "version", version)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
