@@ -205,7 +205,7 @@ func (s *Service) addressee(ctx context.Context, p Principal, sender, receiverTy
 
 // blockedBetween refuses a one-to-one message between users one of whom blocked the other.
 func (s *Service) blockedBetween(ctx context.Context, appID, sender, receiver string) error {
-	senderBlocked, receiverBlocked, err := s.store.Blocks(ctx, appID, sender, receiver)
+	senderBlocked, receiverBlocked, err := s.cachedBlocks(ctx, appID, sender, receiver)
 	switch {
 	case err != nil:
 		return internal("read blocks", err)

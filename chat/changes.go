@@ -252,7 +252,10 @@ type ChangeLog interface {
 	// order of the log, until ctx ends. It resumes from the last position it applied when
 	// its connection comes back; behind is called when changes were dropped from the log
 	// (retention) before this node read them, so its listeners resync.
-	FollowChanges(ctx context.Context, apply func([]Change), behind func()) error
+	//
+	// live says whether this node follows the log: false when its listening connection
+	// drops, true once it is back and has read what committed meanwhile.
+	FollowChanges(ctx context.Context, apply func([]Change), behind func(), live func(bool)) error
 }
 
 // FollowChanges applies the changes other nodes commit to this node's listeners until ctx
@@ -269,7 +272,7 @@ func (s *Service) FollowChanges(ctx context.Context) error {
 		s.publishChanges(changes)
 	}, func() {
 		s.publishChanges([]Change{{Kind: ChangeResync}})
-	})
+	}, s.entities.setLive)
 }
 
 // ChangeResync tells listeners that this node missed changes (it fell behind the change

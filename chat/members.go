@@ -929,7 +929,7 @@ func (s *Service) TransferOwner(ctx context.Context, p Principal, guid, uid stri
 // member reports uid's membership of guid for the message rules; a banned user is not a
 // member.
 func (s *Service) member(ctx context.Context, appID, guid, uid string) (Membership, error) {
-	m, err := s.store.Membership(ctx, appID, guid, uid)
+	m, err := s.cachedMembership(ctx, appID, guid, uid)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return Membership{}, internal("read membership", err)
 	}

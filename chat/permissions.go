@@ -346,7 +346,7 @@ func (s *Service) permissionsTarget(ctx context.Context, tx Tx, p Principal, t P
 		if tx != nil {
 			r, err = tx.LockRole(p.App.ID, id)
 		} else {
-			r, err = s.store.Role(ctx, p.App.ID, id)
+			r, err = s.cachedRole(ctx, p.App.ID, id)
 		}
 		switch {
 		case errors.Is(err, ErrNotFound):

@@ -274,7 +274,7 @@ func (s *Service) IsMember(ctx context.Context, appID, guid, uid string) (bool, 
 // MayReach reports whether uid may send typing indicators and transient messages to the
 // user to: neither has blocked the other, as for messages.
 func (s *Service) MayReach(ctx context.Context, appID, uid, to string) (bool, error) {
-	ab, ba, err := s.store.Blocks(ctx, appID, uid, to)
+	ab, ba, err := s.cachedBlocks(ctx, appID, uid, to)
 	return !ab && !ba, err
 }
 

@@ -73,6 +73,9 @@ type Service struct {
 	mod modCache
 	// feed hands committed changes to this node's listeners (changes.go).
 	feed feed
+	// entities caches users, blocks, memberships and roles, kept true by the feed
+	// (entitycache.go).
+	entities *entityCache
 }
 
 // New returns a Service over store.
@@ -93,6 +96,11 @@ func New(store Store, cfg Config) *Service {
 		cfg.StatsFlushInterval = DefaultStatsFlushInterval
 	}
 	s := &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now), rollup: newRollup(cfg.Now)}
+	// One node (SQLite) hears every change as it commits; on PostgreSQL the cache waits
+	// for FollowChanges to be following the other nodes' changes.
+	_, shared := store.(ChangeLog)
+	s.entities = newEntityCache(time.Now, !shared)
+	s.Subscribe(s.entities.apply)
 	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
 		s.limits = newLimiter(cfg, store)
 	}

@@ -267,7 +267,7 @@ func (s *Service) User(ctx context.Context, p Principal, uid string) (User, erro
 	if !ok {
 		return User{}, errUIDNotFound("")
 	}
-	u, err := s.store.User(ctx, p.App.ID, uid)
+	u, err := s.cachedUser(ctx, p.App.ID, uid)
 	if errors.Is(err, ErrNotFound) || err == nil && !u.Active() {
 		return User{}, errUIDNotFound(uid)
 	}

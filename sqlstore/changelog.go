@@ -176,7 +176,7 @@ type sweepMark struct {
 
 // FollowChanges reads the changes other nodes commit and hands them to apply, in the log's
 // order, until ctx ends (chat.ChangeLog). On SQLite, one node, it returns at once.
-func (db *DB) FollowChanges(ctx context.Context, apply func([]chat.Change), behind func()) error {
+func (db *DB) FollowChanges(ctx context.Context, apply func([]chat.Change), behind func(), live func(bool)) error {
 	e, ok := db.eng.(*postgresEngine)
 	if !ok {
 		return nil
@@ -202,13 +202,35 @@ func (db *DB) FollowChanges(ctx context.Context, apply func([]chat.Change), behi
 		default:
 		}
 	}
+	// The node follows the log (live) from the first complete read that began after its
+	// listener was in place, until the listener drops.
+	var mu sync.Mutex
+	var epoch int // LISTENs so far; odd while listening
+	isLive := false
+	listening := func(on bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		epoch++
+		if !on && isLive {
+			isLive = false
+			live(false)
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		db.listenChanges(ctx, f.node, poke, e.logger)
+		db.listenChanges(ctx, f.node, poke, listening, e.logger)
 	}()
 	defer wg.Wait()
+	defer func() {
+		mu.Lock()
+		if isLive {
+			isLive = false
+			live(false)
+		}
+		mu.Unlock()
+	}()
 	poll := time.NewTicker(changesPoll)
 	defer poll.Stop()
 	for {
@@ -218,8 +240,20 @@ func (db *DB) FollowChanges(ctx context.Context, apply func([]chat.Change), behi
 		case <-wake:
 		case <-poll.C:
 		}
-		if err := f.catchUp(ctx, apply, behind); err != nil && ctx.Err() == nil {
-			e.logger.Warn("change log: read", "err", err)
+		mu.Lock()
+		began := epoch
+		mu.Unlock()
+		if err := f.catchUp(ctx, apply, behind); err != nil {
+			if ctx.Err() == nil {
+				e.logger.Warn("change log: read", "err", err)
+			}
+		} else {
+			mu.Lock()
+			if began == epoch && epoch%2 == 1 && !isLive {
+				isLive = true
+				live(true)
+			}
+			mu.Unlock()
 		}
 		f.maybeSweep(ctx, e.logger)
 	}
@@ -333,10 +367,11 @@ func (f *follower) maybeSweep(ctx context.Context, log *slog.Logger) {
 // listenChanges holds the listening connection until ctx ends, reconnecting after a
 // failure; poke wakes the follower for each notice of another node, and once each time the
 // connection is (back) in place, so that what committed while it was down is read.
-func (db *DB) listenChanges(ctx context.Context, node string, poke func(), log *slog.Logger) {
+// listening says when the connection listens and when it stopped.
+func (db *DB) listenChanges(ctx context.Context, node string, poke func(), listening func(bool), log *slog.Logger) {
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := db.changesSession(ctx, node, poke)
+		err := db.changesSession(ctx, node, poke, listening)
 		if ctx.Err() != nil {
 			return
 		}
@@ -354,7 +389,7 @@ func (db *DB) listenChanges(ctx context.Context, node string, poke func(), log *
 // operators (and tests) that look for it in pg_stat_activity.
 func ChangesListenerName(node string) string { return "natter-changes-" + node }
 
-func (db *DB) changesSession(ctx context.Context, node string, poke func()) error {
+func (db *DB) changesSession(ctx context.Context, node string, poke func(), listening func(bool)) error {
 	cfg, err := pgx.ParseConfig(db.url)
 	if err != nil {
 		return err
@@ -370,6 +405,8 @@ func (db *DB) changesSession(ctx context.Context, node string, poke func()) erro
 	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
 		return err
 	}
+	listening(true)
+	defer listening(false)
 	poke()
 	for {
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -27,7 +27,7 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lite.Close()
-	if err := lite.FollowChanges(ctx, func([]chat.Change) {}, func() {}); err != nil || lite.Node() != "" {
+	if err := lite.FollowChanges(ctx, func([]chat.Change) {}, func() {}, func(bool) {}); err != nil || lite.Node() != "" {
 		t.Fatalf("SQLite: FollowChanges = %v, node %q; want nil at once and no node", err, lite.Node())
 	}
 
@@ -47,13 +47,18 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 	var mu sync.Mutex
 	var got []chat.Change
 	behind := 0
+	var lives []bool // what B said of following the log
 	followed := make(chan error, 1)
 	go func() {
 		followed <- b.FollowChanges(ctx, func(cs []chat.Change) {
 			mu.Lock()
 			got = append(got, cs...)
 			mu.Unlock()
-		}, func() { behind++ })
+		}, func() { behind++ }, func(on bool) {
+			mu.Lock()
+			lives = append(lives, on)
+			mu.Unlock()
+		})
 	}()
 	listener := sqlstore.ChangesListenerName(b.Node())
 	admin, err := sql.Open("pgx", url)
@@ -118,6 +123,10 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // anything extra would show now
+	cancel()
+	if err := <-followed; err != nil {
+		t.Fatal(err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 2*n {
@@ -133,12 +142,12 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 			t.Fatalf("change %d: %+v, want the reaction to %d", 2*i+1, react, id)
 		}
 	}
+	// Live, then off and on again at each of the two cuts, and off when it stopped.
+	if fmt.Sprint(lives) != "[true false true false true false]" {
+		t.Errorf("B's live states %v, want true, then false and true at each cut, and false at the end", lives)
+	}
 	if behind != 0 {
 		t.Errorf("behind called %d times; B never fell behind the retention", behind)
-	}
-	cancel()
-	if err := <-followed; err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -196,7 +205,7 @@ func TestChangeLogOrderUnderConcurrency(t *testing.T) {
 			got = append(got, c.MessageID)
 		}
 		mu.Unlock()
-	}, func() {})
+	}, func() {}, func(bool) {})
 	time.Sleep(300 * time.Millisecond) // its floor placed
 
 	const writers, each = 8, 40

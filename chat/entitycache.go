@@ -1,0 +1,203 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// entityCache holds, per node, what requests read on every call and rarely changes: users,
+// blocks between two users, memberships and roles. The change feed keeps it true: a change
+// this node commits evicts what it touched before the write answers (so a writer reads its
+// own write), and one another node commits evicts it when the change log brings it here
+// (FollowChanges: a few milliseconds). While this node cannot follow the log (its listening
+// connection is down, PostgreSQL) the cache is emptied and not used; until FollowChanges has
+// caught up once on PostgreSQL it is not used either. Entries also expire after entityTTL,
+// the bound for a writer outside the feed (another process on the same SQLite file).
+//
+// Only what was found is cached, so an entity created on another node is seen at once.
+// Entries are keyed by app first: one app's rows are never another's.
+type entityCache struct {
+	live    atomic.Bool
+	users   *ttlCache[User]
+	blocks  *ttlCache[[2]bool]
+	members *ttlCache[Membership]
+	roles   *ttlCache[Role]
+}
+
+// entityTTL bounds an entry's life whatever the feed says.
+const entityTTL = 30 * time.Second
+
+func newEntityCache(now func() time.Time, live bool) *entityCache {
+	c := &entityCache{users: newTTLCache[User](entityTTL, now), blocks: newTTLCache[[2]bool](entityTTL, now),
+		members: newTTLCache[Membership](entityTTL, now), roles: newTTLCache[Role](entityTTL, now)}
+	c.live.Store(live)
+	return c
+}
+
+func key2(a, b string) string    { return a + "\x00" + b }
+func key3(a, b, c string) string { return a + "\x00" + b + "\x00" + c }
+
+// setLive turns the cache on or off; either way it starts empty.
+func (c *entityCache) setLive(live bool) {
+	c.live.Store(live)
+	c.clear()
+}
+
+func (c *entityCache) clear() {
+	all := func(string) bool { return true }
+	c.users.evictKeysIf(all)
+	c.blocks.evictKeysIf(all)
+	c.members.evictKeysIf(all)
+	c.roles.evictKeysIf(all)
+}
+
+// apply evicts what committed changes made stale: the feed's listener.
+func (c *entityCache) apply(changes []Change) {
+	for _, ch := range changes {
+		app := ch.App + "\x00"
+		inApp := func(k string) bool { return strings.HasPrefix(k, app) }
+		switch ch.Kind {
+		case ChangeUser:
+			// A user deleted for good also leaves its groups and blocks: every entry of
+			// the app naming one of the users goes.
+			names := map[string]bool{}
+			for _, uid := range ch.UIDs {
+				names[uid] = true
+			}
+			drop := func(k string) bool {
+				if !inApp(k) {
+					return false
+				}
+				if len(names) == 0 {
+					return true
+				}
+				for _, part := range strings.Split(k[len(app):], "\x00") {
+					if names[part] {
+						return true
+					}
+				}
+				return false
+			}
+			c.users.evictKeysIf(drop)
+			c.blocks.evictKeysIf(drop)
+			c.members.evictKeysIf(drop)
+		case ChangeBlock:
+			if len(ch.UIDs) < 2 {
+				c.blocks.evictKeysIf(inApp)
+				continue
+			}
+			for _, other := range ch.UIDs[1:] {
+				c.blocks.evict(key3(ch.App, ch.UIDs[0], other))
+				c.blocks.evict(key3(ch.App, other, ch.UIDs[0]))
+			}
+		case ChangeMember, ChangeGroup:
+			if ch.GUID == "" || len(ch.UIDs) == 0 || ch.Kind == ChangeGroup {
+				group := app + ch.GUID + "\x00"
+				c.members.evictKeysIf(func(k string) bool {
+					return ch.GUID == "" && inApp(k) || strings.HasPrefix(k, group)
+				})
+				continue
+			}
+			for _, uid := range ch.UIDs {
+				c.members.evict(key3(ch.App, ch.GUID, uid))
+			}
+		case ChangeSettings:
+			if ch.Subject == SettingRoles || ch.Subject == SettingApp {
+				c.roles.evictKeysIf(inApp)
+			}
+			if ch.Subject == SettingApp { // an app deleted takes everything of it along
+				c.users.evictKeysIf(inApp)
+				c.blocks.evictKeysIf(inApp)
+				c.members.evictKeysIf(inApp)
+			}
+		case ChangeResync:
+			c.clear()
+		}
+	}
+}
+
+// evictKeysIf removes every entry whose key drop selects.
+func (c *ttlCache[V]) evictKeysIf(drop func(k string) bool) {
+	c.mu.Lock()
+	for k := range c.m {
+		if drop(k) {
+			delete(c.m, k)
+		}
+	}
+	c.gen++
+	c.mu.Unlock()
+}
+
+// cachedUser is store.User through the cache.
+func (s *Service) cachedUser(ctx context.Context, appID, uid string) (User, error) {
+	c := s.entities
+	if !c.live.Load() {
+		return s.store.User(ctx, appID, uid)
+	}
+	k := key2(appID, uid)
+	if u, ok := c.users.get(k); ok {
+		return u, nil
+	}
+	gen := c.users.generation()
+	u, err := s.store.User(ctx, appID, uid)
+	if err == nil {
+		c.users.put(k, u, gen)
+	}
+	return u, err
+}
+
+// cachedBlocks is store.Blocks through the cache.
+func (s *Service) cachedBlocks(ctx context.Context, appID, a, b string) (aBlockedB, bBlockedA bool, err error) {
+	c := s.entities
+	if !c.live.Load() {
+		return s.store.Blocks(ctx, appID, a, b)
+	}
+	k := key3(appID, a, b)
+	if v, ok := c.blocks.get(k); ok {
+		return v[0], v[1], nil
+	}
+	gen := c.blocks.generation()
+	aBlockedB, bBlockedA, err = s.store.Blocks(ctx, appID, a, b)
+	if err == nil {
+		c.blocks.put(k, [2]bool{aBlockedB, bBlockedA}, gen)
+	}
+	return aBlockedB, bBlockedA, err
+}
+
+// cachedMembership is store.Membership through the cache.
+func (s *Service) cachedMembership(ctx context.Context, appID, guid, uid string) (Membership, error) {
+	c := s.entities
+	if !c.live.Load() {
+		return s.store.Membership(ctx, appID, guid, uid)
+	}
+	k := key3(appID, guid, uid)
+	if m, ok := c.members.get(k); ok {
+		return m, nil
+	}
+	gen := c.members.generation()
+	m, err := s.store.Membership(ctx, appID, guid, uid)
+	if err == nil {
+		c.members.put(k, m, gen)
+	}
+	return m, err
+}
+
+// cachedRole is store.Role through the cache.
+func (s *Service) cachedRole(ctx context.Context, appID, role string) (Role, error) {
+	c := s.entities
+	if !c.live.Load() {
+		return s.store.Role(ctx, appID, role)
+	}
+	k := key2(appID, role)
+	if r, ok := c.roles.get(k); ok {
+		return r, nil
+	}
+	gen := c.roles.generation()
+	r, err := s.store.Role(ctx, appID, role)
+	if err == nil {
+		c.roles.put(k, r, gen)
+	}
+	return r, err
+}
