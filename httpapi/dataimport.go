@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/natter-chat/natter/chat"
@@ -23,11 +22,6 @@ import (
 // ImportMaxBodyBytes caps an import request's body: 1,000 messages of 10 KB of data each
 // fit, with their keys and envelopes.
 const ImportMaxBodyBytes = 16 << 20
-
-// isImportPath reports whether a request is a data import, whose body cap is its own.
-func isImportPath(p string) bool {
-	return strings.HasPrefix(p, "/v3/data_import/") || strings.HasPrefix(p, "/v3.0/data_import/")
-}
 
 // importTime is a 10-digit UNIX time, sent as a number or, as in the hosted service's
 // examples, as a string of digits.

@@ -11,10 +11,9 @@ import (
 
 // The docs drift as features land: a page written when an endpoint answered 501 keeps
 // saying so after routes.go serves it. This test greps README.md and docs/*.md against the
-// two lists that decide the truth, the route table (routes) and the 501 list (notYet): a
-// sentence that says an endpoint is missing — 501, "not yet", "not served" — may name only
+// list that decides the truth, routes.go's endpoints, served or not yet (501): a sentence that says an endpoint is missing — 501, "not yet", "not served" — may name only
 // paths that routes.go does not serve. It knows no endpoint by name, so it holds whatever
-// later branches add to either list.
+// later branches add to the list.
 
 // TestDocsCallNoServedEndpointMissing is the CI check: every path a doc names in a sentence
 // saying "not there" is really not served.
@@ -90,11 +89,12 @@ type falseAbsence struct {
 // falseAbsences lists the paths doc calls missing that the route table serves.
 func falseAbsences(doc string) []falseAbsence {
 	var routes, pending []docPath
-	for _, r := range (&Server{}).routes() {
-		routes = append(routes, parseDocPath(r.Method+" "+r.Path)...)
-	}
-	for _, p := range notYet {
-		pending = append(pending, parseDocPath(p)...)
+	for _, r := range (&Server{}).endpoints() {
+		if r.notYet {
+			pending = append(pending, parseDocPath(r.pattern(""))...)
+		} else {
+			routes = append(routes, parseDocPath(r.pattern(""))...)
+		}
 	}
 	var out []falseAbsence
 	for _, s := range sentences(doc) {

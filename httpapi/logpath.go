@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -49,18 +48,12 @@ func redactPath(p string) string {
 	return out + "/…"
 }
 
-// routeWords are the literal segments of every route and not-yet pattern, and the prefixes.
+// routeWords are the literal segments of every endpoint's path (served or not yet), and the
+// prefixes.
 var routeWords = sync.OnceValue(func() map[string]bool {
 	words := map[string]bool{"v3": true, "v3.0": true, "healthz": true, "readyz": true}
-	paths := slices.Clone(notYet)
-	for _, r := range (&Server{}).routes() {
-		paths = append(paths, r.Path)
-	}
-	for _, p := range paths {
-		if _, after, found := strings.Cut(p, " "); found {
-			p = after
-		}
-		for _, seg := range strings.Split(p, "/") {
+	for _, r := range (&Server{}).endpoints() {
+		for _, seg := range strings.Split(r.Path, "/") {
 			if seg != "" && !strings.HasPrefix(seg, "{") {
 				words[seg] = true
 			}

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -113,25 +112,19 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps every request body; reading past the cap fails, and handlers answer 413.
-// A data import's body (dataimport.go) and a keyword list upload (moderation.go) have caps
-// of their own, each at least the general one.
-func (s *Server) limitBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limit := s.opt.MaxBodyBytes
-		switch {
-		case isImportPath(r.URL.Path):
-			limit = max(limit, ImportMaxBodyBytes)
-		case strings.Contains(r.URL.Path, "/moderation/keywords"): // keyword list uploads (moderation.go)
-			limit = max(limit, MaxKeywordBodyBytes)
-		}
-		if r.ContentLength > limit {
-			writeError(w, r, errBodyTooLarge(limit))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		next.ServeHTTP(w, r)
-	})
+// limitBody caps the request's body at maxBody, its endpoint's cap (routes.go), or the general
+// one where that is larger (Options.MaxBodyBytes; an unrouted request has only that). A
+// declared length over the cap is answered 413 here, before the request is routed or
+// authenticated, and limitBody reports false; reading past the cap fails, and handlers answer
+// 413 too.
+func (s *Server) limitBody(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
+	limit := max(s.opt.MaxBodyBytes, maxBody)
+	if r.ContentLength > limit {
+		writeError(w, r, errBodyTooLarge(limit))
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	return true
 }
 
 // errBodyTooLarge is ERR_BAD_REQUEST, as the hosted service answers, with status 413.

@@ -14,10 +14,13 @@ import (
 // redirectType is the type of the handler the mux returns for a redirect.
 var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusTemporaryRedirect))
 
-// routed reports whether the mux has a handler of its own for r, not a redirect.
-func (s *Server) routed(r *http.Request) bool {
+// routed is the pattern of the mux's own handler for r, not a redirect; "" when it has none.
+func (s *Server) routed(r *http.Request) string {
 	h, pattern := s.mux.Handler(r)
-	return pattern != "" && reflect.TypeOf(h) != redirectType
+	if reflect.TypeOf(h) == redirectType {
+		return ""
+	}
+	return pattern
 }
 
 // allowMethods are the methods a route may be registered with, in the mux's (sorted) Allow
@@ -32,7 +35,7 @@ func (s *Server) allowed(r *http.Request) string {
 	for _, m := range allowMethods {
 		r2 := r.WithContext(r.Context())
 		r2.Method = m
-		if s.routed(r2) {
+		if s.routed(r2) != "" {
 			out = append(out, m)
 		}
 	}

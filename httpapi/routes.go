@@ -1,274 +1,333 @@
 package httpapi
 
 import (
-	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
 
-// route is one endpoint, relative to the version prefix. Every route is served under /v3
-// and /v3.0.
+// route is one endpoint and every setting of it, relative to the version prefix: each is
+// served under /v3 and /v3.0 (versionPrefixes). Entries are made by serve or notYet; the
+// setters below change a setting from its default, so a line names only what is particular
+// to its endpoint.
 type route struct {
-	Method  string
-	Path    string
-	access  access
+	Method  string // "" on a not-yet entry: every method
+	Path    string // ending in "/" on a not-yet entry: the whole subtree
+	access  access // who may call it (auth.go)
 	handler authHandler
+
+	rate      chat.RateClass // its rate limit (ratelimit.go); RateStandard unless rated
+	maxBody   int64          // its body cap where larger than Options.MaxBodyBytes (middleware.go)
+	emptyLast bool           // also served with its last segment empty
+	notYet    bool           // the hosted service's, not served yet: 501
 }
 
-// routes is the one list of endpoints.
-func (s *Server) routes() []route {
+// serve is an endpoint natter serves: pattern is "METHOD /path", as the mux, the OpenAPI
+// contract and the docs spell it.
+func serve(pattern string, a access, h authHandler) route {
+	method, path, _ := strings.Cut(pattern, " ")
+	return route{Method: method, Path: path, access: a, handler: h}
+}
+
+// notYet is an endpoint of the hosted service natter does not serve yet ("[METHOD ]/path"). It
+// answers 501 ERR_NOT_IMPLEMENTED rather than 404, so a client knows the path is right and the
+// feature is missing; but only after authentication with any valid key or auth token: a caller
+// without one learns that first.
+func notYet(pattern string) route {
+	r := serve(pattern, anyCredential, notImplemented)
+	if !strings.Contains(pattern, " ") {
+		r.Method, r.Path = "", pattern
+	}
+	r.notYet = true
+	return r
+}
+
+// rated puts the endpoint in a rate class of its own. The hosted service counts user login
+// and connection, creating and deleting a user, and creating and joining a group as core
+// (API-reference §6), and data import on a limit of its own.
+func (r route) rated(c chat.RateClass) route { r.rate = c; return r }
+
+// bodyUpTo lets the endpoint's body grow to n bytes (if the general cap is lower): an upload.
+func (r route) bodyUpTo(n int64) route { r.maxBody = n; return r }
+
+// alsoEmptyLast serves the endpoint with its last segment empty too, where the mux would
+// answer that with "no such API": ".../reactions/" is a request for the reaction endpoint with
+// an empty reaction, which its handler refuses as such.
+func (r route) alsoEmptyLast() route { r.emptyLast = true; return r }
+
+// pattern is the endpoint's mux pattern under prefix: "POST /v3/users", "/v3/threads".
+func (r route) pattern(prefix string) string {
+	return strings.TrimSpace(r.Method + " " + prefix + r.Path)
+}
+
+// patterns are all the mux patterns the endpoint is served at under prefix.
+func (r route) patterns(prefix string) []string {
+	p := r.pattern(prefix)
+	if !r.emptyLast {
+		return []string{p}
+	}
+	return []string{p, p[:strings.LastIndexByte(p, '/')+1] + "{$}"}
+}
+
+// endpoints is the one list of endpoints, each with all of its settings: those natter
+// serves and those it does not serve yet, beside their families.
+func (s *Server) endpoints() []route {
 	return []route{
-		{http.MethodPost, "/apikeys", fullAccessOnly, s.createAPIKey},
-		{http.MethodGet, "/apikeys", fullAccessOnly, s.listAPIKeys},
-		{http.MethodGet, "/apikeys/{apiKey}", fullAccessOnly, s.getAPIKey},
-		{http.MethodPut, "/apikeys/{apiKey}", fullAccessOnly, s.updateAPIKey},
-		{http.MethodDelete, "/apikeys/{apiKey}", fullAccessOnly, s.deleteAPIKey},
+		serve("POST /apikeys", fullAccessOnly, s.createAPIKey),
+		serve("GET /apikeys", fullAccessOnly, s.listAPIKeys),
+		serve("GET /apikeys/{apiKey}", fullAccessOnly, s.getAPIKey),
+		serve("PUT /apikeys/{apiKey}", fullAccessOnly, s.updateAPIKey),
+		serve("DELETE /apikeys/{apiKey}", fullAccessOnly, s.deleteAPIKey),
 
-		{http.MethodPut, "/me", clientAllowed, s.me},
-		{http.MethodGet, "/me", clientAllowed, s.me},
-		{http.MethodDelete, "/me", clientAllowed, s.logout},
-		{http.MethodGet, "/settings", clientAllowed, s.appSettings},
-		{http.MethodPost, "/user_sessions", clientAllowed, s.userSession},
+		serve("PUT /me", clientAllowed, s.me),
+		serve("GET /me", clientAllowed, s.me),
+		serve("DELETE /me", clientAllowed, s.logout),
+		serve("GET /settings", clientAllowed, s.appSettings),
+		serve("POST /user_sessions", clientAllowed, s.userSession),
 
-		{http.MethodPost, "/users", authOnlyAllowed, s.createUser},
-		{http.MethodGet, "/users", clientAllowed, s.listUsers},
-		{http.MethodPut, "/users", fullAccessOnly, s.reactivateUsers},
-		{http.MethodDelete, "/users", fullAccessOnly, s.deactivateUsers},
-		{http.MethodGet, "/users/{uid}", clientAllowed, s.getUser},
-		{http.MethodPut, "/users/{uid}", clientAllowed, s.updateUser}, // a token: its own profile
-		{http.MethodDelete, "/users/{uid}", fullAccessOnly, s.deleteUser},
+		serve("POST /users", authOnlyAllowed, s.createUser).rated(chat.RateCore),
+		serve("GET /users", clientAllowed, s.listUsers),
+		serve("PUT /users", fullAccessOnly, s.reactivateUsers),
+		serve("DELETE /users", fullAccessOnly, s.deactivateUsers),
+		serve("GET /users/{uid}", clientAllowed, s.getUser),
+		serve("PUT /users/{uid}", clientAllowed, s.updateUser), // a token: its own profile
+		serve("DELETE /users/{uid}", fullAccessOnly, s.deleteUser).rated(chat.RateCore),
 
-		{http.MethodPost, "/users/{uid}/auth_tokens", authOnlyAllowed, s.createAuthToken},
-		{http.MethodGet, "/users/{uid}/auth_tokens", fullAccessOnly, s.listAuthTokens},
-		{http.MethodDelete, "/users/{uid}/auth_tokens", fullAccessOnly, s.flushAuthTokens},
-		{http.MethodGet, "/users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.getAuthToken},
-		{http.MethodPut, "/users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.updateAuthToken},
-		{http.MethodDelete, "/users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.deleteAuthToken},
+		serve("POST /users/{uid}/auth_tokens", authOnlyAllowed, s.createAuthToken).rated(chat.RateCore), // login: a client's auth token
+		serve("GET /users/{uid}/auth_tokens", fullAccessOnly, s.listAuthTokens),
+		serve("DELETE /users/{uid}/auth_tokens", fullAccessOnly, s.flushAuthTokens),
+		serve("GET /users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.getAuthToken),
+		serve("PUT /users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.updateAuthToken),
+		serve("DELETE /users/{uid}/auth_tokens/{authToken}", fullAccessOnly, s.deleteAuthToken),
 
-		{http.MethodPost, "/users/{uid}/friends", fullAccessOnly, s.addFriends},
-		{http.MethodGet, "/users/{uid}/friends", fullAccessOnly, s.listFriends},
-		{http.MethodDelete, "/users/{uid}/friends", fullAccessOnly, s.removeFriends},
+		serve("POST /users/{uid}/friends", fullAccessOnly, s.addFriends),
+		serve("GET /users/{uid}/friends", fullAccessOnly, s.listFriends),
+		serve("DELETE /users/{uid}/friends", fullAccessOnly, s.removeFriends),
 
-		{http.MethodPost, "/users/{uid}/blockedusers", fullAccessOnly, s.blockUsers},
-		{http.MethodGet, "/users/{uid}/blockedusers", fullAccessOnly, s.listBlocked},
-		{http.MethodDelete, "/users/{uid}/blockedusers", fullAccessOnly, s.unblockUsers},
-		{http.MethodPost, "/blockedusers", clientAllowed, s.blockUsers},
-		{http.MethodGet, "/blockedusers", clientAllowed, s.listBlocked},
-		{http.MethodDelete, "/blockedusers", clientAllowed, s.unblockUsers},
+		serve("POST /users/{uid}/blockedusers", fullAccessOnly, s.blockUsers),
+		serve("GET /users/{uid}/blockedusers", fullAccessOnly, s.listBlocked),
+		serve("DELETE /users/{uid}/blockedusers", fullAccessOnly, s.unblockUsers),
+		serve("POST /blockedusers", clientAllowed, s.blockUsers),
+		serve("GET /blockedusers", clientAllowed, s.listBlocked),
+		serve("DELETE /blockedusers", clientAllowed, s.unblockUsers),
 
-		{http.MethodPost, "/messages", clientAllowed, s.sendMessage},
-		{http.MethodPost, "/bots/{uid}/messages", fullAccessOnly, s.sendBotMessage},
-		{http.MethodGet, "/messages", clientAllowed, s.listMessages},
-		{http.MethodGet, "/users/{uid}/messages", clientAllowed, s.listUserMessages},
-		{http.MethodGet, "/groups/{guid}/messages", clientAllowed, s.listGroupMessages},
-		{http.MethodGet, "/messages/{id}/thread", clientAllowed, s.listThread},
-		{http.MethodPost, "/messages/{id}/thread", clientAllowed, s.sendThreadMessage},
-		{http.MethodGet, "/messages/{id}", clientAllowed, s.getMessage},
-		{http.MethodPut, "/messages/{id}", clientAllowed, s.editMessage},
-		{http.MethodDelete, "/messages/{id}", clientAllowed, s.deleteMessage},
-		{http.MethodGet, "/messages/{id}/reactions", clientAllowed, s.listReactions},
-		{http.MethodGet, "/messages/{id}/reactions/{reaction}", clientAllowed, s.listReactions},
-		{http.MethodPost, "/messages/{id}/reactions/{reaction}", clientAllowed, s.addReaction},
-		{http.MethodDelete, "/messages/{id}/reactions/{reaction}", clientAllowed, s.removeReaction},
-		{http.MethodPost, "/messages/{id}/pin", clientAllowed, s.pinMessage},
-		{http.MethodDelete, "/messages/{id}/pin", clientAllowed, s.unpinMessage},
-		{http.MethodPost, "/messages/{id}/save", clientAllowed, s.saveMessage},
-		{http.MethodDelete, "/messages/{id}/save", clientAllowed, s.unsaveMessage},
+		serve("POST /messages", clientAllowed, s.sendMessage),
+		serve("POST /bots/{uid}/messages", fullAccessOnly, s.sendBotMessage),
+		serve("GET /messages", clientAllowed, s.listMessages),
+		serve("GET /users/{uid}/messages", clientAllowed, s.listUserMessages),
+		serve("GET /groups/{guid}/messages", clientAllowed, s.listGroupMessages),
+		serve("GET /messages/{id}/thread", clientAllowed, s.listThread),
+		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage),
+		notYet("/messages/{id}/thread/"),
+		serve("GET /messages/{id}", clientAllowed, s.getMessage),
+		serve("PUT /messages/{id}", clientAllowed, s.editMessage),
+		serve("DELETE /messages/{id}", clientAllowed, s.deleteMessage),
+		serve("GET /messages/{id}/reactions", clientAllowed, s.listReactions),
+		serve("GET /messages/{id}/reactions/{reaction}", clientAllowed, s.listReactions),
+		serve("POST /messages/{id}/reactions/{reaction}", clientAllowed, s.addReaction).alsoEmptyLast(),
+		serve("DELETE /messages/{id}/reactions/{reaction}", clientAllowed, s.removeReaction).alsoEmptyLast(),
+		serve("POST /messages/{id}/pin", clientAllowed, s.pinMessage),
+		serve("DELETE /messages/{id}/pin", clientAllowed, s.unpinMessage),
+		serve("POST /messages/{id}/save", clientAllowed, s.saveMessage),
+		serve("DELETE /messages/{id}/save", clientAllowed, s.unsaveMessage),
+		notYet("/messages/{id}/interacted"),
+		notYet("/threads"),
 
 		// Moderation (docs/moderation.md): a user flags a message; the rest is the app's.
-		{http.MethodPost, "/messages/{id}/flagged", clientAllowed, s.flagMessage},
-		{http.MethodPost, "/moderation/reasons", fullAccessOnly, s.createReason},
-		{http.MethodGet, "/moderation/reasons", clientAllowed, s.listReasons},
-		{http.MethodGet, "/moderation/reasons/{id}", clientAllowed, s.getReason},
-		{http.MethodPut, "/moderation/reasons/{id}", fullAccessOnly, s.updateReason},
-		{http.MethodDelete, "/moderation/reasons/{id}", fullAccessOnly, s.deleteReason},
-		{http.MethodGet, "/moderation/flagged-messages", fullAccessOnly, s.listFlagged(false)},
-		{http.MethodPatch, "/moderation/flagged-messages/{id}", fullAccessOnly, s.reviewFlagged},
-		{http.MethodGet, "/moderation/reviewed-messages", fullAccessOnly, s.listFlagged(true)},
-		{http.MethodGet, "/moderation/blocked-messages", fullAccessOnly, s.listBlockedMessages},
-		{http.MethodPatch, "/moderation/blocked-messages/{id}", fullAccessOnly, s.reviewBlocked},
-		{http.MethodPost, "/moderation/rules", fullAccessOnly, s.createRule},
-		{http.MethodGet, "/moderation/rules", fullAccessOnly, s.listRules},
-		{http.MethodGet, "/moderation/rules/{ruleId}", fullAccessOnly, s.getRule},
-		{http.MethodPut, "/moderation/rules/{ruleId}", fullAccessOnly, s.updateRule},
-		{http.MethodDelete, "/moderation/rules/{ruleId}", fullAccessOnly, s.deleteRule},
-		{http.MethodGet, "/moderation/rules/{ruleId}/revisions", fullAccessOnly, s.listRuleRevisions},
-		{http.MethodPost, "/moderation/keywords", fullAccessOnly, s.createKeywordList},
-		{http.MethodGet, "/moderation/keywords", fullAccessOnly, s.listKeywordLists},
-		{http.MethodGet, "/moderation/keywords/{keywordId}", fullAccessOnly, s.getKeywordList},
-		{http.MethodPut, "/moderation/keywords/{keywordId}", fullAccessOnly, s.updateKeywordList},
-		{http.MethodDelete, "/moderation/keywords/{keywordId}", fullAccessOnly, s.deleteKeywordList},
+		serve("POST /messages/{id}/flagged", clientAllowed, s.flagMessage),
+		serve("POST /moderation/reasons", fullAccessOnly, s.createReason),
+		serve("GET /moderation/reasons", clientAllowed, s.listReasons),
+		serve("GET /moderation/reasons/{id}", clientAllowed, s.getReason),
+		serve("PUT /moderation/reasons/{id}", fullAccessOnly, s.updateReason),
+		serve("DELETE /moderation/reasons/{id}", fullAccessOnly, s.deleteReason),
+		serve("GET /moderation/flagged-messages", fullAccessOnly, s.listFlagged(false)),
+		serve("PATCH /moderation/flagged-messages/{id}", fullAccessOnly, s.reviewFlagged),
+		serve("GET /moderation/reviewed-messages", fullAccessOnly, s.listFlagged(true)),
+		serve("GET /moderation/blocked-messages", fullAccessOnly, s.listBlockedMessages),
+		serve("PATCH /moderation/blocked-messages/{id}", fullAccessOnly, s.reviewBlocked),
+		serve("POST /moderation/rules", fullAccessOnly, s.createRule),
+		serve("GET /moderation/rules", fullAccessOnly, s.listRules),
+		serve("GET /moderation/rules/{ruleId}", fullAccessOnly, s.getRule),
+		serve("PUT /moderation/rules/{ruleId}", fullAccessOnly, s.updateRule),
+		serve("DELETE /moderation/rules/{ruleId}", fullAccessOnly, s.deleteRule),
+		serve("GET /moderation/rules/{ruleId}/revisions", fullAccessOnly, s.listRuleRevisions),
+		serve("POST /moderation/keywords", fullAccessOnly, s.createKeywordList).bodyUpTo(MaxKeywordBodyBytes),
+		serve("GET /moderation/keywords", fullAccessOnly, s.listKeywordLists),
+		serve("GET /moderation/keywords/{keywordId}", fullAccessOnly, s.getKeywordList),
+		serve("PUT /moderation/keywords/{keywordId}", fullAccessOnly, s.updateKeywordList).bodyUpTo(MaxKeywordBodyBytes),
+		serve("DELETE /moderation/keywords/{keywordId}", fullAccessOnly, s.deleteKeywordList),
 
 		// Webhooks: natter's own management API (docs/webhooks.md).
-		{http.MethodPost, "/webhooks", fullAccessOnly, s.createWebhook},
-		{http.MethodGet, "/webhooks", fullAccessOnly, s.listWebhooks},
-		{http.MethodGet, "/webhooks/{id}", fullAccessOnly, s.getWebhook},
-		{http.MethodPut, "/webhooks/{id}", fullAccessOnly, s.updateWebhook},
-		{http.MethodDelete, "/webhooks/{id}", fullAccessOnly, s.deleteWebhook},
-		{http.MethodPost, "/webhooks/{id}/secrets", fullAccessOnly, s.rotateWebhookSecret},
-		{http.MethodGet, "/webhooks/{id}/deliveries", fullAccessOnly, s.listDeliveries},
-		{http.MethodPost, "/webhooks/{id}/replay", fullAccessOnly, s.replayWebhook},
+		serve("POST /webhooks", fullAccessOnly, s.createWebhook),
+		serve("GET /webhooks", fullAccessOnly, s.listWebhooks),
+		serve("GET /webhooks/{id}", fullAccessOnly, s.getWebhook),
+		serve("PUT /webhooks/{id}", fullAccessOnly, s.updateWebhook),
+		serve("DELETE /webhooks/{id}", fullAccessOnly, s.deleteWebhook),
+		serve("POST /webhooks/{id}/secrets", fullAccessOnly, s.rotateWebhookSecret),
+		serve("GET /webhooks/{id}/deliveries", fullAccessOnly, s.listDeliveries),
+		serve("POST /webhooks/{id}/replay", fullAccessOnly, s.replayWebhook),
 
 		// Notifications, the settings plane (docs/notifications.md): the app's settings with an
 		// API key; a user's own with its auth token too, which the client SDK sends to the
 		// preferences and mutes under /notifications/push/v1/.
-		{http.MethodGet, "/notifications/v1/settings", fullAccessOnly, s.getNotificationSettings},
-		{http.MethodPatch, "/notifications/v1/settings", fullAccessOnly, s.updateNotificationSettings},
-		{http.MethodDelete, "/notifications/v1/settings", fullAccessOnly, s.resetNotificationSettings},
-		{http.MethodGet, "/notifications/v1/preferences", clientAllowed, s.getNotificationPrefs},
-		{http.MethodPatch, "/notifications/v1/preferences", clientAllowed, s.updateNotificationPrefs},
-		{http.MethodDelete, "/notifications/v1/preferences", clientAllowed, s.resetNotificationPrefs},
-		{http.MethodGet, "/notifications/push/v1/preferences", clientAllowed, s.getNotificationPrefs},
-		{http.MethodPatch, "/notifications/push/v1/preferences", clientAllowed, s.updateNotificationPrefs},
-		{http.MethodDelete, "/notifications/push/v1/preferences", clientAllowed, s.resetNotificationPrefs},
-		{http.MethodGet, "/notifications/v1/preferences/mute", clientAllowed, s.listMutedConversations},
-		{http.MethodPut, "/notifications/v1/preferences/mute", clientAllowed, s.muteConversations},
-		{http.MethodDelete, "/notifications/v1/preferences/mute", clientAllowed, s.unmuteConversations},
-		{http.MethodGet, "/notifications/push/v1/preferences/mute", clientAllowed, s.listMutedConversations},
-		{http.MethodPut, "/notifications/push/v1/preferences/mute", clientAllowed, s.muteConversations},
-		{http.MethodDelete, "/notifications/push/v1/preferences/mute", clientAllowed, s.unmuteConversations},
-		{http.MethodGet, "/notifications/v1/preferences/timezone", clientAllowed, s.getNotificationTimezone},
-		{http.MethodPatch, "/notifications/v1/preferences/timezone", clientAllowed, s.setNotificationTimezone},
-		{http.MethodGet, "/notifications/v1/contact-details", clientAllowed, s.getContactDetails},
-		{http.MethodPatch, "/notifications/v1/contact-details", clientAllowed, s.updateContactDetails},
-		{http.MethodDelete, "/notifications/v1/contact-details", clientAllowed, s.deleteContactDetails},
-		{http.MethodGet, "/notifications/v1/logs", fullAccessOnly, s.listNotificationLogs},
+		serve("GET /notifications/v1/settings", fullAccessOnly, s.getNotificationSettings),
+		serve("PATCH /notifications/v1/settings", fullAccessOnly, s.updateNotificationSettings),
+		serve("DELETE /notifications/v1/settings", fullAccessOnly, s.resetNotificationSettings),
+		serve("GET /notifications/v1/preferences", clientAllowed, s.getNotificationPrefs),
+		serve("PATCH /notifications/v1/preferences", clientAllowed, s.updateNotificationPrefs),
+		serve("DELETE /notifications/v1/preferences", clientAllowed, s.resetNotificationPrefs),
+		serve("GET /notifications/push/v1/preferences", clientAllowed, s.getNotificationPrefs),
+		serve("PATCH /notifications/push/v1/preferences", clientAllowed, s.updateNotificationPrefs),
+		serve("DELETE /notifications/push/v1/preferences", clientAllowed, s.resetNotificationPrefs),
+		serve("GET /notifications/v1/preferences/mute", clientAllowed, s.listMutedConversations),
+		serve("PUT /notifications/v1/preferences/mute", clientAllowed, s.muteConversations),
+		serve("DELETE /notifications/v1/preferences/mute", clientAllowed, s.unmuteConversations),
+		serve("GET /notifications/push/v1/preferences/mute", clientAllowed, s.listMutedConversations),
+		serve("PUT /notifications/push/v1/preferences/mute", clientAllowed, s.muteConversations),
+		serve("DELETE /notifications/push/v1/preferences/mute", clientAllowed, s.unmuteConversations),
+		serve("GET /notifications/v1/preferences/timezone", clientAllowed, s.getNotificationTimezone),
+		serve("PATCH /notifications/v1/preferences/timezone", clientAllowed, s.setNotificationTimezone),
+		serve("GET /notifications/v1/contact-details", clientAllowed, s.getContactDetails),
+		serve("PATCH /notifications/v1/contact-details", clientAllowed, s.updateContactDetails),
+		serve("DELETE /notifications/v1/contact-details", clientAllowed, s.deleteContactDetails),
+		serve("GET /notifications/v1/logs", fullAccessOnly, s.listNotificationLogs),
 		// Notification providers: the app's (docs/notifications.md). Push tokens: a client
 		// app's, with its user's auth token, as the SDK registers them; or an API key naming
 		// the auth token.
-		{http.MethodGet, "/notifications/push/v1/providers/fcm", fullAccessOnly, s.listFCMProviders},
-		{http.MethodPost, "/notifications/push/v1/providers/fcm", fullAccessOnly, s.createFCMProvider},
-		{http.MethodPut, "/notifications/push/v1/providers/fcm", fullAccessOnly, s.updateFCMProvider},
-		{http.MethodDelete, "/notifications/push/v1/providers/fcm/{providerId}", fullAccessOnly, s.deletePushProvider(chat.ProviderFCM)},
-		{http.MethodPut, "/notifications/push/v1/providers/fcm/default/{providerId}", fullAccessOnly, s.defaultPushProvider(chat.ProviderFCM)},
-		{http.MethodGet, "/notifications/push/v1/providers/apns", fullAccessOnly, s.listAPNsProviders},
-		{http.MethodPost, "/notifications/push/v1/providers/apns", fullAccessOnly, s.createAPNsProvider},
-		{http.MethodPut, "/notifications/push/v1/providers/apns", fullAccessOnly, s.updateAPNsProvider},
-		{http.MethodDelete, "/notifications/push/v1/providers/apns/{providerId}", fullAccessOnly, s.deletePushProvider(chat.ProviderAPNs)},
-		{http.MethodPut, "/notifications/push/v1/providers/apns/default/{providerId}", fullAccessOnly, s.defaultPushProvider(chat.ProviderAPNs)},
-		{http.MethodGet, "/notifications/push/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelPush)},
-		{http.MethodPost, "/notifications/push/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelPush)},
-		{http.MethodPut, "/notifications/push/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelPush)},
-		{http.MethodDelete, "/notifications/push/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomPush)},
-		{http.MethodGet, "/notifications/sms/v1/providers/twilio", fullAccessOnly, s.getTwilio},
-		{http.MethodPost, "/notifications/sms/v1/providers/twilio", fullAccessOnly, s.saveTwilio},
-		{http.MethodPut, "/notifications/sms/v1/providers/twilio", fullAccessOnly, s.saveTwilio},
-		{http.MethodDelete, "/notifications/sms/v1/providers/twilio", fullAccessOnly, s.deleteProvider(chat.ProviderTwilio)},
-		{http.MethodGet, "/notifications/sms/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelSMS)},
-		{http.MethodPost, "/notifications/sms/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelSMS)},
-		{http.MethodPut, "/notifications/sms/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelSMS)},
-		{http.MethodDelete, "/notifications/sms/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomSMS)},
-		{http.MethodGet, "/notifications/email/v1/providers/sendgrid", fullAccessOnly, s.getSendGrid},
-		{http.MethodPost, "/notifications/email/v1/providers/sendgrid", fullAccessOnly, s.saveSendGrid},
-		{http.MethodPut, "/notifications/email/v1/providers/sendgrid", fullAccessOnly, s.saveSendGrid},
-		{http.MethodDelete, "/notifications/email/v1/providers/sendgrid", fullAccessOnly, s.deleteProvider(chat.ProviderSendGrid)},
-		{http.MethodGet, "/notifications/email/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelEmail)},
-		{http.MethodPost, "/notifications/email/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelEmail)},
-		{http.MethodPut, "/notifications/email/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelEmail)},
-		{http.MethodDelete, "/notifications/email/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomEmail)},
-		{http.MethodPost, "/notifications/push/v1/tokens", clientAllowed, s.registerPushToken},
-		{http.MethodGet, "/notifications/push/v1/tokens", clientAllowed, s.listPushTokens},
-		{http.MethodDelete, "/notifications/push/v1/tokens/{pushToken}", clientAllowed, s.deletePushToken},
-		{http.MethodDelete, "/notifications/push/v1/tokens", clientAllowed, s.unregisterPushTokens},
+		serve("GET /notifications/push/v1/providers/fcm", fullAccessOnly, s.listFCMProviders),
+		serve("POST /notifications/push/v1/providers/fcm", fullAccessOnly, s.createFCMProvider),
+		serve("PUT /notifications/push/v1/providers/fcm", fullAccessOnly, s.updateFCMProvider),
+		serve("DELETE /notifications/push/v1/providers/fcm/{providerId}", fullAccessOnly, s.deletePushProvider(chat.ProviderFCM)),
+		serve("PUT /notifications/push/v1/providers/fcm/default/{providerId}", fullAccessOnly, s.defaultPushProvider(chat.ProviderFCM)),
+		serve("GET /notifications/push/v1/providers/apns", fullAccessOnly, s.listAPNsProviders),
+		serve("POST /notifications/push/v1/providers/apns", fullAccessOnly, s.createAPNsProvider),
+		serve("PUT /notifications/push/v1/providers/apns", fullAccessOnly, s.updateAPNsProvider),
+		serve("DELETE /notifications/push/v1/providers/apns/{providerId}", fullAccessOnly, s.deletePushProvider(chat.ProviderAPNs)),
+		serve("PUT /notifications/push/v1/providers/apns/default/{providerId}", fullAccessOnly, s.defaultPushProvider(chat.ProviderAPNs)),
+		serve("GET /notifications/push/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelPush)),
+		serve("POST /notifications/push/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelPush)),
+		serve("PUT /notifications/push/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelPush)),
+		serve("DELETE /notifications/push/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomPush)),
+		serve("GET /notifications/sms/v1/providers/twilio", fullAccessOnly, s.getTwilio),
+		serve("POST /notifications/sms/v1/providers/twilio", fullAccessOnly, s.saveTwilio),
+		serve("PUT /notifications/sms/v1/providers/twilio", fullAccessOnly, s.saveTwilio),
+		serve("DELETE /notifications/sms/v1/providers/twilio", fullAccessOnly, s.deleteProvider(chat.ProviderTwilio)),
+		serve("GET /notifications/sms/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelSMS)),
+		serve("POST /notifications/sms/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelSMS)),
+		serve("PUT /notifications/sms/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelSMS)),
+		serve("DELETE /notifications/sms/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomSMS)),
+		serve("GET /notifications/email/v1/providers/sendgrid", fullAccessOnly, s.getSendGrid),
+		serve("POST /notifications/email/v1/providers/sendgrid", fullAccessOnly, s.saveSendGrid),
+		serve("PUT /notifications/email/v1/providers/sendgrid", fullAccessOnly, s.saveSendGrid),
+		serve("DELETE /notifications/email/v1/providers/sendgrid", fullAccessOnly, s.deleteProvider(chat.ProviderSendGrid)),
+		serve("GET /notifications/email/v1/providers/custom", fullAccessOnly, s.getCustom(chat.ChannelEmail)),
+		serve("POST /notifications/email/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelEmail)),
+		serve("PUT /notifications/email/v1/providers/custom", fullAccessOnly, s.saveCustom(chat.ChannelEmail)),
+		serve("DELETE /notifications/email/v1/providers/custom", fullAccessOnly, s.deleteProvider(chat.ProviderCustomEmail)),
+		serve("POST /notifications/push/v1/tokens", clientAllowed, s.registerPushToken),
+		serve("GET /notifications/push/v1/tokens", clientAllowed, s.listPushTokens),
+		serve("DELETE /notifications/push/v1/tokens/{pushToken}", clientAllowed, s.deletePushToken),
+		serve("DELETE /notifications/push/v1/tokens", clientAllowed, s.unregisterPushTokens),
 
-		{http.MethodGet, "/conversations", clientAllowed, s.listConversations},
-		{http.MethodGet, "/conversations/{conversationId}", clientAllowed, s.getConversationByID},
-		{http.MethodDelete, "/conversations/{conversationId}", clientAllowed, s.deleteConversationByID},
-		{http.MethodGet, "/users/{uid}/conversation", clientAllowed, s.getConversation},
-		{http.MethodPut, "/users/{uid}/conversation", clientAllowed, s.updateConversation},
-		{http.MethodDelete, "/users/{uid}/conversation", clientAllowed, s.resetConversation},
-		{http.MethodPost, "/users/{uid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)},
-		{http.MethodPost, "/users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)},
-		{http.MethodDelete, "/users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)},
-		{http.MethodPost, "/users/{uid}/conversation/pin", clientAllowed, s.pinConversation},
-		{http.MethodDelete, "/users/{uid}/conversation/pin", clientAllowed, s.unpinConversation},
-		{http.MethodGet, "/groups/{guid}/conversation", clientAllowed, s.getConversation},
-		{http.MethodPut, "/groups/{guid}/conversation", clientAllowed, s.updateConversation},
-		{http.MethodDelete, "/groups/{guid}/conversation", clientAllowed, s.resetConversation},
-		{http.MethodPost, "/groups/{guid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)},
-		{http.MethodPost, "/groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)},
-		{http.MethodDelete, "/groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)},
-		{http.MethodPost, "/groups/{guid}/conversation/pin", clientAllowed, s.pinConversation},
-		{http.MethodDelete, "/groups/{guid}/conversation/pin", clientAllowed, s.unpinConversation},
-		{http.MethodGet, "/conversations/pinned", fullAccessOnly, s.listSystemPins},
-		{http.MethodPut, "/conversations/pinned", fullAccessOnly, s.replaceSystemPins},
+		serve("GET /conversations", clientAllowed, s.listConversations),
+		serve("GET /conversations/{conversationId}", clientAllowed, s.getConversationByID),
+		serve("DELETE /conversations/{conversationId}", clientAllowed, s.deleteConversationByID),
+		serve("GET /users/{uid}/conversation", clientAllowed, s.getConversation),
+		serve("PUT /users/{uid}/conversation", clientAllowed, s.updateConversation),
+		serve("DELETE /users/{uid}/conversation", clientAllowed, s.resetConversation),
+		serve("POST /users/{uid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)),
+		serve("POST /users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)),
+		serve("DELETE /users/{uid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)),
+		serve("POST /users/{uid}/conversation/pin", clientAllowed, s.pinConversation),
+		serve("DELETE /users/{uid}/conversation/pin", clientAllowed, s.unpinConversation),
+		notYet("/users/{uid}/conversation/"),
+		serve("GET /groups/{guid}/conversation", clientAllowed, s.getConversation),
+		serve("PUT /groups/{guid}/conversation", clientAllowed, s.updateConversation),
+		serve("DELETE /groups/{guid}/conversation", clientAllowed, s.resetConversation),
+		serve("POST /groups/{guid}/conversation/delivered", clientAllowed, s.markConversation(chat.MarkDelivered)),
+		serve("POST /groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkRead)),
+		serve("DELETE /groups/{guid}/conversation/read", clientAllowed, s.markConversation(chat.MarkUnread)),
+		serve("POST /groups/{guid}/conversation/pin", clientAllowed, s.pinConversation),
+		serve("DELETE /groups/{guid}/conversation/pin", clientAllowed, s.unpinConversation),
+		notYet("/groups/{guid}/conversation/"),
+		serve("GET /conversations/pinned", fullAccessOnly, s.listSystemPins),
+		serve("PUT /conversations/pinned", fullAccessOnly, s.replaceSystemPins),
 
-		{http.MethodPost, "/groups", clientAllowed, s.createGroup},
-		{http.MethodGet, "/groups", clientAllowed, s.listGroups},
-		{http.MethodGet, "/groups/{guid}", clientAllowed, s.getGroup},
-		{http.MethodPut, "/groups/{guid}", clientAllowed, s.updateGroup},
-		{http.MethodDelete, "/groups/{guid}", clientAllowed, s.deleteGroup},
-		{http.MethodPatch, "/groups/{guid}/owner", clientAllowed, s.transferGroup},
+		serve("POST /groups", clientAllowed, s.createGroup).rated(chat.RateCore),
+		serve("GET /groups", clientAllowed, s.listGroups),
+		serve("GET /groups/{guid}", clientAllowed, s.getGroup),
+		serve("PUT /groups/{guid}", clientAllowed, s.updateGroup),
+		serve("DELETE /groups/{guid}", clientAllowed, s.deleteGroup),
+		serve("PATCH /groups/{guid}/owner", clientAllowed, s.transferGroup),
 
-		{http.MethodPost, "/groups/{guid}/members", clientAllowed, s.addMembers},
-		{http.MethodGet, "/groups/{guid}/members", clientAllowed, s.listMembers},
-		{http.MethodDelete, "/groups/{guid}/members", clientAllowed, s.leaveGroup},
-		{http.MethodPut, "/groups/{guid}/members/{uid}", clientAllowed, s.changeScope},
-		{http.MethodDelete, "/groups/{guid}/members/{uid}", clientAllowed, s.kickMember},
-		{http.MethodPost, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.banUser},
-		{http.MethodDelete, "/groups/{guid}/bannedusers/{uid}", clientAllowed, s.unbanUser},
-		{http.MethodGet, "/groups/{guid}/bannedusers", clientAllowed, s.listBanned},
+		serve("POST /groups/{guid}/members", clientAllowed, s.addMembers).rated(chat.RateCore), // join (and add members)
+		serve("GET /groups/{guid}/members", clientAllowed, s.listMembers),
+		serve("DELETE /groups/{guid}/members", clientAllowed, s.leaveGroup),
+		serve("PUT /groups/{guid}/members/{uid}", clientAllowed, s.changeScope),
+		serve("DELETE /groups/{guid}/members/{uid}", clientAllowed, s.kickMember),
+		serve("POST /groups/{guid}/bannedusers/{uid}", clientAllowed, s.banUser),
+		serve("DELETE /groups/{guid}/bannedusers/{uid}", clientAllowed, s.unbanUser),
+		serve("GET /groups/{guid}/bannedusers", clientAllowed, s.listBanned),
 
-		{http.MethodPost, "/roles", fullAccessOnly, s.createRole},
-		{http.MethodGet, "/roles", fullAccessOnly, s.listRoles},
-		{http.MethodGet, "/roles/{role}", fullAccessOnly, s.getRole},
-		{http.MethodPut, "/roles/{role}", fullAccessOnly, s.updateRole},
-		{http.MethodDelete, "/roles/{role}", fullAccessOnly, s.deleteRole},
-		{http.MethodPost, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.restrictFeatures},
-		{http.MethodGet, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.listRestrictedFeatures},
-		{http.MethodDelete, "/roles/{role}/restrictedfeatures", fullAccessOnly, s.allowFeatures},
-		{http.MethodGet, "/roles/{role}/permissions", fullAccessOnly, s.listRolePermissions},
-		{http.MethodPut, "/roles/{role}/permissions", fullAccessOnly, s.setRolePermissions},
-		{http.MethodDelete, "/roles/{role}/permissions/{permission}", fullAccessOnly, s.unsetRolePermission},
-		{http.MethodGet, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions},
-		{http.MethodPut, "/groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions},
-		{http.MethodDelete, "/groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission},
+		serve("POST /roles", fullAccessOnly, s.createRole),
+		serve("GET /roles", fullAccessOnly, s.listRoles),
+		serve("GET /roles/{role}", fullAccessOnly, s.getRole),
+		serve("PUT /roles/{role}", fullAccessOnly, s.updateRole),
+		serve("DELETE /roles/{role}", fullAccessOnly, s.deleteRole),
+		serve("POST /roles/{role}/restrictedfeatures", fullAccessOnly, s.restrictFeatures),
+		serve("GET /roles/{role}/restrictedfeatures", fullAccessOnly, s.listRestrictedFeatures),
+		serve("DELETE /roles/{role}/restrictedfeatures", fullAccessOnly, s.allowFeatures),
+		serve("GET /roles/{role}/permissions", fullAccessOnly, s.listRolePermissions),
+		serve("PUT /roles/{role}/permissions", fullAccessOnly, s.setRolePermissions),
+		serve("DELETE /roles/{role}/permissions/{permission}", fullAccessOnly, s.unsetRolePermission),
+		serve("GET /groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.listScopePermissions),
+		serve("PUT /groups/{guid}/scopes/{scope}/permissions", fullAccessOnly, s.setScopePermissions),
+		serve("DELETE /groups/{guid}/scopes/{scope}/permissions/{permission}", fullAccessOnly, s.unsetScopePermission),
 		// AI agents: bots answered by an HTTP endpoint (docs/agents.md). PUT is natter's, PATCH
 		// the hosted service's.
-		{http.MethodPost, "/ai-agents/agents", fullAccessOnly, s.createAgent},
-		{http.MethodGet, "/ai-agents/agents", fullAccessOnly, s.listAgents},
-		{http.MethodGet, "/ai-agents/agents/{uid}", fullAccessOnly, s.getAgent},
-		{http.MethodPut, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
-		{http.MethodPatch, "/ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent},
-		{http.MethodDelete, "/ai-agents/agents/{uid}", fullAccessOnly, s.deleteAgent},
-		{http.MethodPost, "/calls", clientAllowed, s.initiateCall},
-		{http.MethodGet, "/calls", clientAllowed, s.listCalls},
-		{http.MethodGet, "/calls/{sessionId}", clientAllowed, s.getCall},
-		{http.MethodPut, "/calls/{sessionId}", clientAllowed, s.updateCall},
-		{http.MethodPatch, "/calls/{sessionId}/type", clientAllowed, s.changeCallType},
-		{http.MethodGet, "/calls/{sessionId}/transcriptions", clientAllowed, s.listTranscriptions},
-		{http.MethodPost, "/calls/{sessionId}/transcriptions", fullAccessOnly, s.addTranscription},
+		serve("POST /ai-agents/agents", fullAccessOnly, s.createAgent),
+		serve("GET /ai-agents/agents", fullAccessOnly, s.listAgents),
+		serve("GET /ai-agents/agents/{uid}", fullAccessOnly, s.getAgent),
+		serve("PUT /ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent),
+		serve("PATCH /ai-agents/agents/{uid}", fullAccessOnly, s.updateAgent),
+		serve("DELETE /ai-agents/agents/{uid}", fullAccessOnly, s.deleteAgent),
+		// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
+		notYet("/ai-agents/tools"),
+		notYet("/ai-agents/tools/"),
+		notYet("/ai-agents/integrations"),
+		notYet("/ai-agents/integrations/"),
+		notYet("/ai-agents/agent-builder/"),
+		serve("POST /calls", clientAllowed, s.initiateCall),
+		serve("GET /calls", clientAllowed, s.listCalls),
+		serve("GET /calls/{sessionId}", clientAllowed, s.getCall),
+		serve("PUT /calls/{sessionId}", clientAllowed, s.updateCall),
+		serve("PATCH /calls/{sessionId}/type", clientAllowed, s.changeCallType),
+		serve("GET /calls/{sessionId}/transcriptions", clientAllowed, s.listTranscriptions),
+		serve("POST /calls/{sessionId}/transcriptions", fullAccessOnly, s.addTranscription),
 
-		{http.MethodGet, "/stats", fullAccessOnly, s.usageMetrics},
-		{http.MethodGet, "/stats/messages", fullAccessOnly, s.messageStats},
+		serve("GET /stats", fullAccessOnly, s.usageMetrics),
+		serve("GET /stats/messages", fullAccessOnly, s.messageStats),
 
 		// Data import (docs/import.md): a fullAccess key's, on a rate limit of its own.
-		{http.MethodPost, "/data_import/users", fullAccessOnly, serveImport(s, "users", userImports)},
-		{http.MethodPost, "/data_import/groups", fullAccessOnly, serveImport(s, "groups", groupImports)},
-		{http.MethodPost, "/data_import/members", fullAccessOnly, serveImport(s, "members", memberImports)},
-		{http.MethodPost, "/data_import/messages", fullAccessOnly, serveImport(s, "messages", messageImports)},
+		serve("POST /data_import/users", fullAccessOnly, serveImport(s, "users", userImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
+		serve("POST /data_import/groups", fullAccessOnly, serveImport(s, "groups", groupImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
+		serve("POST /data_import/members", fullAccessOnly, serveImport(s, "members", memberImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
+		serve("POST /data_import/messages", fullAccessOnly, serveImport(s, "messages", messageImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
 	}
+}
+
+// routes are the endpoints natter serves.
+func (s *Server) routes() []route {
+	return slices.DeleteFunc(s.endpoints(), func(r route) bool { return r.notYet })
 }
 
 // Routes lists every implemented endpoint as "METHOD /path" relative to the version prefix;
 // the OpenAPI test checks that api/openapi.yaml describes each.
 func Routes() []string {
-	var s Server
 	var out []string
-	for _, r := range s.routes() {
-		out = append(out, r.Method+" "+r.Path)
+	for _, r := range (&Server{}).routes() {
+		out = append(out, r.pattern(""))
 	}
 	return out
-}
-
-// notYet are the hosted service's endpoints natter does not serve yet. After authentication
-// (any valid key) they answer 501 ERR_NOT_IMPLEMENTED rather than 404, so a client knows the
-// path is right and the feature is missing. Patterns are relative to the version prefix; those ending in "/" cover a
-// whole subtree.
-var notYet = []string{
-	"/users/{uid}/conversation/", "/groups/{guid}/conversation/",
-	"/messages/{id}/thread/",
-	"/messages/{id}/interacted", "/threads",
-	// The hosted AI agents' other groups: tools, integrations, the Agent Builder.
-	"/ai-agents/tools", "/ai-agents/tools/", "/ai-agents/integrations", "/ai-agents/integrations/", "/ai-agents/agent-builder/",
 }

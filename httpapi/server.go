@@ -31,6 +31,9 @@ type Options struct {
 	PublicHost string
 }
 
+// versionPrefixes are the prefixes every endpoint is served under.
+var versionPrefixes = []string{"/v3", "/v3.0"}
+
 // Server serves the v3 API over a chat.Service.
 type Server struct {
 	svc     *chat.Service
@@ -38,7 +41,9 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	handler http.Handler
-	classes map[string]chat.RateClass // by mux pattern (ratelimit.go)
+	// byPattern is each endpoint (routes.go) by the mux patterns it is served at, for the
+	// settings a request needs: its rate class, its body cap.
+	byPattern map[string]route
 }
 
 // New returns the API server.
@@ -55,32 +60,19 @@ func New(svc *chat.Service, opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), classes: classesByPattern()}
-	for _, rt := range s.routes() {
-		for _, prefix := range []string{"/v3", "/v3.0"} {
-			s.mux.Handle(rt.Method+" "+prefix+rt.Path, s.authed(rt.access, rt.handler))
-		}
-	}
-	// ".../reactions/" with nothing after it is a request for the reaction endpoint with an
-	// empty reaction: answer that, rather than "no such API".
-	for _, prefix := range []string{"/v3", "/v3.0"} {
-		s.mux.Handle("POST "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.addReaction))
-		s.mux.Handle("DELETE "+prefix+"/messages/{id}/reactions/{$}", s.authed(clientAllowed, s.removeReaction))
-	}
-	for _, p := range notYet {
-		method, path, found := strings.Cut(p, " ")
-		if !found {
-			method, path = "", p
-		}
-		for _, prefix := range []string{"/v3", "/v3.0"} {
-			// Authenticated first, with any valid key or auth token: a caller without one
-			// learns that before it learns that the feature is missing.
-			s.mux.Handle(strings.TrimSpace(method+" "+prefix+path), s.authed(anyCredential, notImplemented))
+	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), byPattern: map[string]route{}}
+	for _, rt := range s.endpoints() {
+		h := s.authed(rt.access, rt.handler)
+		for _, prefix := range versionPrefixes {
+			for _, p := range rt.patterns(prefix) {
+				s.mux.Handle(p, h)
+				s.byPattern[p] = rt
+			}
 		}
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.handler = s.observe(s.cors(s.limitBody(http.HandlerFunc(s.dispatch))))
+	s.handler = s.observe(s.cors(http.HandlerFunc(s.dispatch)))
 	return s
 }
 
@@ -95,17 +87,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-// dispatch routes through the mux, answering in the error envelope where the mux itself
-// would answer in plain text or with a redirect: 404 for an unknown path, 405 with Allow for
-// a known path called with another method.
+// dispatch caps the request's body (middleware.go) and routes it through the mux, answering
+// in the error envelope where the mux itself would answer in plain text or with a redirect:
+// 404 for an unknown path, 405 with Allow for a known path called with another method.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	pattern := s.routed(r)
+	if !s.limitBody(w, r, s.byPattern[pattern].maxBody) {
+		return
+	}
 	if !canonical(r.URL.Path) {
 		// The mux would answer with an HTML redirect to the cleaned path; an API client wants
 		// the envelope, and a path like /v3//users names no endpoint.
 		writeError(w, r, chat.Errorf(chat.CodeAPINotFound, "The requested API does not exist."))
 		return
 	}
-	if s.routed(r) {
+	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
 		return
 	}

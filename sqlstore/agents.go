@@ -4,15 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
 
 // AI agents (chat.AgentStore) and their jobs. Jobs are written in the send's transaction
-// (insertAgentJob, from the outbox) and leased as notification events are
-// (notifdelivery.go): on PostgreSQL FOR UPDATE SKIP LOCKED, so nodes claiming at once take
-// different rows.
+// (insertAgentJob, from the outbox) and leased from their queue (leases.go).
 
 const agentColumns = `app_id, uid, name, icon, is_active, integrate_with, integration_type, url, headers, header_names,
 	instruction, metadata, history_length, timeout_seconds, created_at, updated_at`
@@ -123,32 +120,16 @@ func insertAgentJob(tx *wtx, ev chat.OutboxEvent) error {
 	return err
 }
 
-const claimAgentJobsQuery = `UPDATE agent_jobs SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-	WHERE id IN (SELECT id FROM agent_jobs WHERE lease_until < $1 ORDER BY id LIMIT $4%s)
-	RETURNING id, app_id, agent_uid, conversation_id, message_id, reply_id, created_at, attempts`
-
-var (
-	claimAgentJobsSQLite   = strings.Replace(claimAgentJobsQuery, "%s", "", 1)
-	claimAgentJobsPostgres = strings.Replace(claimAgentJobsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
-)
+var agentJobs = newQueue(`agent_jobs`, `lease_until < $1`, `id`,
+	`id, app_id, agent_uid, conversation_id, message_id, reply_id, created_at, attempts`)
 
 // ClaimAgentJobs leases jobs for a node.
 func (db *DB) ClaimAgentJobs(ctx context.Context, l chat.Lease) ([]chat.AgentJob, error) {
-	query := claimAgentJobsSQLite
-	if db.dialect.name == "postgres" {
-		query = claimAgentJobsPostgres
-	}
-	var out []chat.AgentJob
-	err := db.transact(ctx, func(tx *wtx) error {
-		var err error
-		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.AgentJob, error) {
-			var j chat.AgentJob
-			err := s.Scan(&j.ID, &j.AppID, &j.AgentUID, &j.ConversationID, &j.MessageID, &j.ReplyID, &j.CreatedAt, &j.Attempts)
-			return j, err
-		})
-		return err
+	return claim(ctx, db, agentJobs, l, nil, func(s scanner) (chat.AgentJob, error) {
+		var j chat.AgentJob
+		err := s.Scan(&j.ID, &j.AppID, &j.AgentUID, &j.ConversationID, &j.MessageID, &j.ReplyID, &j.CreatedAt, &j.Attempts)
+		return j, err
 	})
-	return out, mapErr(err)
 }
 
 // SetAgentReply records a job's bot message while node holds the job.

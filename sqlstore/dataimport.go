@@ -13,16 +13,15 @@ import (
 
 const importChunkArgs = 8000
 
-// params is a list of n placeholders, the first numbered from, in the dialect's own syntax:
-// $from, … on PostgreSQL; on SQLite bare ?s, which SQLite numbers on from the previous one.
-// (A ?NNN or $NNN costs SQLite a scan of the statement's parameter names per bind, which is
-// quadratic in a statement of thousands.) Queries using it run through execRaw and rowsRaw.
-func (tx txStore) params(from, n int) string {
-	if tx.db.dialect.name == "postgres" {
-		return placeholders(from, n)
-	}
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
+// params is a list of n placeholders, the first numbered from, in the dialect's own syntax
+// (dialect.params): $from, … on PostgreSQL; on SQLite bare ?s (bareParams). Queries using
+// it run through execRaw and rowsRaw.
+func (tx txStore) params(from, n int) string { return tx.db.dialect.params(from, n) }
+
+// bareParams is SQLite's params: bare ?s, which SQLite numbers on from the previous one. (A
+// ?NNN or $NNN costs SQLite a scan of the statement's parameter names per bind, which is
+// quadratic in a statement of thousands.)
+func bareParams(_, n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
 // multiInsert runs head + "VALUES (…), (…)" + tail for n rows of cols arguments each, in
 // chunks, passing each chunk's statement (in the dialect's syntax) and arguments to run.
@@ -71,7 +70,7 @@ func inChunks(ids []string, fn func(chunk []string) error) error {
 // advisory lock, so that two import requests never both take a key or number the same
 // conversation; SQLite's single writer already does.
 func (tx txStore) LockImports(appID string) error {
-	if tx.db.dialect.name != "postgres" {
+	if !tx.db.dialect.concurrentWrites {
 		return nil
 	}
 	_, err := tx.exec(`SELECT pg_advisory_xact_lock(hashtextextended('natter-import:' || $1, 0))`, appID)
@@ -264,10 +263,7 @@ func (tx txStore) InsertImportedMembers(ms []chat.ImportedMember) error {
 // last message's sentAt, locking their rows on PostgreSQL (chat.ImportTx).
 func (tx txStore) ConversationTails(appID string, ids []string) (map[string]chat.ConversationTail, error) {
 	out := map[string]chat.ConversationTail{}
-	lock := ""
-	if tx.db.dialect.name == "postgres" {
-		lock = " FOR UPDATE OF c"
-	}
+	lock := tx.db.dialect.lock(" FOR UPDATE OF c")
 	err := inChunks(uniqStrings(ids), func(chunk []string) error {
 		args := []any{appID}
 		for _, id := range chunk {

@@ -16,10 +16,7 @@ func (tx txStore) LockUsers(appID string, uids []string) ([]chat.User, error) {
 	if len(uids) == 0 {
 		return nil, nil
 	}
-	lock := ""
-	if tx.db.dialect.name == "postgres" {
-		lock = " FOR NO KEY UPDATE"
-	}
+	lock := tx.db.dialect.lock(" FOR NO KEY UPDATE")
 	args := append([]any{appID}, anys(uids)...)
 	return collect(tx.rows(`SELECT `+userColumns+` FROM users WHERE app_id = $1 AND uid IN (`+placeholders(2, len(uids))+`)
 		ORDER BY uid`+lock, args...), func(s scanner) (chat.User, error) { return scanUser(s, appID) })

@@ -67,8 +67,7 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 	if m.Counts() {
 		args[14] = 1
 	}
-	if tx.db.dialect.name == "sqlite" {
-		// Without RETURNING, which SQLite runs through a temporary table.
+	if tx.db.dialect.lastInsertID {
 		res, err := tx.exec(insertSeqQuery, args...)
 		if err != nil {
 			return err

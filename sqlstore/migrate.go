@@ -33,7 +33,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", mapErr(err))
 	}
 	defer conn.Close()
-	if db.dialect.name == "postgres" {
+	if db.dialect.concurrentWrites {
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLockID); err != nil {
 			return fmt.Errorf("migrate: lock: %w", mapErr(err))
 		}

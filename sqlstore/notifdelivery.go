@@ -15,9 +15,8 @@ import (
 )
 
 // Notification delivery (chat.NotificationDeliveryStore): the events written in the
-// changes' transactions, the pending sends, and the log. Workers lease rows as the webhook
-// outbox's do (webhookdeliveries.go): on PostgreSQL FOR UPDATE SKIP LOCKED, so that nodes
-// claiming at once take different rows.
+// changes' transactions, the pending sends, and the log. Workers lease events and sends
+// from their queues (leases.go).
 
 const insertNotifyEventQuery = `INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
 	VALUES ($1, $2, $3, $4, $5, $6)`
@@ -40,36 +39,20 @@ func queueNotifyEvent(b *pgx.Batch, ev chat.OutboxEvent) {
 	b.Queue(insertNotifyEventQuery, ev.AppID, ev.Trigger, ev.ConversationID, ev.MessageID, notifyRef(ev), ev.At)
 }
 
-const claimNotifyEventsQuery = `UPDATE notification_events SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-	WHERE id IN (SELECT id FROM notification_events WHERE lease_until < $1 ORDER BY id LIMIT $4%s)
-	RETURNING id, app_id, trigger, conversation_id, message_id, ref, created_at, attempts`
-
-var (
-	claimNotifyEventsSQLite   = strings.Replace(claimNotifyEventsQuery, "%s", "", 1)
-	claimNotifyEventsPostgres = strings.Replace(claimNotifyEventsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
-)
+var notifyEvents = newQueue(`notification_events`, `lease_until < $1`, `id`,
+	`id, app_id, trigger, conversation_id, message_id, ref, created_at, attempts`)
 
 // ClaimNotificationEvents leases events for a node.
 func (db *DB) ClaimNotificationEvents(ctx context.Context, l chat.Lease) ([]chat.NotificationEvent, error) {
-	query := claimNotifyEventsSQLite
-	if db.dialect.name == "postgres" {
-		query = claimNotifyEventsPostgres
-	}
-	var out []chat.NotificationEvent
-	err := db.transact(ctx, func(tx *wtx) error {
-		var err error
-		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationEvent, error) {
-			var e chat.NotificationEvent
-			var ref string
-			err := s.Scan(&e.ID, &e.AppID, &e.Trigger, &e.ConversationID, &e.MessageID, &ref, &e.CreatedAt, &e.Attempts)
-			if err == nil {
-				err = json.Unmarshal([]byte(ref), &e.Ref)
-			}
-			return e, err
-		})
-		return err
+	return claim(ctx, db, notifyEvents, l, nil, func(s scanner) (chat.NotificationEvent, error) {
+		var e chat.NotificationEvent
+		var ref string
+		err := s.Scan(&e.ID, &e.AppID, &e.Trigger, &e.ConversationID, &e.MessageID, &ref, &e.CreatedAt, &e.Attempts)
+		if err == nil {
+			err = json.Unmarshal([]byte(ref), &e.Ref)
+		}
+		return e, err
 	})
-	return out, mapErr(err)
 }
 
 const logColumns = `app_id, event_id, trigger, message_id, message_category, message_type, sender, receiver, receiver_type,
@@ -92,19 +75,10 @@ func scanLog(s scanner) (chat.NotificationLog, error) {
 	return l, err
 }
 
-// rowsPerInsert bounds the rows of one multi-row INSERT on PostgreSQL: 100 rows of at most 21
-// columns stay far below its limit on bound parameters.
-const rowsPerInsert = 100
-
-// insertRows writes n rows of cols columns, the arguments of row i from args(i). Dialect
-// branch: PostgreSQL takes rowsPerInsert rows a statement, saving round trips; SQLite, in
-// process, one row a statement, whose text is then always the same and its prepared
-// statement reused (measured: twice the decisions per second of 100-row statements).
+// insertRows writes n rows of cols columns, the arguments of row i from args(i), as many a
+// statement as the dialect takes (dialect.rowsPerInsert).
 func insertRows(tx *wtx, head, tail string, cols, n int, args func(i int) []any) error {
-	per := 1
-	if tx.db.dialect.name == "postgres" {
-		per = rowsPerInsert
-	}
+	per := tx.db.dialect.rowsPerInsert
 	for start := 0; start < n; start += per {
 		end := min(start+per, n)
 		var b strings.Builder
@@ -181,47 +155,24 @@ func finishEvent(tx *wtx, node string, eventID int64, logs []chat.NotificationLo
 		})
 }
 
-const claimSendsQuery = `UPDATE notification_sends SET lease_until = $2, leased_by = $3, attempts = attempts + 1
-	WHERE id IN (SELECT id FROM notification_sends WHERE next_at <= $1 AND lease_until < $1 ORDER BY next_at, id LIMIT $4%s)
-	RETURNING id, ` + sendColumns
-
-var (
-	claimSendsSQLite   = strings.Replace(claimSendsQuery, "%s", "", 1)
-	claimSendsPostgres = strings.Replace(claimSendsQuery, "%s", " FOR UPDATE SKIP LOCKED", 1)
-)
+var notifySends = newQueue(`notification_sends`, `next_at <= $1 AND lease_until < $1`, `next_at, id`, `id, `+sendColumns)
 
 // ClaimNotificationSends records the attempts done and leases due sends for a node, in one
 // transaction.
 func (db *DB) ClaimNotificationSends(ctx context.Context, l chat.Lease, done []chat.NotificationAttempt) ([]chat.NotificationSend, error) {
-	query := claimSendsSQLite
-	if db.dialect.name == "postgres" {
-		query = claimSendsPostgres
-	}
-	var out []chat.NotificationSend
-	err := db.transact(ctx, func(tx *wtx) error {
-		out = nil
-		if err := finishSends(tx, l.Node, done); err != nil {
-			return err
+	first := func(tx *wtx) error { return finishSends(tx, l.Node, done) }
+	return claim(ctx, db, notifySends, l, first, func(s scanner) (chat.NotificationSend, error) {
+		var n chat.NotificationSend
+		var channel, kind, ref string
+		var recheck int64
+		err := s.Scan(&n.ID, &n.AppID, &n.EventID, &n.Trigger, &n.ConversationID, &n.MessageID, &n.UID, &channel, &n.Provider,
+			&n.ProviderID, &n.Destination, &kind, &recheck, &n.Attempts, &n.NextAt, &n.CreatedAt, &ref)
+		n.Channel, n.TokenKind, n.Recheck = chat.Channel(channel), chat.PushTokenKind(kind), recheck == 1
+		if err == nil {
+			err = json.Unmarshal([]byte(ref), &n.Ref)
 		}
-		if l.Limit <= 0 {
-			return nil
-		}
-		var err error
-		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), func(s scanner) (chat.NotificationSend, error) {
-			var n chat.NotificationSend
-			var channel, kind, ref string
-			var recheck int64
-			err := s.Scan(&n.ID, &n.AppID, &n.EventID, &n.Trigger, &n.ConversationID, &n.MessageID, &n.UID, &channel, &n.Provider,
-				&n.ProviderID, &n.Destination, &kind, &recheck, &n.Attempts, &n.NextAt, &n.CreatedAt, &ref)
-			n.Channel, n.TokenKind, n.Recheck = chat.Channel(channel), chat.PushTokenKind(kind), recheck == 1
-			if err == nil {
-				err = json.Unmarshal([]byte(ref), &n.Ref)
-			}
-			return n, err
-		})
-		return err
+		return n, err
 	})
-	return out, mapErr(err)
 }
 
 // FinishNotificationSend records an attempt, while node holds the send.
@@ -233,14 +184,15 @@ func (db *DB) FinishNotificationSend(ctx context.Context, node string, s chat.No
 
 // finishSends records attempts while node holds their sends: each send deleted (done) or
 // pending again, and the log records of those it still held (a send whose lease ended is
-// another node's now, and so is its record). Dialect branch: PostgreSQL settles the batch
-// in three statements (arrays unnested); SQLite, in process, runs prepared ones per row.
+// another node's now, and so is its record). Where statements are round trips
+// (dialect.roundTrips), the batch is settled in three (arrays unnested); elsewhere, by
+// prepared ones per row.
 func finishSends(tx *wtx, node string, done []chat.NotificationAttempt) error {
 	if len(done) == 0 {
 		return nil
 	}
 	var logs []chat.NotificationLog
-	if tx.db.dialect.name == "postgres" {
+	if tx.db.dialect.roundTrips {
 		var del, retry, next []int64
 		for _, a := range done {
 			if a.Done {

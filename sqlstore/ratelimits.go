@@ -8,7 +8,7 @@ import (
 
 // SharesQuota reports whether other nodes count against the same rate limits: on PostgreSQL
 // they may; a SQLite file has one natter serve (sqlite_lock.go), which counts in memory.
-func (db *DB) SharesQuota() bool { return db.dialect.name == "postgres" }
+func (db *DB) SharesQuota() bool { return db.dialect.concurrentWrites }
 
 // LeaseQuota adds up to want to the count of (app, class, window), never past limit, in one
 // statement: the row is the serialisation point between nodes. granted is what this call

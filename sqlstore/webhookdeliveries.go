@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -52,25 +51,24 @@ const claimQuery = `WITH held AS MATERIALIZED (SELECT DISTINCT app_id, webhook_i
 		AND (SELECT count(*) FROM held h WHERE h.app_id = d.app_id) < $6
 		AND d.event_id = (SELECT min(e.event_id) FROM webhook_deliveries e WHERE e.app_id = d.app_id AND e.webhook_id = d.webhook_id
 			AND e.conversation_id = d.conversation_id AND e.state = 0)
-		ORDER BY d.next_at, d.id LIMIT $7%s),
+		ORDER BY d.next_at, d.id LIMIT $7),
 	ranked AS (SELECT id, app_id, next_at, held_app,
 		held + row_number() OVER (PARTITION BY app_id, webhook_id ORDER BY next_at, id) AS slot FROM due),
 	fair AS (SELECT id, next_at, held_app + row_number() OVER (PARTITION BY app_id ORDER BY next_at, id) AS app_slot
 		FROM ranked WHERE slot <= $5)
-	UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	UPDATE webhook_deliveries SET ` + leaseSet + `
 	WHERE id IN (SELECT id FROM fair WHERE app_slot <= $6 ORDER BY next_at, id LIMIT $4)
 	RETURNING id, app_id, webhook_id, conversation_id, event_id`
 
 // claimLookahead is how many due rows a claim looks at for each it may take.
 const claimLookahead = 4
 
-var claimQuerySQLite = strings.Replace(claimQuery, "%s", "", 1)
-
-// On PostgreSQL a claim is a few plain statements rather than claimQuery (claimPostgres).
-// Dialect branch: PostgreSQL planned claimQuery on statistics of a queue that had since
-// grown from nothing (a bitmap of every due row, the order check on each, or a nested loop
-// joining every due row to every lane): 60 to 400 ms a claim with 2,000 due rows, and
-// deliveries drained at 100/s. The statements below read rows by their keys (a lane's order
+// Where statements are round trips to a planner working from statistics
+// (dialect.roundTrips: PostgreSQL), a claim is a few plain statements rather than
+// claimQuery (claimPostgres). PostgreSQL planned claimQuery on statistics of a queue that
+// had since grown from nothing (a bitmap of every due row, the order check on each, or a
+// nested loop joining every due row to every lane): 60 to 400 ms a claim with 2,000 due
+// rows, and deliveries drained at 100/s. The statements below read rows by their keys (a lane's order
 // index, the primary key), so no plan can go far wrong. SQLite, in process, runs claimQuery
 // in a few µs a due row.
 const (
@@ -115,7 +113,7 @@ const (
 				WHERE d.app_id = h.app_id AND d.webhook_id = h.webhook_id AND d.conversation_id = h.conversation_id
 				AND d.state = 0 AND d.event_id > h.event_id ORDER BY d.event_id LIMIT $5) c) f
 			WHERE f.ok),
-		l AS (UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+		l AS (UPDATE webhook_deliveries SET ` + leaseSet + `
 			WHERE id = ANY(ARRAY(SELECT id FROM h UNION ALL SELECT id FROM f)) AND state + 0 = 0 AND lease_until < $1 RETURNING *)
 		SELECT ` + deliveryColumns + ` FROM l d JOIN webhook_events e ON e.id = d.event_id ORDER BY d.id`
 )
@@ -223,7 +221,7 @@ const (
 	followersQuery = `SELECT id, next_at, lease_until FROM webhook_deliveries
 		WHERE app_id = $1 AND webhook_id = $2 AND conversation_id = $3 AND state = 0 AND event_id > $4
 		ORDER BY event_id LIMIT $5`
-	leaseMoreQuery = `UPDATE webhook_deliveries SET lease_until = $2, leased_by = $3, attempts = attempts + 1
+	leaseMoreQuery = `UPDATE webhook_deliveries SET ` + leaseSet + `
 		WHERE id IN (%s) AND state = 0 AND lease_until < $1 RETURNING id`
 	releaseQuery = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
 		WHERE id IN (%s) AND leased_by = $1 AND state = 0`
@@ -304,7 +302,7 @@ func release(tx *wtx, node string, ids []int64) error {
 		return nil
 	}
 	var err error
-	if tx.db.dialect.name == "postgres" {
+	if tx.db.dialect.roundTrips {
 		_, err = tx.exec(releaseQueryPostgres, node, ids)
 	} else {
 		_, err = tx.exec(fmt.Sprintf(releaseQuery, placeholders(2, len(ids))), idArgs(ids, node)...)
@@ -345,8 +343,9 @@ func scanID(s scanner) (int64, error) {
 	return id, err
 }
 
-// Recording outcomes. Dialect branch: SQLite, in process, runs one prepared statement per
-// row; PostgreSQL one statement for the whole batch (arrays unnested), one round trip.
+// Recording outcomes: where statements are round trips (dialect.roundTrips), one statement
+// for the whole batch (arrays unnested); elsewhere (SQLite, in process) one prepared
+// statement per row.
 //
 // PostgreSQL's statements that name their rows by id say "state + 0 = 0", which no partial
 // index (WHERE state = 0) matches, and "id = ANY": so the rows are read by the primary key.
@@ -394,7 +393,7 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 			evIDs, payloads = append(evIDs, d.EventID), append(payloads, string(d.Payload))
 		}
 	}
-	if tx.db.dialect.name == "postgres" {
+	if tx.db.dialect.roundTrips {
 		n := len(done)
 		ids, states, next, status, errs, lat, doneAt := make([]int64, n), make([]int32, n), make([]int64, n), make([]int32, n),
 			make([]string, n), make([]int64, n), make([]int64, n)
@@ -431,7 +430,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 	var claimed []chat.Delivery // PostgreSQL's, read in the claim
 	err := db.transact(ctx, func(tx *wtx) error {
 		ids, claimed = nil, nil
-		if db.dialect.name == "postgres" {
+		if db.dialect.roundTrips {
 			q := planPostgres
 			if l.Limit > 0 {
 				q += claimLockPostgres
@@ -446,12 +445,12 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		if l.Limit <= 0 {
 			return nil
 		}
-		if db.dialect.name == "postgres" {
+		if db.dialect.roundTrips {
 			var err error
 			claimed, err = claimPostgres(tx, l)
 			return err
 		}
-		heads, err := collect(tx.rows(claimQuerySQLite, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
+		heads, err := collect(tx.rows(claimQuery, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
 		if err != nil {
 			return err
 		}

@@ -224,13 +224,15 @@ func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
 func insertOutboxIfSubscribed(tx *wtx, ev chat.OutboxEvent) error { return writeOutbox(tx, ev, true) }
 
 // writeOutbox writes a webhook event and its deliveries; onlySubscribed skips the event
-// when no webhook subscribes to it (the fan-out would find none anyway).
+// when no webhook subscribes to it (the fan-out would find none anyway). Where statements
+// are round trips (dialect.roundTrips), in one (pgOutboxQuery); in process, the event and
+// then, by its id, the fan-out.
 func writeOutbox(tx *wtx, ev chat.OutboxEvent, onlySubscribed bool) error {
 	ref, err := json.Marshal(ev.Ref)
 	if err != nil {
 		return err
 	}
-	if tx.db.dialect.name == "postgres" {
+	if tx.db.dialect.roundTrips {
 		q := pgOutboxQuery
 		if onlySubscribed {
 			q = pgOutboxIfSubscribed
