@@ -25,7 +25,7 @@ const (
 // wake for each, and returns what notifies the other nodes (it never blocks). On SQLite,
 // one node, it returns nil.
 func (db *DB) OutboxWakes(ctx context.Context, node string, wake func(), log *slog.Logger) (notify func()) {
-	if db.dialect.name != postgresDialect.name {
+	if _, shared := db.eng.(*postgresEngine); !shared {
 		return nil
 	}
 	if log == nil {

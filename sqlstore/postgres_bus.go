@@ -20,7 +20,7 @@ import (
 // which reaches every node on the same server with nothing more to run, or on SQLite (one
 // node) the in-process bus.
 func (db *DB) NewBus(log *slog.Logger) chat.Bus {
-	if db.dialect.name != postgresDialect.name {
+	if _, shared := db.eng.(*postgresEngine); !shared {
 		return chat.NewLocalBus()
 	}
 	if log == nil {
