@@ -86,95 +86,31 @@ type CustomCredentials struct {
 
 // FCMCredentials implements NotificationSource.
 func (s *Service) FCMCredentials(ctx context.Context, appID, id string) (FCMProvider, FCMCredentials, error) {
-	pr, err := s.provider(ctx, appID, ProviderFCM, normalizedProviderID(id))
-	if err != nil {
-		return FCMProvider{}, FCMCredentials{}, err
-	}
-	out, err := fcmOut(pr)
-	if err != nil {
-		return FCMProvider{}, FCMCredentials{}, err
-	}
-	pem, err := s.openSecret(ctx, pr)
-	if err != nil {
-		return FCMProvider{}, FCMCredentials{}, internal("open FCM credential", err)
-	}
-	key, err := ParseRSAPrivateKey(pem)
-	if err != nil {
-		return FCMProvider{}, FCMCredentials{}, internal("parse FCM credential", err)
-	}
-	return out, FCMCredentials{ProjectID: out.ProjectID, ClientEmail: out.ClientEmail, PrivateKeyID: out.PrivateKeyID, PrivateKey: key}, nil
+	return fcmKind.credentials(ctx, s, appID, id)
 }
 
 // APNsCredentials implements NotificationSource.
 func (s *Service) APNsCredentials(ctx context.Context, appID, id string) (APNsProvider, APNsCredentials, error) {
-	pr, err := s.provider(ctx, appID, ProviderAPNs, normalizedProviderID(id))
-	if err != nil {
-		return APNsProvider{}, APNsCredentials{}, err
-	}
-	out, err := apnsOut(pr)
-	if err != nil {
-		return APNsProvider{}, APNsCredentials{}, err
-	}
-	pem, err := s.openSecret(ctx, pr)
-	if err != nil {
-		return APNsProvider{}, APNsCredentials{}, internal("open APNs credential", err)
-	}
-	key, err := ParseAPNsKey(pem)
-	if err != nil {
-		return APNsProvider{}, APNsCredentials{}, internal("parse APNs credential", err)
-	}
-	return out, APNsCredentials{KeyID: out.KeyID, TeamID: out.TeamID, BundleID: out.BundleID, Production: out.Production, Key: key}, nil
+	return apnsKind.credentials(ctx, s, appID, id)
 }
 
 // TwilioCredentials implements NotificationSource.
 func (s *Service) TwilioCredentials(ctx context.Context, appID string) (TwilioProvider, TwilioCredentials, error) {
-	pr, err := s.provider(ctx, appID, ProviderTwilio, "")
-	if err != nil {
-		return TwilioProvider{}, TwilioCredentials{}, err
-	}
-	out, err := twilioOut(pr)
-	if err != nil {
-		return TwilioProvider{}, TwilioCredentials{}, err
-	}
-	tok, err := s.openSecret(ctx, pr)
-	if err != nil {
-		return TwilioProvider{}, TwilioCredentials{}, internal("open Twilio credential", err)
-	}
-	return out, TwilioCredentials{AccountSID: out.AccountSID, AuthToken: tok, From: out.SenderPhoneNumber}, nil
+	return twilioKind.credentials(ctx, s, appID, "")
 }
 
 // SendGridCredentials implements NotificationSource.
 func (s *Service) SendGridCredentials(ctx context.Context, appID string) (SendGridProvider, SendGridCredentials, error) {
-	pr, err := s.provider(ctx, appID, ProviderSendGrid, "")
-	if err != nil {
-		return SendGridProvider{}, SendGridCredentials{}, err
-	}
-	out, err := sendGridOut(pr)
-	if err != nil {
-		return SendGridProvider{}, SendGridCredentials{}, err
-	}
-	key, err := s.openSecret(ctx, pr)
-	if err != nil {
-		return SendGridProvider{}, SendGridCredentials{}, internal("open SendGrid credential", err)
-	}
-	return out, SendGridCredentials{APIKey: key}, nil
+	return sendGridKind.credentials(ctx, s, appID, "")
 }
 
 // CustomCredentials implements NotificationSource.
 func (s *Service) CustomCredentials(ctx context.Context, appID string, c Channel) (CustomProvider, CustomCredentials, error) {
-	pr, err := s.provider(ctx, appID, c.kind(), "")
+	k, err := customKindOf(c)
 	if err != nil {
 		return CustomProvider{}, CustomCredentials{}, err
 	}
-	out, err := customOut(c, pr)
-	if err != nil || !out.UseBasicAuth {
-		return out, CustomCredentials{}, err
-	}
-	pass, err := s.openSecret(ctx, pr)
-	if err != nil {
-		return CustomProvider{}, CustomCredentials{}, internal("open custom provider credential", err)
-	}
-	return out, CustomCredentials{Username: out.Username, Password: pass}, nil
+	return k.credentials(ctx, s, appID, "")
 }
 
 // PushTokensOf implements NotificationSource.

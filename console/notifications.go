@@ -8,13 +8,6 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// pushKinds are the provider kinds with ids, as the page's paths name them.
-var pushKinds = map[string]chat.ProviderKind{"fcm": chat.ProviderFCM, "apns": chat.ProviderAPNs}
-
-// singleKinds are the kinds an app has one of, as the page's paths name them.
-var singleKinds = map[string]chat.ProviderKind{"twilio": chat.ProviderTwilio, "sendgrid": chat.ProviderSendGrid,
-	"custom_push": chat.CustomKind(chat.ChannelPush), "custom_sms": chat.CustomKind(chat.ChannelSMS), "custom_email": chat.CustomKind(chat.ChannelEmail)}
-
 type notificationsData struct {
 	FCM      []chat.FCMProvider
 	APNs     []chat.APNsProvider
@@ -72,11 +65,12 @@ func configured[T any](v T, err error) (*T, error) {
 	return &v, nil
 }
 
-// providerKind reads a path's provider kind from kinds, or refuses it as the service refuses
-// a provider it does not have.
-func providerKind(kinds map[string]chat.ProviderKind, name string) (chat.ProviderKind, error) {
-	if k, ok := kinds[name]; ok {
-		return k, nil
+// providerKind reads a path's provider kind, as the service spells it: one with ids (FCM,
+// APNs) when ids, else one an app has one of. It refuses any other as the service refuses a
+// provider it does not have.
+func providerKind(name string, ids bool) (chat.ProviderKind, error) {
+	if sp, ok := chat.ProviderSpecOf(chat.ProviderKind(name)); ok && sp.IDs == ids {
+		return sp.Kind, nil
 	}
 	if len(name) > 50 {
 		name = name[:50] + "…"
@@ -101,7 +95,7 @@ func (c *Console) notificationChange(w http.ResponseWriter, r *http.Request, q *
 // /notifications/push/v1/providers/{fcm,apns}/{providerId} does (the default one only when
 // it is the last of its kind).
 func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		err = c.svc.DeletePushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
@@ -110,7 +104,7 @@ func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *
 
 // defaultPushProvider makes an FCM or APNs provider its kind's default.
 func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		err = c.svc.SetDefaultPushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
@@ -119,7 +113,7 @@ func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q 
 
 // deleteSingleProvider deletes the Twilio, SendGrid or a custom provider.
 func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(singleKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), false)
 	if err == nil {
 		err = c.svc.DeleteProvider(r.Context(), q.p, kind)
 	}
@@ -131,7 +125,7 @@ func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q
 // and …/apns do. A refusal shows the page again with the form as sent but for its key: the
 // template never writes a credential back into a page.
 func (c *Console) createPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		id := strings.TrimSpace(r.PostFormValue("providerId"))
 		if kind == chat.ProviderFCM {
