@@ -29,8 +29,11 @@ const (
 	ProviderCustomEmail ProviderKind = "custom_email"
 )
 
+// The descriptors of the kinds an app has one of: Twilio (its auth token sealed), SendGrid
+// (its API key sealed), and the custom webhooks, one kind per channel (Custom), with their
+// Basic-auth passwords sealed.
 var (
-	twilioKind = register(&providerKind[TwilioSettings, TwilioInput, TwilioProvider, TwilioCredentials]{
+	Twilio = register(&Providers[TwilioSettings, TwilioInput, TwilioProvider, TwilioCredentials]{
 		ProviderSpec: ProviderSpec{Kind: ProviderTwilio, Name: "Twilio", Channel: ChannelSMS, Log: LogProviderTwilio, purpose: "twilio_auth_token"},
 		apply:        applyTwilio,
 		out: func(p Provider, st TwilioSettings) TwilioProvider {
@@ -40,7 +43,7 @@ var (
 			return TwilioCredentials{AccountSID: out.AccountSID, AuthToken: token, From: out.SenderPhoneNumber}, nil
 		},
 	})
-	sendGridKind = register(&providerKind[SendGridSettings, SendGridInput, SendGridProvider, SendGridCredentials]{
+	SendGrid = register(&Providers[SendGridSettings, SendGridInput, SendGridProvider, SendGridCredentials]{
 		ProviderSpec: ProviderSpec{Kind: ProviderSendGrid, Name: "SendGrid", Channel: ChannelEmail, Log: LogProviderSendGrid, purpose: "sendgrid_api_key"},
 		apply:        applySendGrid,
 		out: func(p Provider, st SendGridSettings) SendGridProvider {
@@ -58,7 +61,7 @@ var (
 	}
 )
 
-type customKind = providerKind[CustomSettings, CustomProviderInput, CustomProvider, CustomCredentials]
+type customKind = Providers[CustomSettings, CustomProviderInput, CustomProvider, CustomCredentials]
 
 // registerCustom registers the custom kind of channel c.
 func registerCustom(kind ProviderKind, c Channel) *customKind {
@@ -66,7 +69,7 @@ func registerCustom(kind ProviderKind, c Channel) *customKind {
 		ProviderSpec: ProviderSpec{Kind: kind, Name: "custom " + string(c), Channel: c, Log: LogProviderCustom, Custom: true,
 			purpose: string(kind) + "_basic_password"},
 		apply: applyCustom,
-		kept:  CustomSettings{Username: "kept"},
+		kept:  CustomSettings{Username: "kept"}, // and a password
 		out:   customOut,
 		open: func(out CustomProvider, password string) (CustomCredentials, error) {
 			if !out.UseBasicAuth {
@@ -77,12 +80,9 @@ func registerCustom(kind ProviderKind, c Channel) *customKind {
 	})
 }
 
-// customKindOf is the custom kind of channel c.
-func customKindOf(c Channel) (*customKind, error) {
-	if k := customKinds[c]; k != nil {
-		return k, nil
-	}
-	return nil, errProviderNotFound(ProviderKind("custom_"+string(c)), "")
+// Custom is the descriptor of channel c's custom kind; nil for a channel natter has none for.
+func Custom(c Channel) *Providers[CustomSettings, CustomProviderInput, CustomProvider, CustomCredentials] {
+	return customKinds[c]
 }
 
 // TwilioSettings are the Twilio provider's settings, without its auth token.
@@ -207,21 +207,6 @@ func applyTwilio(_ *Service, f fieldErrors, st *TwilioSettings, p *Provider, in 
 	return secret
 }
 
-// TwilioProvider reads the app's Twilio provider.
-func (s *Service) TwilioProvider(ctx context.Context, p Principal) (TwilioProvider, error) {
-	return twilioKind.get(ctx, s, p.App.ID, "")
-}
-
-// CreateTwilioProvider stores the app's Twilio provider, enabled unless in says otherwise.
-func (s *Service) CreateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
-	return twilioKind.create(ctx, s, p.App.ID, "", in)
-}
-
-// UpdateTwilioProvider changes the fields in sets.
-func (s *Service) UpdateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
-	return twilioKind.update(ctx, s, p.App.ID, "", in)
-}
-
 // --- SendGrid -----------------------------------------------------------------------------
 
 func applySendGrid(_ *Service, f fieldErrors, st *SendGridSettings, p *Provider, in SendGridInput, create bool) string {
@@ -273,21 +258,6 @@ func applySendGrid(_ *Service, f fieldErrors, st *SendGridSettings, p *Provider,
 		f.add("sendGridApiKey", "Send sendGridApiKey, sendGridTemplateID, sendGridUnsubscribeGroupID, senderName, senderEmail, allowEmailReplies, senderEmailForReplies or isEnabled to change.")
 	}
 	return secret
-}
-
-// SendGridProvider reads the app's SendGrid provider.
-func (s *Service) SendGridProvider(ctx context.Context, p Principal) (SendGridProvider, error) {
-	return sendGridKind.get(ctx, s, p.App.ID, "")
-}
-
-// CreateSendGridProvider stores the app's SendGrid provider, enabled unless in says otherwise.
-func (s *Service) CreateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
-	return sendGridKind.create(ctx, s, p.App.ID, "", in)
-}
-
-// UpdateSendGridProvider changes the fields in sets.
-func (s *Service) UpdateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
-	return sendGridKind.update(ctx, s, p.App.ID, "", in)
 }
 
 // --- custom providers ---------------------------------------------------------------------
@@ -366,49 +336,10 @@ func (c Channel) storedField(sep string) string {
 	return ""
 }
 
-// CustomProvider reads a channel's custom provider.
-func (s *Service) CustomProvider(ctx context.Context, p Principal, c Channel) (CustomProvider, error) {
-	k, err := customKindOf(c)
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return k.get(ctx, s, p.App.ID, "")
-}
-
-// CreateCustomProvider stores a channel's custom provider. Its URL is held to the rules of
-// webhook URLs (webhooks.go): no loopback, private or link-local address unless the
-// operator allows them.
-func (s *Service) CreateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
-	k, err := customKindOf(c)
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return k.create(ctx, s, p.App.ID, "", in)
-}
-
-// UpdateCustomProvider changes the fields in sets. Turning Basic auth on needs a username and
-// a password unless the provider keeps them; turning it off forgets them.
-func (s *Service) UpdateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
-	k, err := customKindOf(c)
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return k.update(ctx, s, p.App.ID, "", in)
-}
-
 // DeleteProvider removes the app's provider of a kind it has one of (Twilio, SendGrid, a
 // custom one).
 func (s *Service) DeleteProvider(ctx context.Context, p Principal, kind ProviderKind) error {
 	return s.deleteProvider(ctx, p.App.ID, kind, "")
-}
-
-// CustomKind is the provider kind of a channel's custom provider; "" for a channel that has
-// none.
-func CustomKind(c Channel) ProviderKind {
-	if k := customKinds[c]; k != nil {
-		return k.Kind
-	}
-	return ""
 }
 
 // deref is *p, or "" for nil.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,12 +16,13 @@ import (
 // credential (a private key, an auth token, an API key, a Basic-auth password) is sealed
 // with the webhook key (webhookcrypto.go), bound to its app, provider and purpose, and never
 // answered: answers show SecretHint's masked form, or nothing for keys. The delivery
-// (notify, slice 3) opens them through NotificationSource (notifsource.go).
+// (notify, slice 3) opens them through the kind's descriptor (Providers.Credentials).
 
-// ProviderKind is what sort of provider a row is. Each kind is one descriptor
-// (providerKind), registered in providerKinds: FCM and APNs in notifpush.go; Twilio,
-// SendGrid and the custom webhooks in notifchannels.go. Adding a kind is adding its
-// descriptor, with its settings, request and answer types, and its Service methods.
+// ProviderKind is what sort of provider a row is. Each kind is one descriptor (Providers),
+// registered in providerKinds: FCM and APNs in notifpush.go; Twilio, SendGrid and the
+// custom webhooks (Custom) in notifchannels.go. Callers read and change an app's providers
+// through the descriptor (chat.FCM.Create(ctx, svc, p, in)); adding a kind is adding its
+// descriptor, with its settings, request, answer and credential types.
 type ProviderKind string
 
 // ProviderSpec is what the code every kind shares needs to know of a kind; the rest of it,
@@ -50,7 +52,7 @@ var (
 )
 
 // register adds a kind's descriptor to providerKinds.
-func register[S, In, Out, Cred any](k *providerKind[S, In, Out, Cred]) *providerKind[S, In, Out, Cred] {
+func register[S, In, Out, Cred any](k *Providers[S, In, Out, Cred]) *Providers[S, In, Out, Cred] {
 	providerKinds[k.Kind] = &k.ProviderSpec
 	for _, t := range k.Tokens {
 		tokenProviders[t] = k.Kind
@@ -68,10 +70,13 @@ func (k ProviderKind) spec() *ProviderSpec {
 
 // ProviderSpecOf is k's spec; false when natter has no such kind.
 func ProviderSpecOf(k ProviderKind) (ProviderSpec, bool) {
-	if sp := providerKinds[k]; sp != nil {
-		return *sp, true
+	sp := providerKinds[k]
+	if sp == nil {
+		return ProviderSpec{}, false
 	}
-	return ProviderSpec{}, false
+	out := *sp
+	out.Tokens = slices.Clone(sp.Tokens)
+	return out, true
 }
 
 // name is how messages name the kind.
@@ -184,12 +189,14 @@ func (f fieldErrors) providerID(v string) string {
 
 // --- a kind's descriptor --------------------------------------------------------------------
 
-// providerKind is a kind's descriptor: its spec, and the steps that differ between kinds, on
+// Providers is a kind's descriptor: its spec, and the steps that differ between kinds, on
 // its settings S (stored as a JSON object), its requests In, its answers Out and its opened
 // credentials Cred. What every kind does (list, read, create, update, open for the
-// delivery) runs on it.
-type providerKind[S, In, Out, Cred any] struct {
+// delivery) is its methods, the same for every kind.
+type Providers[S, In, Out, Cred any] struct {
 	ProviderSpec
+	// id is the providerId a request names (kinds with ids); nil for the others.
+	id func(in In) string
 	// apply checks in and applies it to the settings st and to p (its enabled flag, a
 	// credential it drops), and returns the credential to seal, "" when unchanged. create:
 	// in must make a whole provider; otherwise it changes the fields it sets.
@@ -205,7 +212,7 @@ type providerKind[S, In, Out, Cred any] struct {
 }
 
 // answer is p as answers show it.
-func (k *providerKind[S, In, Out, Cred]) answer(p Provider) (Out, error) {
+func (k *Providers[S, In, Out, Cred]) answer(p Provider) (Out, error) {
 	var st S
 	if err := settingsOf(p, &st); err != nil {
 		var zero Out
@@ -216,7 +223,7 @@ func (k *providerKind[S, In, Out, Cred]) answer(p Provider) (Out, error) {
 
 // providerID is a request's providerId as stored: checked (on create, as a new one's), or
 // "" for a kind without ids.
-func (k *providerKind[S, In, Out, Cred]) providerID(f fieldErrors, id string, create bool) string {
+func (k *Providers[S, In, Out, Cred]) providerID(f fieldErrors, id string, create bool) string {
 	switch {
 	case !k.IDs:
 		return ""
@@ -226,53 +233,63 @@ func (k *providerKind[S, In, Out, Cred]) providerID(f fieldErrors, id string, cr
 	return f.id("providerId", id, true)
 }
 
-// list lists the app's providers of the kind, oldest first.
-func (k *providerKind[S, In, Out, Cred]) list(ctx context.Context, s *Service, appID string) ([]Out, error) {
-	ps, err := s.providers(ctx, appID, k.Kind)
+// requestID is the providerId in names; "" for a kind without ids.
+func (k *Providers[S, In, Out, Cred]) requestID(in In) string {
+	if k.id == nil {
+		return ""
+	}
+	return k.id(in)
+}
+
+// List lists the app's providers of the kind, oldest first.
+func (k *Providers[S, In, Out, Cred]) List(ctx context.Context, s *Service, p Principal) ([]Out, error) {
+	ps, err := s.providers(ctx, p.App.ID, k.Kind)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Out, len(ps))
-	for i, p := range ps {
-		if out[i], err = k.answer(p); err != nil {
+	for i, pr := range ps {
+		if out[i], err = k.answer(pr); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// get reads one provider of the kind (s.provider).
-func (k *providerKind[S, In, Out, Cred]) get(ctx context.Context, s *Service, appID, id string) (Out, error) {
-	p, err := s.provider(ctx, appID, k.Kind, id)
+// Get reads the app's provider of the kind: its one, or for a kind with ids its default.
+func (k *Providers[S, In, Out, Cred]) Get(ctx context.Context, s *Service, p Principal) (Out, error) {
+	pr, err := s.provider(ctx, p.App.ID, k.Kind, "")
 	if err != nil {
 		var zero Out
 		return zero, err
 	}
-	return k.answer(p)
+	return k.answer(pr)
 }
 
-// create stores a provider of the kind from in, enabled unless in says otherwise.
-func (k *providerKind[S, In, Out, Cred]) create(ctx context.Context, s *Service, appID, id string, in In) (Out, error) {
+// Create stores a provider of the kind from in, enabled unless in says otherwise. For a
+// kind with ids, the app's first becomes its default.
+func (k *Providers[S, In, Out, Cred]) Create(ctx context.Context, s *Service, p Principal, in In) (Out, error) {
 	var zero Out
 	fe := fieldErrors{}
-	p := Provider{AppID: appID, Kind: k.Kind, ID: k.providerID(fe, id, true), Enabled: true}
+	pr := Provider{AppID: p.App.ID, Kind: k.Kind, ID: k.providerID(fe, k.requestID(in), true), Enabled: true}
 	var st S
-	secret := k.apply(s, fe, &st, &p, in, true)
+	secret := k.apply(s, fe, &st, &pr, in, true)
 	if err := fe.err(); err != nil {
 		return zero, err
 	}
-	p, err := s.createProvider(ctx, p, st, secret)
+	pr, err := s.createProvider(ctx, pr, st, secret)
 	if err != nil {
 		return zero, err
 	}
-	return k.answer(p)
+	return k.answer(pr)
 }
 
-// update changes the fields in sets of the provider id (or the app's one).
-func (k *providerKind[S, In, Out, Cred]) update(ctx context.Context, s *Service, appID, id string, in In) (Out, error) {
+// Update changes the fields in sets of the app's provider of the kind (for a kind with ids,
+// the one in names).
+func (k *Providers[S, In, Out, Cred]) Update(ctx context.Context, s *Service, p Principal, in In) (Out, error) {
 	var zero Out
 	fe := fieldErrors{}
-	id = k.providerID(fe, id, false)
+	id := k.providerID(fe, k.requestID(in), false)
 	// The request alone first: a malformed one is refused before the provider is looked up.
 	// What depends on the stored provider is checked against it below.
 	kept := k.kept
@@ -280,28 +297,34 @@ func (k *providerKind[S, In, Out, Cred]) update(ctx context.Context, s *Service,
 	if err := fe.err(); err != nil {
 		return zero, err
 	}
-	p, err := s.changeProvider(ctx, appID, k.Kind, id, func(p *Provider, key []byte) error {
+	pr, err := s.changeProvider(ctx, p.App.ID, k.Kind, id, func(pr *Provider, key []byte) error {
 		var st S
-		if err := settingsOf(*p, &st); err != nil {
+		if err := settingsOf(*pr, &st); err != nil {
 			return err
 		}
 		fe := fieldErrors{}
-		secret := k.apply(s, fe, &st, p, in, false)
+		secret := k.apply(s, fe, &st, pr, in, false)
 		if err := fe.err(); err != nil {
 			return err
 		}
-		return p.change(key, st, secret)
+		return pr.change(key, st, secret)
 	})
 	if err != nil {
 		return zero, err
 	}
-	return k.answer(p)
+	return k.answer(pr)
 }
 
-// credentials reads a provider of the kind and opens its credential (NotificationSource).
-// id is a push token's providerId for a kind with ids; DefaultProviderID, or "", is the
-// default one.
-func (k *providerKind[S, In, Out, Cred]) credentials(ctx context.Context, s *Service, appID, id string) (Out, Cred, error) {
+// Credentials reads the app's provider of the kind and opens its credential, for the
+// delivery (notify): nothing it returns may be logged or answered. id is a push token's
+// providerId for a kind with ids (DefaultProviderID, or "", is the default provider), and
+// unused for the others. A provider the app does not have is CodeProviderNotFound; a
+// credential that no longer opens (NATTER_WEBHOOK_KEY changed) an internal error. The
+// provider may be disabled (a kind without ids): the delivery then sends nothing. A custom
+// provider's URL passed the webhook URL rules when stored; the delivery must still refuse
+// a name that resolves to a private address unless Config.WebhookAllowPrivate, as webhook
+// delivery does at connect time.
+func (k *Providers[S, In, Out, Cred]) Credentials(ctx context.Context, s *Service, appID, id string) (Out, Cred, error) {
 	var zeroOut Out
 	var zeroCred Cred
 	if k.IDs {

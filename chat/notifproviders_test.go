@@ -263,8 +263,8 @@ func TestProviderKinds(t *testing.T) {
 		}
 	}
 	for _, c := range []Channel{ChannelPush, ChannelSMS, ChannelEmail} {
-		if sp, ok := ProviderSpecOf(CustomKind(c)); !ok || !sp.Custom || sp.Channel != c {
-			t.Errorf("CustomKind(%s) = %q: %+v", c, CustomKind(c), sp)
+		if k := Custom(c); k == nil || !k.Custom || k.Channel != c || providerKinds[k.Kind] != &k.ProviderSpec {
+			t.Errorf("Custom(%s) = %+v", c, k)
 		}
 	}
 }

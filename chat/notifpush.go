@@ -1,9 +1,6 @@
 package chat
 
-import (
-	"context"
-	"strings"
-)
+import "strings"
 
 // Push providers: FCM (a Google service account) and APNs (a token-signing .p8 key). An app
 // may have up to MaxPushProviders of each; the first of a kind is its default, and
@@ -15,10 +12,14 @@ const (
 	ProviderAPNs ProviderKind = "apns"
 )
 
+// The push kinds' descriptors. FCM providers have a Google service account; Create and
+// Update check it and seal its private key; Credentials parses it for the delivery. APNs
+// providers have a token-signing key, likewise.
 var (
-	fcmKind = register(&providerKind[FCMSettings, FCMProviderInput, FCMProvider, FCMCredentials]{
+	FCM = register(&Providers[FCMSettings, FCMProviderInput, FCMProvider, FCMCredentials]{
 		ProviderSpec: ProviderSpec{Kind: ProviderFCM, Name: "FCM", Channel: ChannelPush, Log: LogProviderFCM, IDs: true,
 			Tokens: []PushTokenKind{PushFCM}, purpose: "fcm_private_key"},
+		id:    func(in FCMProviderInput) string { return in.ProviderID },
 		apply: applyFCM,
 		out: func(p Provider, st FCMSettings) FCMProvider {
 			return FCMProvider{ID: p.ID, Default: p.Default, FCMSettings: st, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
@@ -28,9 +29,10 @@ var (
 			return FCMCredentials{ProjectID: out.ProjectID, ClientEmail: out.ClientEmail, PrivateKeyID: out.PrivateKeyID, PrivateKey: key}, err
 		},
 	})
-	apnsKind = register(&providerKind[APNsSettings, APNsProviderInput, APNsProvider, APNsCredentials]{
+	APNs = register(&Providers[APNsSettings, APNsProviderInput, APNsProvider, APNsCredentials]{
 		ProviderSpec: ProviderSpec{Kind: ProviderAPNs, Name: "APNs", Channel: ChannelPush, Log: LogProviderAPNs, IDs: true,
 			Tokens: []PushTokenKind{PushAPNs, PushVoIP}, purpose: "apns_p8_key"},
+		id:    func(in APNsProviderInput) string { return in.ProviderID },
 		apply: applyAPNs,
 		out: func(p Provider, st APNsSettings) APNsProvider {
 			return APNsProvider{ID: p.ID, Default: p.Default, APNsSettings: st, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
@@ -117,11 +119,6 @@ type APNsProviderInput struct {
 	Production              *bool
 }
 
-// FCMProviders lists the app's FCM providers, oldest first.
-func (s *Service) FCMProviders(ctx context.Context, p Principal) ([]FCMProvider, error) {
-	return fcmKind.list(ctx, s, p.App.ID)
-}
-
 // applyFCM checks in and applies it to settings; it returns the private key to seal, ""
 // when unchanged.
 func applyFCM(_ *Service, f fieldErrors, st *FCMSettings, _ *Provider, in FCMProviderInput, create bool) string {
@@ -146,21 +143,6 @@ func applyFCM(_ *Service, f fieldErrors, st *FCMSettings, _ *Provider, in FCMPro
 		f.add("serviceAccountCreds", "Send serviceAccountCreds, serviceAccountFilename or notificationInPayload to change.")
 	}
 	return secret
-}
-
-// CreateFCMProvider adds an FCM provider; the app's first becomes its default.
-func (s *Service) CreateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
-	return fcmKind.create(ctx, s, p.App.ID, in.ProviderID, in)
-}
-
-// UpdateFCMProvider changes the fields in sets of the FCM provider in.ProviderID.
-func (s *Service) UpdateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
-	return fcmKind.update(ctx, s, p.App.ID, in.ProviderID, in)
-}
-
-// APNsProviders lists the app's APNs providers, oldest first.
-func (s *Service) APNsProviders(ctx context.Context, p Principal) ([]APNsProvider, error) {
-	return apnsKind.list(ctx, s, p.App.ID)
 }
 
 // applyAPNs checks in and applies it to settings; it returns the key to seal, "" when
@@ -216,14 +198,4 @@ func applyAPNs(_ *Service, f fieldErrors, st *APNsSettings, _ *Provider, in APNs
 		f.add("p8Key", "Send keyId, teamId, bundleId, p8Key, p8KeyFilename, includeContentAvailable, includeMutableContent or productionMode to change.")
 	}
 	return secret
-}
-
-// CreateAPNsProvider adds an APNs provider; the app's first becomes its default.
-func (s *Service) CreateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
-	return apnsKind.create(ctx, s, p.App.ID, in.ProviderID, in)
-}
-
-// UpdateAPNsProvider changes the fields in sets of the APNs provider in.ProviderID.
-func (s *Service) UpdateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
-	return apnsKind.update(ctx, s, p.App.ID, in.ProviderID, in)
 }

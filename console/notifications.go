@@ -28,23 +28,24 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	ctx := r.Context()
 	var d notificationsData
 	var err error
-	if d.FCM, err = c.svc.FCMProviders(ctx, q.p); err != nil {
+	if d.FCM, err = chat.FCM.List(ctx, c.svc, q.p); err != nil {
 		return err
 	}
-	if d.APNs, err = c.svc.APNsProviders(ctx, q.p); err != nil {
+	if d.APNs, err = chat.APNs.List(ctx, c.svc, q.p); err != nil {
 		return err
 	}
-	tw, err := c.svc.TwilioProvider(ctx, q.p)
+	tw, err := chat.Twilio.Get(ctx, c.svc, q.p)
 	if d.Twilio, err = configured(tw, err); err != nil {
 		return err
 	}
-	sg, err := c.svc.SendGridProvider(ctx, q.p)
+	sg, err := chat.SendGrid.Get(ctx, c.svc, q.p)
 	if d.SendGrid, err = configured(sg, err); err != nil {
 		return err
 	}
 	for _, ch := range []chat.Channel{chat.ChannelPush, chat.ChannelSMS, chat.ChannelEmail} {
-		cp, err := c.svc.CustomProvider(ctx, q.p, ch)
-		row := customRow{Kind: string(chat.CustomKind(ch)), Channel: string(ch)}
+		kind := chat.Custom(ch)
+		cp, err := kind.Get(ctx, c.svc, q.p)
+		row := customRow{Kind: string(kind.Kind), Channel: string(ch)}
 		if row.Provider, err = configured(cp, err); err != nil {
 			return err
 		}
@@ -131,7 +132,7 @@ func (c *Console) createPushProvider(w http.ResponseWriter, r *http.Request, q *
 		if kind == chat.ProviderFCM {
 			err = c.createFCM(r, q, id)
 		} else {
-			_, err = c.svc.CreateAPNsProvider(r.Context(), q.p, chat.APNsProviderInput{ProviderID: id,
+			_, err = chat.APNs.Create(r.Context(), c.svc, q.p, chat.APNsProviderInput{ProviderID: id,
 				KeyID: formText(r, "keyId"), TeamID: formText(r, "teamId"), BundleID: formText(r, "bundleId"),
 				P8Key: formText(r, "p8Key"), Production: formBool(r, "productionMode"),
 				IncludeContentAvailable: formBool(r, "includeContentAvailable"), IncludeMutableContent: formBool(r, "includeMutableContent")})
@@ -147,7 +148,7 @@ func (c *Console) createFCM(r *http.Request, q *request, id string) error {
 	if err := json.Unmarshal([]byte(r.PostFormValue("serviceAccountCreds")), &sa); err != nil {
 		return chat.InvalidField("serviceAccountCreds", "Paste the service account's JSON key file, as the Firebase console gives it.")
 	}
-	_, err := c.svc.CreateFCMProvider(r.Context(), q.p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &sa})
+	_, err := chat.FCM.Create(r.Context(), c.svc, q.p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &sa})
 	return err
 }
 

@@ -61,7 +61,7 @@ func (w *Worker) newSender(ctx context.Context, s chat.NotificationSend) (Sender
 // kind's other traits are its chat descriptor's.
 var senderKinds = map[string]func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error){
 	chat.LogProviderFCM: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
-		_, cred, err := w.svc.FCMCredentials(ctx, s.AppID, s.ProviderID)
+		_, cred, err := chat.FCM.Credentials(ctx, w.svc, s.AppID, s.ProviderID)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +77,7 @@ var senderKinds = map[string]func(ctx context.Context, w *Worker, s chat.Notific
 		return w.client.NewFCM(FCMConfig{ServiceAccount: sa})
 	},
 	chat.LogProviderAPNs: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
-		_, cred, err := w.svc.APNsCredentials(ctx, s.AppID, s.ProviderID)
+		_, cred, err := chat.APNs.Credentials(ctx, w.svc, s.AppID, s.ProviderID)
 		if err != nil {
 			return nil, err
 		}
@@ -88,21 +88,21 @@ var senderKinds = map[string]func(ctx context.Context, w *Worker, s chat.Notific
 		return w.client.NewAPNs(APNsConfig{TeamID: cred.TeamID, KeyID: cred.KeyID, Topic: cred.BundleID, Sandbox: !cred.Production, Key: key})
 	},
 	chat.LogProviderTwilio: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
-		p, cred, err := w.svc.TwilioCredentials(ctx, s.AppID)
+		p, cred, err := chat.Twilio.Credentials(ctx, w.svc, s.AppID, "")
 		if err = enabled(p.Enabled, err); err != nil {
 			return nil, err
 		}
 		return w.client.NewTwilio(TwilioConfig{AccountSID: cred.AccountSID, AuthToken: cred.AuthToken, From: cred.From})
 	},
 	chat.LogProviderSendGrid: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
-		p, cred, err := w.svc.SendGridCredentials(ctx, s.AppID)
+		p, cred, err := chat.SendGrid.Credentials(ctx, w.svc, s.AppID, "")
 		if err = enabled(p.Enabled, err); err != nil {
 			return nil, err
 		}
 		return w.client.NewSendGrid(SendGridConfig{APIKey: cred.APIKey, FromEmail: p.SenderEmail, FromName: p.SenderName})
 	},
 	chat.LogProviderCustom: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
-		p, cred, err := w.svc.CustomCredentials(ctx, s.AppID, s.Channel)
+		p, cred, err := chat.Custom(s.Channel).Credentials(ctx, w.svc, s.AppID, "")
 		if err = enabled(p.Enabled, err); err != nil {
 			return nil, err
 		}
