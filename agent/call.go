@@ -100,7 +100,6 @@ type attemptError struct {
 func (w *Worker) answer(ctx context.Context, log *slog.Logger, c chat.AgentCall) bool {
 	jctx, cancel := context.WithTimeout(ctx, w.cfg.StreamDeadline)
 	defer cancel()
-	delay := w.cfg.Backoff
 	for attempt := 0; ; attempt++ {
 		ae := w.attempt(jctx, log, c)
 		if ctx.Err() != nil {
@@ -118,9 +117,8 @@ func (w *Worker) answer(ctx context.Context, log *slog.Logger, c chat.AgentCall)
 		}
 		select {
 		case <-jctx.Done():
-		case <-time.After(delay):
+		case <-time.After(w.retry.Delay(attempt + 1)):
 		}
-		delay *= 2
 	}
 }
 

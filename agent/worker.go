@@ -62,6 +62,7 @@ type Worker struct {
 	client *http.Client
 	log    *slog.Logger
 	loop   *jobloop.Loop[chat.AgentJob, struct{}]
+	retry  jobloop.Backoff // Backoff, doubling: a job's few retries run within one call's deadline
 }
 
 // New returns the workers of a node; Run starts them.
@@ -87,7 +88,7 @@ func New(svc *chat.Service, cfg Config) *Worker {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger,
+	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger, retry: jobloop.Backoff{First: cfg.Backoff},
 		client: safedial.Client(safedial.Options{Timeout: cfg.StreamDeadline, AllowPrivate: cfg.AllowPrivate, Name: "agent",
 			AllowFlag: "--webhook-allow-private"})}
 	w.loop = jobloop.New[chat.AgentJob, struct{}](cfg.Workers, cfg.Poll)

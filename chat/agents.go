@@ -487,7 +487,7 @@ func AgentTargets(m *Message, agents map[string]bool) []string {
 func (s *Service) agentJobs(ctx context.Context, m *Message) []OutboxEvent {
 	var out []OutboxEvent
 	for _, uid := range AgentTargets(m, s.appAgents(ctx, m.AppID)) {
-		out = append(out, OutboxEvent{AppID: m.AppID, ConversationID: m.ConversationID, Agent: uid, At: time.Now().UnixMilli()})
+		out = append(out, OutboxEvent{Kind: EventAgentJob, AppID: m.AppID, ConversationID: m.ConversationID, Agent: uid, At: time.Now().UnixMilli()})
 	}
 	return out
 }
@@ -500,15 +500,13 @@ func (s *Service) SetAgentWake(fn func()) { s.agentWake.Store(&fn) }
 // in them: the webhook deliverer for a webhook's event, the agent workers for an agent job,
 // the notification workers for a notification event.
 func (s *Service) wakeWorkers(events []OutboxEvent) {
-	var webhook, agent, notify bool
+	var work Work
 	for _, ev := range events {
-		webhook = webhook || !ev.Notify && ev.Agent == ""
-		agent = agent || ev.Agent != ""
-		notify = notify || ev.Notify
+		work |= ev.Kind.Work()
 	}
-	s.wakeOutbox(webhook)
-	s.wakeNotify(notify)
-	if fn := s.agentWake.Load(); agent && fn != nil {
+	s.wakeOutbox(work&WorkWebhook != 0)
+	s.wakeNotify(work&WorkNotify != 0)
+	if fn := s.agentWake.Load(); work&WorkAgent != 0 && fn != nil {
 		(*fn)()
 	}
 }

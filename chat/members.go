@@ -480,7 +480,7 @@ func (c *memberChange) writeNotifyEvents() error {
 		if !ok {
 			continue
 		}
-		ev := OutboxEvent{AppID: m.AppID, Trigger: t, ConversationID: m.ConversationID, MessageID: m.ID, Notify: true, At: at,
+		ev := OutboxEvent{Kind: EventNotification, AppID: m.AppID, Trigger: t, ConversationID: m.ConversationID, MessageID: m.ID, At: at,
 			Ref: EventRef{UID: m.TargetUID}}
 		if err := c.tx.InsertOutbox(ev); err != nil {
 			return err

@@ -267,11 +267,11 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 			}
 		}
 		if notify {
-			events = append(events, OutboxEvent{AppID: m.AppID, Trigger: TriggerMessageSent, ConversationID: m.ConversationID, Notify: true, At: at})
+			events = append(events, OutboxEvent{Kind: EventNotification, AppID: m.AppID, Trigger: TriggerMessageSent, ConversationID: m.ConversationID, At: at})
 		}
 		// An agent it was written to answers it now, as it would have at the send.
 		for _, uid := range AgentTargets(&m, agents) {
-			events = append(events, OutboxEvent{AppID: m.AppID, ConversationID: m.ConversationID, Agent: uid, At: at})
+			events = append(events, OutboxEvent{Kind: EventAgentJob, AppID: m.AppID, ConversationID: m.ConversationID, Agent: uid, At: at})
 		}
 		// As a send: the conversation's row first, which orders its seqs (sqlstore's
 		// insertMessage).

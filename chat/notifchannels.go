@@ -20,8 +20,70 @@ const (
 	ChannelEmail Channel = "email"
 )
 
-// kind is the channel's custom provider kind.
-func (c Channel) kind() ProviderKind { return ProviderKind("custom_" + string(c)) }
+// The kinds an app has one of.
+const (
+	ProviderTwilio      ProviderKind = "twilio"
+	ProviderSendGrid    ProviderKind = "sendgrid"
+	ProviderCustomPush  ProviderKind = "custom_push"
+	ProviderCustomSMS   ProviderKind = "custom_sms"
+	ProviderCustomEmail ProviderKind = "custom_email"
+)
+
+// The descriptors of the kinds an app has one of: Twilio (its auth token sealed), SendGrid
+// (its API key sealed), and the custom webhooks, one kind per channel (Custom), with their
+// Basic-auth passwords sealed.
+var (
+	Twilio = register(&Providers[TwilioSettings, TwilioInput, TwilioProvider, TwilioCredentials]{
+		ProviderSpec: ProviderSpec{Kind: ProviderTwilio, Name: "Twilio", Channel: ChannelSMS, Log: LogProviderTwilio, purpose: "twilio_auth_token"},
+		apply:        applyTwilio,
+		out: func(p Provider, st TwilioSettings) TwilioProvider {
+			return TwilioProvider{Enabled: p.Enabled, TwilioSettings: st, AuthTokenHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		},
+		open: func(out TwilioProvider, token string) (TwilioCredentials, error) {
+			return TwilioCredentials{AccountSID: out.AccountSID, AuthToken: token, From: out.SenderPhoneNumber}, nil
+		},
+	})
+	SendGrid = register(&Providers[SendGridSettings, SendGridInput, SendGridProvider, SendGridCredentials]{
+		ProviderSpec: ProviderSpec{Kind: ProviderSendGrid, Name: "SendGrid", Channel: ChannelEmail, Log: LogProviderSendGrid, purpose: "sendgrid_api_key"},
+		apply:        applySendGrid,
+		out: func(p Provider, st SendGridSettings) SendGridProvider {
+			return SendGridProvider{Enabled: p.Enabled, SendGridSettings: st, APIKeyHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		},
+		open: func(_ SendGridProvider, key string) (SendGridCredentials, error) {
+			return SendGridCredentials{APIKey: key}, nil
+		},
+	})
+	// customKinds are the custom kinds, by channel.
+	customKinds = map[Channel]*customKind{
+		ChannelPush:  registerCustom(ProviderCustomPush, ChannelPush),
+		ChannelSMS:   registerCustom(ProviderCustomSMS, ChannelSMS),
+		ChannelEmail: registerCustom(ProviderCustomEmail, ChannelEmail),
+	}
+)
+
+type customKind = Providers[CustomSettings, CustomProviderInput, CustomProvider, CustomCredentials]
+
+// registerCustom registers the custom kind of channel c.
+func registerCustom(kind ProviderKind, c Channel) *customKind {
+	return register(&customKind{
+		ProviderSpec: ProviderSpec{Kind: kind, Name: "custom " + string(c), Channel: c, Log: LogProviderCustom, Custom: true,
+			purpose: string(kind) + "_basic_password"},
+		apply: applyCustom,
+		kept:  CustomSettings{Username: "kept"}, // and a password
+		out:   customOut,
+		open: func(out CustomProvider, password string) (CustomCredentials, error) {
+			if !out.UseBasicAuth {
+				return CustomCredentials{}, nil
+			}
+			return CustomCredentials{Username: out.Username, Password: password}, nil
+		},
+	})
+}
+
+// Custom is the descriptor of channel c's custom kind; nil for a channel natter has none for.
+func Custom(c Channel) *Providers[CustomSettings, CustomProviderInput, CustomProvider, CustomCredentials] {
+	return customKinds[c]
+}
 
 // TwilioSettings are the Twilio provider's settings, without its auth token.
 type TwilioSettings struct {
@@ -112,12 +174,7 @@ type CustomProviderInput struct {
 
 // --- Twilio -------------------------------------------------------------------------------
 
-func twilioOut(p Provider) (TwilioProvider, error) {
-	out := TwilioProvider{Enabled: p.Enabled, AuthTokenHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-	return out, settingsOf(p, &out.TwilioSettings)
-}
-
-func (f fieldErrors) applyTwilio(st *TwilioSettings, enabled *bool, in TwilioInput, create bool) string {
+func applyTwilio(_ *Service, f fieldErrors, st *TwilioSettings, p *Provider, in TwilioInput, create bool) string {
 	switch {
 	case in.AccountSID == nil && create:
 		f.add("twilioAccountSID", "The twilioAccountSID field is required.")
@@ -142,7 +199,7 @@ func (f fieldErrors) applyTwilio(st *TwilioSettings, enabled *bool, in TwilioInp
 		f.secretText("twilioAuthToken", secret, true)
 	}
 	if in.Enabled != nil {
-		*enabled = *in.Enabled
+		p.Enabled = *in.Enabled
 	}
 	if !create && len(f) == 0 && in.AccountSID == nil && in.AuthToken == nil && in.SenderPhoneNumber == nil && in.Enabled == nil {
 		f.add("twilioAccountSID", "Send twilioAccountSID, twilioAuthToken, twilioSenderPhoneNumber or isEnabled to change.")
@@ -150,60 +207,9 @@ func (f fieldErrors) applyTwilio(st *TwilioSettings, enabled *bool, in TwilioInp
 	return secret
 }
 
-// TwilioProvider reads the app's Twilio provider.
-func (s *Service) TwilioProvider(ctx context.Context, p Principal) (TwilioProvider, error) {
-	pr, err := s.provider(ctx, p.App.ID, ProviderTwilio, "")
-	if err != nil {
-		return TwilioProvider{}, err
-	}
-	return twilioOut(pr)
-}
-
-// CreateTwilioProvider stores the app's Twilio provider, enabled unless in says otherwise.
-func (s *Service) CreateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
-	fe := fieldErrors{}
-	var st TwilioSettings
-	enabled := true
-	secret := fe.applyTwilio(&st, &enabled, in, true)
-	if err := fe.err(); err != nil {
-		return TwilioProvider{}, err
-	}
-	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderTwilio, Enabled: enabled}, st, secret)
-	if err != nil {
-		return TwilioProvider{}, err
-	}
-	return twilioOut(pr)
-}
-
-// UpdateTwilioProvider changes the fields in sets.
-func (s *Service) UpdateTwilioProvider(ctx context.Context, p Principal, in TwilioInput) (TwilioProvider, error) {
-	fe := fieldErrors{}
-	fe.applyTwilio(&TwilioSettings{}, new(bool), in, false)
-	if err := fe.err(); err != nil {
-		return TwilioProvider{}, err
-	}
-	pr, err := s.changeProvider(ctx, p.App.ID, ProviderTwilio, "", func(pr *Provider, key []byte) error {
-		var st TwilioSettings
-		if err := settingsOf(*pr, &st); err != nil {
-			return err
-		}
-		secret := fieldErrors{}.applyTwilio(&st, &pr.Enabled, in, false)
-		return pr.change(key, st, secret)
-	})
-	if err != nil {
-		return TwilioProvider{}, err
-	}
-	return twilioOut(pr)
-}
-
 // --- SendGrid -----------------------------------------------------------------------------
 
-func sendGridOut(p Provider) (SendGridProvider, error) {
-	out := SendGridProvider{Enabled: p.Enabled, APIKeyHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-	return out, settingsOf(p, &out.SendGridSettings)
-}
-
-func (f fieldErrors) applySendGrid(st *SendGridSettings, enabled *bool, in SendGridInput, create bool) string {
+func applySendGrid(_ *Service, f fieldErrors, st *SendGridSettings, p *Provider, in SendGridInput, create bool) string {
 	text := func(field string, v *string, max int, dst *string) {
 		switch {
 		case v == nil && create:
@@ -245,7 +251,7 @@ func (f fieldErrors) applySendGrid(st *SendGridSettings, enabled *bool, in SendG
 		f.secretText("sendGridApiKey", secret, true)
 	}
 	if in.Enabled != nil {
-		*enabled = *in.Enabled
+		p.Enabled = *in.Enabled
 	}
 	if !create && len(f) == 0 && in.APIKey == nil && in.TemplateID == nil && in.UnsubscribeGroupID == nil && in.SenderName == nil &&
 		in.SenderEmail == nil && in.AllowEmailReplies == nil && in.SenderEmailForReplies == nil && in.Enabled == nil {
@@ -254,72 +260,26 @@ func (f fieldErrors) applySendGrid(st *SendGridSettings, enabled *bool, in SendG
 	return secret
 }
 
-// SendGridProvider reads the app's SendGrid provider.
-func (s *Service) SendGridProvider(ctx context.Context, p Principal) (SendGridProvider, error) {
-	pr, err := s.provider(ctx, p.App.ID, ProviderSendGrid, "")
-	if err != nil {
-		return SendGridProvider{}, err
-	}
-	return sendGridOut(pr)
-}
-
-// CreateSendGridProvider stores the app's SendGrid provider, enabled unless in says otherwise.
-func (s *Service) CreateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
-	fe := fieldErrors{}
-	var st SendGridSettings
-	enabled := true
-	secret := fe.applySendGrid(&st, &enabled, in, true)
-	if err := fe.err(); err != nil {
-		return SendGridProvider{}, err
-	}
-	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderSendGrid, Enabled: enabled}, st, secret)
-	if err != nil {
-		return SendGridProvider{}, err
-	}
-	return sendGridOut(pr)
-}
-
-// UpdateSendGridProvider changes the fields in sets.
-func (s *Service) UpdateSendGridProvider(ctx context.Context, p Principal, in SendGridInput) (SendGridProvider, error) {
-	fe := fieldErrors{}
-	fe.applySendGrid(&SendGridSettings{}, new(bool), in, false)
-	if err := fe.err(); err != nil {
-		return SendGridProvider{}, err
-	}
-	pr, err := s.changeProvider(ctx, p.App.ID, ProviderSendGrid, "", func(pr *Provider, key []byte) error {
-		var st SendGridSettings
-		if err := settingsOf(*pr, &st); err != nil {
-			return err
-		}
-		secret := fieldErrors{}.applySendGrid(&st, &pr.Enabled, in, false)
-		return pr.change(key, st, secret)
-	})
-	if err != nil {
-		return SendGridProvider{}, err
-	}
-	return sendGridOut(pr)
-}
-
 // --- custom providers ---------------------------------------------------------------------
 
-func customOut(c Channel, p Provider) (CustomProvider, error) {
-	out := CustomProvider{Channel: c, Enabled: p.Enabled, PasswordHint: p.SecretHint, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-	if err := settingsOf(p, &out.CustomSettings); err != nil {
-		return CustomProvider{}, err
-	}
+func customOut(p Provider, st CustomSettings) CustomProvider {
+	out := CustomProvider{Channel: p.Kind.spec().Channel, Enabled: p.Enabled, CustomSettings: st, PasswordHint: p.SecretHint,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	if !out.UseBasicAuth {
 		out.PasswordHint = ""
 	}
-	return out, nil
+	return out
 }
 
-// applyCustom checks in against the stored settings st (zero on create) and applies it. It
-// returns the password to seal ("" when unchanged) and whether the stored one goes.
-func (s *Service) applyCustom(f fieldErrors, c Channel, st *CustomSettings, enabled *bool, hasPassword bool, in CustomProviderInput, create bool) (secret string, forget bool) {
+// applyCustom checks in against the stored settings st (zero on create) and p, and applies
+// it. It returns the password to seal ("" when unchanged); turning Basic auth off drops
+// p's.
+func applyCustom(s *Service, f fieldErrors, st *CustomSettings, p *Provider, in CustomProviderInput, create bool) (secret string) {
+	c, hasPassword := p.Kind.spec().Channel, p.Secret != nil
 	if in.Enabled == nil && create {
 		f.add("isEnabled", "The isEnabled field is required.")
 	} else if in.Enabled != nil {
-		*enabled = *in.Enabled
+		p.Enabled = *in.Enabled
 	}
 	if in.WebhookURL != nil || create {
 		st.WebhookURL = s.webhookURL(f, deref(in.WebhookURL), true)
@@ -355,13 +315,14 @@ func (s *Service) applyCustom(f fieldErrors, c Channel, st *CustomSettings, enab
 			f.add("basicAuthPassword", "The basicAuthPassword field is required with useBasicAuth.")
 		}
 	} else {
-		st.Username, forget = "", true
+		st.Username = ""
+		p.Secret, p.SecretHint = nil, ""
 	}
 	if !create && len(f) == 0 && in.Enabled == nil && in.WebhookURL == nil && in.UseBasicAuth == nil && in.Username == nil &&
 		in.Password == nil && in.UseStored == nil {
 		f.add("webhookURL", "Send isEnabled, webhookURL, useBasicAuth, basicAuthUsername, basicAuthPassword"+c.storedField(", ")+" to change.")
 	}
-	return secret, forget
+	return secret
 }
 
 // storedField names the channel's useStored field after sep, or nothing for push.
@@ -375,72 +336,11 @@ func (c Channel) storedField(sep string) string {
 	return ""
 }
 
-// CustomProvider reads a channel's custom provider.
-func (s *Service) CustomProvider(ctx context.Context, p Principal, c Channel) (CustomProvider, error) {
-	pr, err := s.provider(ctx, p.App.ID, c.kind(), "")
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return customOut(c, pr)
-}
-
-// CreateCustomProvider stores a channel's custom provider. Its URL is held to the rules of
-// webhook URLs (webhooks.go): no loopback, private or link-local address unless the
-// operator allows them.
-func (s *Service) CreateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
-	fe := fieldErrors{}
-	var st CustomSettings
-	var enabled bool
-	secret, _ := s.applyCustom(fe, c, &st, &enabled, false, in, true)
-	if err := fe.err(); err != nil {
-		return CustomProvider{}, err
-	}
-	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: c.kind(), Enabled: enabled}, st, secret)
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return customOut(c, pr)
-}
-
-// UpdateCustomProvider changes the fields in sets. Turning Basic auth on needs a username and
-// a password unless the provider keeps them; turning it off forgets them.
-func (s *Service) UpdateCustomProvider(ctx context.Context, p Principal, c Channel, in CustomProviderInput) (CustomProvider, error) {
-	fe := fieldErrors{}
-	// The request alone first, as if the provider kept a username and a password: what
-	// depends on the stored provider is checked against it below.
-	s.applyCustom(fe, c, &CustomSettings{Username: "kept"}, new(bool), true, in, false)
-	if err := fe.err(); err != nil {
-		return CustomProvider{}, err
-	}
-	pr, err := s.changeProvider(ctx, p.App.ID, c.kind(), "", func(pr *Provider, key []byte) error {
-		var st CustomSettings
-		if err := settingsOf(*pr, &st); err != nil {
-			return err
-		}
-		fe := fieldErrors{}
-		secret, forget := s.applyCustom(fe, c, &st, &pr.Enabled, pr.Secret != nil, in, false)
-		if err := fe.err(); err != nil {
-			return err
-		}
-		if forget {
-			pr.Secret, pr.SecretHint = nil, ""
-		}
-		return pr.change(key, st, secret)
-	})
-	if err != nil {
-		return CustomProvider{}, err
-	}
-	return customOut(c, pr)
-}
-
 // DeleteProvider removes the app's provider of a kind it has one of (Twilio, SendGrid, a
 // custom one).
 func (s *Service) DeleteProvider(ctx context.Context, p Principal, kind ProviderKind) error {
 	return s.deleteProvider(ctx, p.App.ID, kind, "")
 }
-
-// CustomKind is the provider kind of a channel's custom provider.
-func CustomKind(c Channel) ProviderKind { return c.kind() }
 
 // deref is *p, or "" for nil.
 func deref(p *string) string {

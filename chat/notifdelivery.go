@@ -194,7 +194,7 @@ func (s *Service) notificationEvent(ctx context.Context, trigger string, m *Mess
 	if !s.notifying(ctx, m.AppID) {
 		return nil
 	}
-	return &OutboxEvent{AppID: m.AppID, Trigger: trigger, ConversationID: m.ConversationID, MessageID: m.ID, Notify: true,
+	return &OutboxEvent{Kind: EventNotification, AppID: m.AppID, Trigger: trigger, ConversationID: m.ConversationID, MessageID: m.ID,
 		At: time.Now().UnixMilli()}
 }
 

@@ -28,41 +28,37 @@ type appChannels struct {
 }
 
 func readChannels(ps []Provider) appChannels {
-	var a appChannels
-	a.pushIDs = map[PushTokenKind]map[string]bool{PushFCM: {}, PushAPNs: {}, PushVoIP: {}}
-	var twilio, customSMS, sendGrid, customEmail *Provider
+	a := appChannels{pushIDs: make(map[PushTokenKind]map[string]bool, len(tokenProviders))}
+	for k := range tokenProviders {
+		a.pushIDs[k] = map[string]bool{}
+	}
+	vendor, custom := map[Channel]*Provider{}, map[Channel]*Provider{}
 	for _, p := range ps {
-		switch p.Kind {
-		case ProviderFCM, ProviderAPNs:
+		sp := p.Kind.spec()
+		switch {
+		case len(sp.Tokens) > 0: // FCM, APNs: always on, for the tokens whose providerId names one
 			a.push, a.pushOn = true, true
-			kinds := []PushTokenKind{PushFCM}
-			if p.Kind == ProviderAPNs {
-				kinds = []PushTokenKind{PushAPNs, PushVoIP}
-			}
-			for _, k := range kinds {
+			for _, k := range sp.Tokens {
 				a.pushIDs[k][p.ID] = true
 				if p.Default {
 					a.pushIDs[k][DefaultProviderID] = true
 				}
 			}
-		case ProviderCustomPush:
+		case sp.Custom && sp.Channel == ChannelPush:
 			a.push = true
 			if p.Enabled {
 				a.pushOn, a.customPush = true, true
 			}
-		case ProviderTwilio:
-			twilio = &p
-		case ProviderCustomSMS:
-			customSMS = &p
-		case ProviderSendGrid:
-			sendGrid = &p
-		case ProviderCustomEmail:
-			customEmail = &p
+		case sp.Custom:
+			custom[sp.Channel] = &p
+		case sp.Channel != "":
+			vendor[sp.Channel] = &p
 		}
 	}
 	// SMS and email: the vendor's provider when it is enabled, else the custom one when it
 	// is, else whichever exists (disabled: the channel is off).
-	pick := func(vendor, custom *Provider) *Provider {
+	pick := func(c Channel) *Provider {
+		vendor, custom := vendor[c], custom[c]
 		switch {
 		case vendor != nil && vendor.Enabled, custom == nil:
 			return vendor
@@ -71,21 +67,23 @@ func readChannels(ps []Provider) appChannels {
 		}
 		return vendor
 	}
-	if p := pick(twilio, customSMS); p != nil {
-		a.sms, a.smsOn, a.smsProvider = true, p.Enabled, LogProviderTwilio
-		if p.Kind == ProviderCustomSMS {
-			c, err := customOut(ChannelSMS, *p)
-			a.smsProvider, a.smsStored = LogProviderCustom, err != nil || c.UseStored
-		}
+	if p := pick(ChannelSMS); p != nil {
+		a.sms, a.smsOn, a.smsProvider, a.smsStored = true, p.Enabled, p.Kind.spec().Log, onlyStored(*p)
 	}
-	if p := pick(sendGrid, customEmail); p != nil {
-		a.email, a.emlOn, a.emailProvider = true, p.Enabled, LogProviderSendGrid
-		if p.Kind == ProviderCustomEmail {
-			c, err := customOut(ChannelEmail, *p)
-			a.emailProvider, a.emlStored = LogProviderCustom, err != nil || c.UseStored
-		}
+	if p := pick(ChannelEmail); p != nil {
+		a.email, a.emlOn, a.emailProvider, a.emlStored = true, p.Enabled, p.Kind.spec().Log, onlyStored(*p)
 	}
 	return a
+}
+
+// onlyStored reports whether p is a custom provider given only the contact details natter
+// keeps (useStoredPhNo, useStoredEmailID); so too when its settings do not read.
+func onlyStored(p Provider) bool {
+	if !p.Kind.spec().Custom {
+		return false
+	}
+	var st CustomSettings
+	return settingsOf(p, &st) != nil || st.UseStored
 }
 
 // maxRecipientsPage bounds the recipients read and decided at once.
@@ -262,10 +260,7 @@ func (s *Service) decidePush(f NotifyFacts, log NotificationLog, snd Notificatio
 	}
 	for _, t := range ts {
 		l, sd := log, snd
-		l.Provider = LogProviderAPNs
-		if t.Kind == PushFCM {
-			l.Provider = LogProviderFCM
-		}
+		l.Provider = t.Kind.ProviderKind().spec().Log
 		if !ch.pushIDs[t.Kind][normalizedProviderID(t.ProviderID)] {
 			l.Reason = ReasonInvalidProvider
 			out.Logs = append(out.Logs, l)

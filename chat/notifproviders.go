@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,52 +16,74 @@ import (
 // credential (a private key, an auth token, an API key, a Basic-auth password) is sealed
 // with the webhook key (webhookcrypto.go), bound to its app, provider and purpose, and never
 // answered: answers show SecretHint's masked form, or nothing for keys. The delivery
-// (notify, slice 3) opens them through NotificationSource (notifsource.go).
+// (notify, slice 3) opens them through the kind's descriptor (Providers.Credentials).
 
-// ProviderKind is what sort of provider a row is.
+// ProviderKind is what sort of provider a row is. Each kind is one descriptor (Providers),
+// registered in providerKinds: FCM and APNs in notifpush.go; Twilio, SendGrid and the
+// custom webhooks (Custom) in notifchannels.go. Callers read and change an app's providers
+// through the descriptor (chat.FCM.Create(ctx, svc, p, in)); adding a kind is adding its
+// descriptor, with its settings, request, answer and credential types.
 type ProviderKind string
 
-// The kinds. FCM and APNs providers have ids; an app has at most one of each other kind.
-const (
-	ProviderFCM         ProviderKind = "fcm"
-	ProviderAPNs        ProviderKind = "apns"
-	ProviderTwilio      ProviderKind = "twilio"
-	ProviderSendGrid    ProviderKind = "sendgrid"
-	ProviderCustomPush  ProviderKind = "custom_push"
-	ProviderCustomSMS   ProviderKind = "custom_sms"
-	ProviderCustomEmail ProviderKind = "custom_email"
+// ProviderSpec is what the code every kind shares needs to know of a kind; the rest of it,
+// its settings, requests and credentials, is its descriptor's.
+type ProviderSpec struct {
+	Kind    ProviderKind
+	Name    string  // how messages name it: "FCM", "custom sms"
+	Channel Channel // what it notifies through
+	Log     string  // how the delivery log and the pending sends name it (LogProviderFCM, …)
+	// IDs: an app has up to MaxPushProviders of the kind, each with its providerId, one of
+	// them the default (FCM, APNs). Otherwise an app has one, with no id.
+	IDs bool
+	// Tokens are the push tokens the kind sends to.
+	Tokens []PushTokenKind
+	// Custom: the app's own webhook, whose credential is a Basic-auth password; the masked
+	// form answers show of it shows nothing.
+	Custom bool
+	// purpose is what the kind's sealed credential is, bound into the seal (aad) so that one
+	// kind's never opens as another's. Stored credentials are sealed under it: it never
+	// changes.
+	purpose string
+}
+
+var (
+	providerKinds  = map[ProviderKind]*ProviderSpec{} // every kind, by register
+	tokenProviders = map[PushTokenKind]ProviderKind{} // the kind that sends to each push token kind
 )
 
-// name is how messages name the kind.
-func (k ProviderKind) name() string {
-	switch k {
-	case ProviderFCM:
-		return "FCM"
-	case ProviderAPNs:
-		return "APNs"
-	case ProviderTwilio:
-		return "Twilio"
-	case ProviderSendGrid:
-		return "SendGrid"
+// register adds a kind's descriptor to providerKinds.
+func register[S, In, Out, Cred any](k *Providers[S, In, Out, Cred]) *Providers[S, In, Out, Cred] {
+	providerKinds[k.Kind] = &k.ProviderSpec
+	for _, t := range k.Tokens {
+		tokenProviders[t] = k.Kind
 	}
-	return "custom " + strings.TrimPrefix(string(k), "custom_")
+	return k
 }
 
-// purpose binds a kind's sealed credential to what it is (aad), so that one kind's sealed
-// value never opens as another's.
-func (k ProviderKind) purpose() string {
-	switch k {
-	case ProviderFCM:
-		return "fcm_private_key"
-	case ProviderAPNs:
-		return "apns_p8_key"
-	case ProviderTwilio:
-		return "twilio_auth_token"
-	case ProviderSendGrid:
-		return "sendgrid_api_key"
+// spec is k's spec; a kind natter does not have is named as it is spelled.
+func (k ProviderKind) spec() *ProviderSpec {
+	if sp := providerKinds[k]; sp != nil {
+		return sp
 	}
-	return string(k) + "_basic_password"
+	return &ProviderSpec{Kind: k, Name: string(k), purpose: string(k)}
 }
+
+// ProviderSpecOf is k's spec; false when natter has no such kind.
+func ProviderSpecOf(k ProviderKind) (ProviderSpec, bool) {
+	sp := providerKinds[k]
+	if sp == nil {
+		return ProviderSpec{}, false
+	}
+	out := *sp
+	out.Tokens = slices.Clone(sp.Tokens)
+	return out, true
+}
+
+// name is how messages name the kind.
+func (k ProviderKind) name() string { return k.spec().Name }
+
+// purpose is what the kind's sealed credential is (ProviderSpec.purpose).
+func (k ProviderKind) purpose() string { return k.spec().purpose }
 
 // Limits of providers.
 const (
@@ -164,6 +187,168 @@ func (f fieldErrors) providerID(v string) string {
 	return id
 }
 
+// --- a kind's descriptor --------------------------------------------------------------------
+
+// Providers is a kind's descriptor: its spec, and the steps that differ between kinds, on
+// its settings S (stored as a JSON object), its requests In, its answers Out and its opened
+// credentials Cred. What every kind does (list, read, create, update, open for the
+// delivery) is its methods, the same for every kind.
+type Providers[S, In, Out, Cred any] struct {
+	ProviderSpec
+	// id is the providerId a request names (kinds with ids); nil for the others.
+	id func(in In) string
+	// apply checks in and applies it to the settings st and to p (its enabled flag, a
+	// credential it drops), and returns the credential to seal, "" when unchanged. create:
+	// in must make a whole provider; otherwise it changes the fields it sets.
+	apply func(s *Service, f fieldErrors, st *S, p *Provider, in In, create bool) (secret string)
+	// kept is what an update's request alone is checked against, before the provider is
+	// read: settings as if the provider kept all it may keep (and apply's p has a credential).
+	kept S
+	// out is a stored provider as answers show it.
+	out func(p Provider, st S) Out
+	// open is what the delivery needs to send through a provider: its answer and its opened
+	// credential ("" when it has none).
+	open func(out Out, secret string) (Cred, error)
+}
+
+// answer is p as answers show it.
+func (k *Providers[S, In, Out, Cred]) answer(p Provider) (Out, error) {
+	var st S
+	if err := settingsOf(p, &st); err != nil {
+		var zero Out
+		return zero, err
+	}
+	return k.out(p, st), nil
+}
+
+// providerID is a request's providerId as stored: checked (on create, as a new one's), or
+// "" for a kind without ids.
+func (k *Providers[S, In, Out, Cred]) providerID(f fieldErrors, id string, create bool) string {
+	switch {
+	case !k.IDs:
+		return ""
+	case create:
+		return f.providerID(id)
+	}
+	return f.id("providerId", id, true)
+}
+
+// requestID is the providerId in names; "" for a kind without ids.
+func (k *Providers[S, In, Out, Cred]) requestID(in In) string {
+	if k.id == nil {
+		return ""
+	}
+	return k.id(in)
+}
+
+// List lists the app's providers of the kind, oldest first.
+func (k *Providers[S, In, Out, Cred]) List(ctx context.Context, s *Service, p Principal) ([]Out, error) {
+	ps, err := s.providers(ctx, p.App.ID, k.Kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Out, len(ps))
+	for i, pr := range ps {
+		if out[i], err = k.answer(pr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Get reads the app's provider of the kind: its one, or for a kind with ids its default.
+func (k *Providers[S, In, Out, Cred]) Get(ctx context.Context, s *Service, p Principal) (Out, error) {
+	pr, err := s.provider(ctx, p.App.ID, k.Kind, "")
+	if err != nil {
+		var zero Out
+		return zero, err
+	}
+	return k.answer(pr)
+}
+
+// Create stores a provider of the kind from in, enabled unless in says otherwise. For a
+// kind with ids, the app's first becomes its default.
+func (k *Providers[S, In, Out, Cred]) Create(ctx context.Context, s *Service, p Principal, in In) (Out, error) {
+	var zero Out
+	fe := fieldErrors{}
+	pr := Provider{AppID: p.App.ID, Kind: k.Kind, ID: k.providerID(fe, k.requestID(in), true), Enabled: true}
+	var st S
+	secret := k.apply(s, fe, &st, &pr, in, true)
+	if err := fe.err(); err != nil {
+		return zero, err
+	}
+	pr, err := s.createProvider(ctx, pr, st, secret)
+	if err != nil {
+		return zero, err
+	}
+	return k.answer(pr)
+}
+
+// Update changes the fields in sets of the app's provider of the kind (for a kind with ids,
+// the one in names).
+func (k *Providers[S, In, Out, Cred]) Update(ctx context.Context, s *Service, p Principal, in In) (Out, error) {
+	var zero Out
+	fe := fieldErrors{}
+	id := k.providerID(fe, k.requestID(in), false)
+	// The request alone first: a malformed one is refused before the provider is looked up.
+	// What depends on the stored provider is checked against it below.
+	kept := k.kept
+	k.apply(s, fe, &kept, &Provider{Kind: k.Kind, Secret: []byte{}}, in, false)
+	if err := fe.err(); err != nil {
+		return zero, err
+	}
+	pr, err := s.changeProvider(ctx, p.App.ID, k.Kind, id, func(pr *Provider, key []byte) error {
+		var st S
+		if err := settingsOf(*pr, &st); err != nil {
+			return err
+		}
+		fe := fieldErrors{}
+		secret := k.apply(s, fe, &st, pr, in, false)
+		if err := fe.err(); err != nil {
+			return err
+		}
+		return pr.change(key, st, secret)
+	})
+	if err != nil {
+		return zero, err
+	}
+	return k.answer(pr)
+}
+
+// Credentials reads the app's provider of the kind and opens its credential, for the
+// delivery (notify): nothing it returns may be logged or answered. id is a push token's
+// providerId for a kind with ids (DefaultProviderID, or "", is the default provider), and
+// unused for the others. A provider the app does not have is CodeProviderNotFound; a
+// credential that no longer opens (NATTER_WEBHOOK_KEY changed) an internal error. The
+// provider may be disabled (a kind without ids): the delivery then sends nothing. A custom
+// provider's URL passed the webhook URL rules when stored; the delivery must still refuse
+// a name that resolves to a private address unless Config.WebhookAllowPrivate, as webhook
+// delivery does at connect time.
+func (k *Providers[S, In, Out, Cred]) Credentials(ctx context.Context, s *Service, appID, id string) (Out, Cred, error) {
+	var zeroOut Out
+	var zeroCred Cred
+	if k.IDs {
+		id = normalizedProviderID(id)
+	}
+	p, err := s.provider(ctx, appID, k.Kind, id)
+	if err != nil {
+		return zeroOut, zeroCred, err
+	}
+	out, err := k.answer(p)
+	if err != nil {
+		return zeroOut, zeroCred, err
+	}
+	secret, err := s.openSecret(ctx, p)
+	if err != nil {
+		return zeroOut, zeroCred, internal("open "+k.Name+" credential", err)
+	}
+	cred, err := k.open(out, secret)
+	if err != nil {
+		return zeroOut, zeroCred, internal("parse "+k.Name+" credential", err)
+	}
+	return out, cred, nil
+}
+
 // --- the operations every kind shares ----------------------------------------------------
 
 // sealSecret seals a provider's credential under its kind's purpose.
@@ -173,7 +358,7 @@ func sealSecret(key []byte, p *Provider, secret string) error {
 		return err
 	}
 	p.Secret, p.SecretHint = b, SecretHint(secret)
-	if strings.HasPrefix(string(p.Kind), "custom_") {
+	if p.Kind.spec().Custom {
 		p.SecretHint = maskedSecret // a password shows nothing of itself
 	}
 	return nil
@@ -321,7 +506,7 @@ func (s *Service) providers(ctx context.Context, appID string, kind ProviderKind
 func (s *Service) provider(ctx context.Context, appID string, kind ProviderKind, id string) (Provider, error) {
 	var p Provider
 	var err error
-	if (kind == ProviderFCM || kind == ProviderAPNs) && (id == "" || id == DefaultProviderID) {
+	if kind.spec().IDs && (id == "" || id == DefaultProviderID) {
 		p, err = s.store.DefaultProvider(ctx, appID, kind)
 		id = DefaultProviderID
 	} else {

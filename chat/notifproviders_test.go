@@ -8,8 +8,11 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func pkcs8PEM(t *testing.T, key any) string {
@@ -227,5 +230,41 @@ func TestSealedCredentialsAreBound(t *testing.T) {
 			t.Fatalf("purpose %q used twice", k.purpose())
 		}
 		seen[k.purpose()] = true
+	}
+}
+
+// TestProviderKinds pins each kind's spec: stored credentials are sealed under its purpose,
+// sends and the log name it by its Log, and messages by its Name.
+func TestProviderKinds(t *testing.T) {
+	want := map[ProviderKind]ProviderSpec{
+		ProviderFCM: {Kind: ProviderFCM, Name: "FCM", Channel: ChannelPush, Log: LogProviderFCM, IDs: true, Tokens: []PushTokenKind{PushFCM},
+			purpose: "fcm_private_key"},
+		ProviderAPNs: {Kind: ProviderAPNs, Name: "APNs", Channel: ChannelPush, Log: LogProviderAPNs, IDs: true,
+			Tokens: []PushTokenKind{PushAPNs, PushVoIP}, purpose: "apns_p8_key"},
+		ProviderTwilio:   {Kind: ProviderTwilio, Name: "Twilio", Channel: ChannelSMS, Log: LogProviderTwilio, purpose: "twilio_auth_token"},
+		ProviderSendGrid: {Kind: ProviderSendGrid, Name: "SendGrid", Channel: ChannelEmail, Log: LogProviderSendGrid, purpose: "sendgrid_api_key"},
+		ProviderCustomPush: {Kind: ProviderCustomPush, Name: "custom push", Channel: ChannelPush, Log: LogProviderCustom, Custom: true,
+			purpose: "custom_push_basic_password"},
+		ProviderCustomSMS: {Kind: ProviderCustomSMS, Name: "custom sms", Channel: ChannelSMS, Log: LogProviderCustom, Custom: true,
+			purpose: "custom_sms_basic_password"},
+		ProviderCustomEmail: {Kind: ProviderCustomEmail, Name: "custom email", Channel: ChannelEmail, Log: LogProviderCustom, Custom: true,
+			purpose: "custom_email_basic_password"},
+	}
+	got := map[ProviderKind]ProviderSpec{}
+	for k, sp := range providerKinds {
+		got[k] = *sp
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(ProviderSpec{})); d != "" {
+		t.Errorf("kinds (-want +got):\n%s", d)
+	}
+	for _, tk := range []PushTokenKind{PushFCM, PushAPNs, PushVoIP} {
+		if pk := tk.ProviderKind(); !slices.Contains(want[pk].Tokens, tk) {
+			t.Errorf("%s tokens go to %q", tk, pk)
+		}
+	}
+	for _, c := range []Channel{ChannelPush, ChannelSMS, ChannelEmail} {
+		if k := Custom(c); k == nil || !k.Custom || k.Channel != c || providerKinds[k.Kind] != &k.ProviderSpec {
+			t.Errorf("Custom(%s) = %+v", c, k)
+		}
 	}
 }

@@ -1,13 +1,48 @@
 package chat
 
-import (
-	"context"
-	"strings"
-)
+import "strings"
 
 // Push providers: FCM (a Google service account) and APNs (a token-signing .p8 key). An app
 // may have up to MaxPushProviders of each; the first of a kind is its default, and
 // SetDefaultPushProvider moves that (notifproviders.go has the rules).
+
+// The push kinds.
+const (
+	ProviderFCM  ProviderKind = "fcm"
+	ProviderAPNs ProviderKind = "apns"
+)
+
+// The push kinds' descriptors. FCM providers have a Google service account; Create and
+// Update check it and seal its private key; Credentials parses it for the delivery. APNs
+// providers have a token-signing key, likewise.
+var (
+	FCM = register(&Providers[FCMSettings, FCMProviderInput, FCMProvider, FCMCredentials]{
+		ProviderSpec: ProviderSpec{Kind: ProviderFCM, Name: "FCM", Channel: ChannelPush, Log: LogProviderFCM, IDs: true,
+			Tokens: []PushTokenKind{PushFCM}, purpose: "fcm_private_key"},
+		id:    func(in FCMProviderInput) string { return in.ProviderID },
+		apply: applyFCM,
+		out: func(p Provider, st FCMSettings) FCMProvider {
+			return FCMProvider{ID: p.ID, Default: p.Default, FCMSettings: st, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		},
+		open: func(out FCMProvider, pem string) (FCMCredentials, error) {
+			key, err := ParseRSAPrivateKey(pem)
+			return FCMCredentials{ProjectID: out.ProjectID, ClientEmail: out.ClientEmail, PrivateKeyID: out.PrivateKeyID, PrivateKey: key}, err
+		},
+	})
+	APNs = register(&Providers[APNsSettings, APNsProviderInput, APNsProvider, APNsCredentials]{
+		ProviderSpec: ProviderSpec{Kind: ProviderAPNs, Name: "APNs", Channel: ChannelPush, Log: LogProviderAPNs, IDs: true,
+			Tokens: []PushTokenKind{PushAPNs, PushVoIP}, purpose: "apns_p8_key"},
+		id:    func(in APNsProviderInput) string { return in.ProviderID },
+		apply: applyAPNs,
+		out: func(p Provider, st APNsSettings) APNsProvider {
+			return APNsProvider{ID: p.ID, Default: p.Default, APNsSettings: st, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		},
+		open: func(out APNsProvider, pem string) (APNsCredentials, error) {
+			key, err := ParseAPNsKey(pem)
+			return APNsCredentials{KeyID: out.KeyID, TeamID: out.TeamID, BundleID: out.BundleID, Production: out.Production, Key: key}, err
+		},
+	})
+)
 
 // PayloadNotification says, for one platform, whether the push carries a visible
 // notification block besides its data (chat messages, calls); false: data only, the app
@@ -84,34 +119,9 @@ type APNsProviderInput struct {
 	Production              *bool
 }
 
-func fcmOut(p Provider) (FCMProvider, error) {
-	out := FCMProvider{ID: p.ID, Default: p.Default, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-	return out, settingsOf(p, &out.FCMSettings)
-}
-
-func apnsOut(p Provider) (APNsProvider, error) {
-	out := APNsProvider{ID: p.ID, Default: p.Default, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-	return out, settingsOf(p, &out.APNsSettings)
-}
-
-// FCMProviders lists the app's FCM providers, oldest first.
-func (s *Service) FCMProviders(ctx context.Context, p Principal) ([]FCMProvider, error) {
-	ps, err := s.providers(ctx, p.App.ID, ProviderFCM)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]FCMProvider, len(ps))
-	for i, pr := range ps {
-		if out[i], err = fcmOut(pr); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // applyFCM checks in and applies it to settings; it returns the private key to seal, ""
 // when unchanged.
-func (f fieldErrors) applyFCM(st *FCMSettings, in FCMProviderInput, create bool) string {
+func applyFCM(_ *Service, f fieldErrors, st *FCMSettings, _ *Provider, in FCMProviderInput, create bool) string {
 	var secret string
 	switch {
 	case in.ServiceAccount != nil:
@@ -135,66 +145,9 @@ func (f fieldErrors) applyFCM(st *FCMSettings, in FCMProviderInput, create bool)
 	return secret
 }
 
-// CreateFCMProvider adds an FCM provider; the app's first becomes its default.
-func (s *Service) CreateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
-	fe := fieldErrors{}
-	id := fe.providerID(in.ProviderID)
-	var st FCMSettings
-	secret := fe.applyFCM(&st, in, true)
-	if err := fe.err(); err != nil {
-		return FCMProvider{}, err
-	}
-	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderFCM, ID: id, Enabled: true}, st, secret)
-	if err != nil {
-		return FCMProvider{}, err
-	}
-	return fcmOut(pr)
-}
-
-// UpdateFCMProvider changes the fields in sets of the FCM provider in.ProviderID.
-func (s *Service) UpdateFCMProvider(ctx context.Context, p Principal, in FCMProviderInput) (FCMProvider, error) {
-	fe := fieldErrors{}
-	id := fe.id("providerId", in.ProviderID, true)
-	fe.applyFCM(&FCMSettings{}, in, false) // a malformed request is refused before it is looked up
-	if err := fe.err(); err != nil {
-		return FCMProvider{}, err
-	}
-	pr, err := s.changeProvider(ctx, p.App.ID, ProviderFCM, id, func(pr *Provider, key []byte) error {
-		var st FCMSettings
-		if err := settingsOf(*pr, &st); err != nil {
-			return err
-		}
-		fe := fieldErrors{}
-		secret := fe.applyFCM(&st, in, false)
-		if err := fe.err(); err != nil {
-			return err
-		}
-		return pr.change(key, st, secret)
-	})
-	if err != nil {
-		return FCMProvider{}, err
-	}
-	return fcmOut(pr)
-}
-
-// APNsProviders lists the app's APNs providers, oldest first.
-func (s *Service) APNsProviders(ctx context.Context, p Principal) ([]APNsProvider, error) {
-	ps, err := s.providers(ctx, p.App.ID, ProviderAPNs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]APNsProvider, len(ps))
-	for i, pr := range ps {
-		if out[i], err = apnsOut(pr); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // applyAPNs checks in and applies it to settings; it returns the key to seal, "" when
 // unchanged.
-func (f fieldErrors) applyAPNs(st *APNsSettings, in APNsProviderInput, create bool) string {
+func applyAPNs(_ *Service, f fieldErrors, st *APNsSettings, _ *Provider, in APNsProviderInput, create bool) string {
 	appleID := func(field string, v *string, dst *string) {
 		switch {
 		case v == nil && create:
@@ -245,46 +198,4 @@ func (f fieldErrors) applyAPNs(st *APNsSettings, in APNsProviderInput, create bo
 		f.add("p8Key", "Send keyId, teamId, bundleId, p8Key, p8KeyFilename, includeContentAvailable, includeMutableContent or productionMode to change.")
 	}
 	return secret
-}
-
-// CreateAPNsProvider adds an APNs provider; the app's first becomes its default.
-func (s *Service) CreateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
-	fe := fieldErrors{}
-	id := fe.providerID(in.ProviderID)
-	var st APNsSettings
-	secret := fe.applyAPNs(&st, in, true)
-	if err := fe.err(); err != nil {
-		return APNsProvider{}, err
-	}
-	pr, err := s.createProvider(ctx, Provider{AppID: p.App.ID, Kind: ProviderAPNs, ID: id, Enabled: true}, st, secret)
-	if err != nil {
-		return APNsProvider{}, err
-	}
-	return apnsOut(pr)
-}
-
-// UpdateAPNsProvider changes the fields in sets of the APNs provider in.ProviderID.
-func (s *Service) UpdateAPNsProvider(ctx context.Context, p Principal, in APNsProviderInput) (APNsProvider, error) {
-	fe := fieldErrors{}
-	id := fe.id("providerId", in.ProviderID, true)
-	fe.applyAPNs(&APNsSettings{}, in, false) // a malformed request is refused before it is looked up
-	if err := fe.err(); err != nil {
-		return APNsProvider{}, err
-	}
-	pr, err := s.changeProvider(ctx, p.App.ID, ProviderAPNs, id, func(pr *Provider, key []byte) error {
-		var st APNsSettings
-		if err := settingsOf(*pr, &st); err != nil {
-			return err
-		}
-		fe := fieldErrors{}
-		secret := fe.applyAPNs(&st, in, false)
-		if err := fe.err(); err != nil {
-			return err
-		}
-		return pr.change(key, st, secret)
-	})
-	if err != nil {
-		return APNsProvider{}, err
-	}
-	return apnsOut(pr)
 }

@@ -30,13 +30,8 @@ const (
 	PushVoIP PushTokenKind = "voip" // APNs VoIP token (voipToken)
 )
 
-// ProviderKind is the provider kind that sends to tokens of this kind.
-func (k PushTokenKind) ProviderKind() ProviderKind {
-	if k == PushFCM {
-		return ProviderFCM
-	}
-	return ProviderAPNs
-}
+// ProviderKind is the provider kind that sends to tokens of this kind (ProviderSpec.Tokens).
+func (k PushTokenKind) ProviderKind() ProviderKind { return tokenProviders[k] }
 
 // Field is the request field that carries a token of this kind.
 func (k PushTokenKind) Field() string {

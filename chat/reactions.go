@@ -217,7 +217,7 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 		c.Event = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
 	}
 	if add && s.notifying(ctx, p.App.ID) {
-		c.Notify = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Notify: true,
+		c.Notify = &OutboxEvent{Kind: EventNotification, AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(),
 			Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
 	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and

@@ -8,23 +8,45 @@ import (
 	"time"
 )
 
-// OutboxEvent is a change a webhook must hear about, written in the transaction of the
-// change (the outbox): it exists exactly when the change committed. Ref says what changed
-// (ids, and the reaction's fields, which a removal leaves nowhere else); the envelope's data
-// is rendered from it when the event is first delivered, then kept and sent unchanged.
+// OutboxEvent is work a change leaves for the workers, written in the transaction of the
+// change (the outbox): it exists exactly when the change committed. Its Kind says whose
+// work it is, and so where the store keeps it. Ref says what changed (ids, and the
+// reaction's fields, which a removal leaves nowhere else); a webhook envelope's data is
+// rendered from it when the event is first delivered, then kept and sent unchanged.
 type OutboxEvent struct {
+	Kind           EventKind
 	AppID          string
-	Trigger        string
+	Trigger        string // a webhook or notification event's; an agent job has none
 	ConversationID string
 	MessageID      int64 // the message the event is about; a send sets it from the new row
 	Ref            EventRef
-	At             int64 // unix milliseconds of the wall clock, as the workers' leases and retries
-	// Notify makes it a notification event (notifdelivery.go) rather than a webhook's:
-	// the store keeps it apart, for the notification workers.
-	Notify bool
-	// Agent makes it an agent job (agents.go) for the agent of that uid: the store keeps it
-	// apart, for the agent workers.
-	Agent string
+	At             int64  // unix milliseconds of the wall clock, as the workers' leases and retries
+	Agent          string // an agent job's agent (its uid)
+}
+
+// EventKind is what an outbox event is: whose work, kept where.
+type EventKind uint8
+
+const (
+	// EventWebhook is a webhook event, fanned out to the app's webhooks subscribed to its
+	// trigger (the webhook workers). It is the zero kind.
+	EventWebhook EventKind = iota
+	// EventNotification is a notification event (notifdelivery.go), which the notification
+	// workers expand into sends.
+	EventNotification
+	// EventAgentJob is a job for the agent Agent (agents.go), for the agent workers.
+	EventAgentJob
+)
+
+// Work is the workers that take events of kind k.
+func (k EventKind) Work() Work {
+	switch k {
+	case EventNotification:
+		return WorkNotify
+	case EventAgentJob:
+		return WorkAgent
+	}
+	return WorkWebhook
 }
 
 // EventRef is what an event is about, kept as JSON on its row.

@@ -8,13 +8,6 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// pushKinds are the provider kinds with ids, as the page's paths name them.
-var pushKinds = map[string]chat.ProviderKind{"fcm": chat.ProviderFCM, "apns": chat.ProviderAPNs}
-
-// singleKinds are the kinds an app has one of, as the page's paths name them.
-var singleKinds = map[string]chat.ProviderKind{"twilio": chat.ProviderTwilio, "sendgrid": chat.ProviderSendGrid,
-	"custom_push": chat.CustomKind(chat.ChannelPush), "custom_sms": chat.CustomKind(chat.ChannelSMS), "custom_email": chat.CustomKind(chat.ChannelEmail)}
-
 type notificationsData struct {
 	FCM      []chat.FCMProvider
 	APNs     []chat.APNsProvider
@@ -35,23 +28,24 @@ func (c *Console) notifications(w http.ResponseWriter, r *http.Request, q *reque
 	ctx := r.Context()
 	var d notificationsData
 	var err error
-	if d.FCM, err = c.svc.FCMProviders(ctx, q.p); err != nil {
+	if d.FCM, err = chat.FCM.List(ctx, c.svc, q.p); err != nil {
 		return err
 	}
-	if d.APNs, err = c.svc.APNsProviders(ctx, q.p); err != nil {
+	if d.APNs, err = chat.APNs.List(ctx, c.svc, q.p); err != nil {
 		return err
 	}
-	tw, err := c.svc.TwilioProvider(ctx, q.p)
+	tw, err := chat.Twilio.Get(ctx, c.svc, q.p)
 	if d.Twilio, err = configured(tw, err); err != nil {
 		return err
 	}
-	sg, err := c.svc.SendGridProvider(ctx, q.p)
+	sg, err := chat.SendGrid.Get(ctx, c.svc, q.p)
 	if d.SendGrid, err = configured(sg, err); err != nil {
 		return err
 	}
 	for _, ch := range []chat.Channel{chat.ChannelPush, chat.ChannelSMS, chat.ChannelEmail} {
-		cp, err := c.svc.CustomProvider(ctx, q.p, ch)
-		row := customRow{Kind: string(chat.CustomKind(ch)), Channel: string(ch)}
+		kind := chat.Custom(ch)
+		cp, err := kind.Get(ctx, c.svc, q.p)
+		row := customRow{Kind: string(kind.Kind), Channel: string(ch)}
 		if row.Provider, err = configured(cp, err); err != nil {
 			return err
 		}
@@ -72,11 +66,12 @@ func configured[T any](v T, err error) (*T, error) {
 	return &v, nil
 }
 
-// providerKind reads a path's provider kind from kinds, or refuses it as the service refuses
-// a provider it does not have.
-func providerKind(kinds map[string]chat.ProviderKind, name string) (chat.ProviderKind, error) {
-	if k, ok := kinds[name]; ok {
-		return k, nil
+// providerKind reads a path's provider kind, as the service spells it: one with ids (FCM,
+// APNs) when ids, else one an app has one of. It refuses any other as the service refuses a
+// provider it does not have.
+func providerKind(name string, ids bool) (chat.ProviderKind, error) {
+	if sp, ok := chat.ProviderSpecOf(chat.ProviderKind(name)); ok && sp.IDs == ids {
+		return sp.Kind, nil
 	}
 	if len(name) > 50 {
 		name = name[:50] + "…"
@@ -101,7 +96,7 @@ func (c *Console) notificationChange(w http.ResponseWriter, r *http.Request, q *
 // /notifications/push/v1/providers/{fcm,apns}/{providerId} does (the default one only when
 // it is the last of its kind).
 func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		err = c.svc.DeletePushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
@@ -110,7 +105,7 @@ func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *
 
 // defaultPushProvider makes an FCM or APNs provider its kind's default.
 func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		err = c.svc.SetDefaultPushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
@@ -119,7 +114,7 @@ func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q 
 
 // deleteSingleProvider deletes the Twilio, SendGrid or a custom provider.
 func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(singleKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), false)
 	if err == nil {
 		err = c.svc.DeleteProvider(r.Context(), q.p, kind)
 	}
@@ -131,13 +126,13 @@ func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q
 // and …/apns do. A refusal shows the page again with the form as sent but for its key: the
 // template never writes a credential back into a page.
 func (c *Console) createPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
-	kind, err := providerKind(pushKinds, r.PathValue("kind"))
+	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
 		id := strings.TrimSpace(r.PostFormValue("providerId"))
 		if kind == chat.ProviderFCM {
 			err = c.createFCM(r, q, id)
 		} else {
-			_, err = c.svc.CreateAPNsProvider(r.Context(), q.p, chat.APNsProviderInput{ProviderID: id,
+			_, err = chat.APNs.Create(r.Context(), c.svc, q.p, chat.APNsProviderInput{ProviderID: id,
 				KeyID: formText(r, "keyId"), TeamID: formText(r, "teamId"), BundleID: formText(r, "bundleId"),
 				P8Key: formText(r, "p8Key"), Production: formBool(r, "productionMode"),
 				IncludeContentAvailable: formBool(r, "includeContentAvailable"), IncludeMutableContent: formBool(r, "includeMutableContent")})
@@ -153,7 +148,7 @@ func (c *Console) createFCM(r *http.Request, q *request, id string) error {
 	if err := json.Unmarshal([]byte(r.PostFormValue("serviceAccountCreds")), &sa); err != nil {
 		return chat.InvalidField("serviceAccountCreds", "Paste the service account's JSON key file, as the Firebase console gives it.")
 	}
-	_, err := c.svc.CreateFCMProvider(r.Context(), q.p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &sa})
+	_, err := chat.FCM.Create(r.Context(), c.svc, q.p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &sa})
 	return err
 }
 

@@ -48,17 +48,17 @@ func providers(t *testing.T, e *env) {
 	ctx := context.Background()
 	p := principal(t, e)
 	for _, id := range []string{"a", "b"} {
-		if _, err := e.svc.CreateFCMProvider(ctx, p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &chat.ServiceAccount{Type: "service_account",
+		if _, err := chat.FCM.Create(ctx, e.svc, p, chat.FCMProviderInput{ProviderID: id, ServiceAccount: &chat.ServiceAccount{Type: "service_account",
 			ProjectID: "natter-test-1", ClientEmail: "fcm@natter-test-1.iam.gserviceaccount.com", PrivateKeyID: "k1d", PrivateKey: testKeys().rsa}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	str := func(s string) *string { return &s }
-	if _, err := e.svc.CreateAPNsProvider(ctx, p, chat.APNsProviderInput{ProviderID: "ios", KeyID: str("ABC123DEFG"), TeamID: str("DEF123GHIJ"),
+	if _, err := chat.APNs.Create(ctx, e.svc, p, chat.APNsProviderInput{ProviderID: "ios", KeyID: str("ABC123DEFG"), TeamID: str("DEF123GHIJ"),
 		BundleID: str("com.example.chat"), P8Key: str(testKeys().p8)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.CreateTwilioProvider(ctx, p, chat.TwilioInput{AccountSID: str("AC" + strings.Repeat("0", 32)), AuthToken: str(twilioToken),
+	if _, err := chat.Twilio.Create(ctx, e.svc, p, chat.TwilioInput{AccountSID: str("AC" + strings.Repeat("0", 32)), AuthToken: str(twilioToken),
 		SenderPhoneNumber: str("+15005550006")}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +127,12 @@ func TestNotificationsPage(t *testing.T) {
 		if !strings.Contains(between(page, `id="twilio"`, "</tr>"), "<td>no</td>") {
 			t.Errorf("Twilio still configured:\n%s", between(page, `id="twilio"`, "</tr>"))
 		}
-		got, err := e.svc.FCMProviders(context.Background(), principal(t, e))
+		got, err := chat.FCM.List(context.Background(), e.svc, principal(t, e))
 		if err != nil || len(got) != 1 || got[0].ID != "b" || !got[0].Default {
 			t.Errorf("the service's FCM providers: %+v %v", got, err)
 		}
 
-		if _, err := e.svc.CreateAPNsProvider(context.Background(), principal(t, e), chat.APNsProviderInput{ProviderID: "ios2",
+		if _, err := chat.APNs.Create(context.Background(), e.svc, principal(t, e), chat.APNsProviderInput{ProviderID: "ios2",
 			KeyID: ptr("ABC123DEFG"), TeamID: ptr("DEF123GHIJ"), BundleID: ptr("com.example.chat2"), P8Key: ptr(testKeys().p8)}); err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestNotificationsPage(t *testing.T) {
 				}
 			})
 		}
-		if got, _ := e.svc.APNsProviders(context.Background(), principal(t, e)); len(got) != 2 {
+		if got, _ := chat.APNs.List(context.Background(), e.svc, principal(t, e)); len(got) != 2 {
 			t.Errorf("a refused delete removed an APNs provider: %+v", got)
 		}
 	})
@@ -239,8 +239,8 @@ func TestAddPushProviders(t *testing.T) {
 		if res := e.post(t, c, "/console/notifications/fcm", url.Values{"csrf": {"forged"}, "providerId": {"y"}, "serviceAccountCreds": {saJSON(testKeys().rsa)}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Errorf("a forged add: %d", res.StatusCode)
 		}
-		f, _ := e.svc.FCMProviders(context.Background(), principal(t, e))
-		a, _ := e.svc.APNsProviders(context.Background(), principal(t, e))
+		f, _ := chat.FCM.List(context.Background(), e.svc, principal(t, e))
+		a, _ := chat.APNs.List(context.Background(), e.svc, principal(t, e))
 		if len(f) != 1 || len(a) != 1 {
 			t.Errorf("refused adds wrote: %d FCM, %d APNs providers", len(f), len(a))
 		}

@@ -78,7 +78,7 @@ func (r apnsProviderRequest) input() chat.APNsProviderInput {
 }
 
 func (s *Server) listFCMProviders(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ps, err := s.svc.FCMProviders(r.Context(), p)
+	ps, err := chat.FCM.List(r.Context(), s.svc, p)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (s *Server) createFCMProvider(w http.ResponseWriter, r *http.Request, p cha
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	pr, err := s.svc.CreateFCMProvider(r.Context(), p, req.input())
+	pr, err := chat.FCM.Create(r.Context(), s.svc, p, req.input())
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) updateFCMProvider(w http.ResponseWriter, r *http.Request, p cha
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	pr, err := s.svc.UpdateFCMProvider(r.Context(), p, req.input())
+	pr, err := chat.FCM.Update(r.Context(), s.svc, p, req.input())
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (s *Server) updateFCMProvider(w http.ResponseWriter, r *http.Request, p cha
 }
 
 func (s *Server) listAPNsProviders(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ps, err := s.svc.APNsProviders(r.Context(), p)
+	ps, err := chat.APNs.List(r.Context(), s.svc, p)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) createAPNsProvider(w http.ResponseWriter, r *http.Request, p ch
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	pr, err := s.svc.CreateAPNsProvider(r.Context(), p, req.input())
+	pr, err := chat.APNs.Create(r.Context(), s.svc, p, req.input())
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (s *Server) updateAPNsProvider(w http.ResponseWriter, r *http.Request, p ch
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	pr, err := s.svc.UpdateAPNsProvider(r.Context(), p, req.input())
+	pr, err := chat.APNs.Update(r.Context(), s.svc, p, req.input())
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func twilioOut(t chat.TwilioProvider) twilioJSON {
 }
 
 func (s *Server) getTwilio(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	t, err := s.svc.TwilioProvider(r.Context(), p)
+	t, err := chat.Twilio.Get(r.Context(), s.svc, p)
 	if err != nil {
 		return err
 	}
@@ -219,11 +219,11 @@ func (s *Server) saveTwilio(w http.ResponseWriter, r *http.Request, p chat.Princ
 		return err
 	}
 	in := chat.TwilioInput{AccountSID: req.TwilioAccountSID, AuthToken: req.TwilioAuthToken, SenderPhoneNumber: req.TwilioSenderPhoneNumber, Enabled: req.IsEnabled}
-	save := s.svc.UpdateTwilioProvider
+	save := chat.Twilio.Update
 	if r.Method == http.MethodPost {
-		save = s.svc.CreateTwilioProvider
+		save = chat.Twilio.Create
 	}
-	t, err := save(r.Context(), p, in)
+	t, err := save(r.Context(), s.svc, p, in)
 	if err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func sendGridOut(g chat.SendGridProvider) sendGridJSON {
 }
 
 func (s *Server) getSendGrid(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	g, err := s.svc.SendGridProvider(r.Context(), p)
+	g, err := chat.SendGrid.Get(r.Context(), s.svc, p)
 	if err != nil {
 		return err
 	}
@@ -280,11 +280,11 @@ func (s *Server) saveSendGrid(w http.ResponseWriter, r *http.Request, p chat.Pri
 	in := chat.SendGridInput{APIKey: req.SendGridAPIKey, TemplateID: req.SendGridTemplateID, UnsubscribeGroupID: req.SendGridUnsubscribeGroupID,
 		SenderName: req.SenderName, SenderEmail: req.SenderEmail, AllowEmailReplies: req.AllowEmailReplies, SenderEmailForReplies: req.SenderEmailForReplies,
 		Enabled: req.IsEnabled}
-	save := s.svc.UpdateSendGridProvider
+	save := chat.SendGrid.Update
 	if r.Method == http.MethodPost {
-		save = s.svc.CreateSendGridProvider
+		save = chat.SendGrid.Create
 	}
-	g, err := save(r.Context(), p, in)
+	g, err := save(r.Context(), s.svc, p, in)
 	if err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func writeCustom(w http.ResponseWriter, r *http.Request, c chat.Channel, cp *cha
 // app has none; the others' are ERR_PROVIDER_NOT_FOUND then.
 func (s *Server) getCustom(c chat.Channel) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-		cp, err := s.svc.CustomProvider(r.Context(), p, c)
+		cp, err := chat.Custom(c).Get(r.Context(), s.svc, p)
 		if c == chat.ChannelPush && chat.ErrorCode(err) == chat.CodeProviderNotFound {
 			writeCustom(w, r, c, nil)
 			return nil
@@ -386,11 +386,11 @@ func (s *Server) saveCustom(c chat.Channel) authHandler {
 		case chat.ChannelEmail:
 			in.UseStored = req.UseStoredEmailID
 		}
-		save := s.svc.UpdateCustomProvider
+		save := chat.Custom(c).Update
 		if r.Method == http.MethodPost {
-			save = s.svc.CreateCustomProvider
+			save = chat.Custom(c).Create
 		}
-		cp, err := save(r.Context(), p, c, in)
+		cp, err := save(r.Context(), s.svc, p, in)
 		if err != nil {
 			return err
 		}

@@ -210,7 +210,7 @@ func TestPushProviders(t *testing.T) {
 			if ps[0]["serviceAccountFilename"] != "new.json" || ps[0]["notificationInPayload"].(map[string]any)["ios"].(map[string]any)["chat"] != true {
 				t.Fatalf("updated: %v", ps[0])
 			}
-			prov, creds, err := e.svc.FCMCredentials(e.ctx(), e.app.ID, "default")
+			prov, creds, err := chat.FCM.Credentials(e.ctx(), e.svc, e.app.ID, "default")
 			if err != nil || prov.ID != "fcm-b" || creds.PrivateKey == nil || creds.ClientEmail != "firebase-adminsdk-x@natter-test-1.iam.gserviceaccount.com" || creds.ProjectID != "natter-test-1" {
 				t.Fatalf("slice 3's read: %+v %v", prov, err)
 			}
@@ -222,7 +222,7 @@ func TestPushProviders(t *testing.T) {
 			if len(list(fcmPath)) != 0 {
 				t.Fatal("the last provider was not deleted")
 			}
-			if _, _, err := e.svc.FCMCredentials(e.ctx(), e.app.ID, ""); chat.ErrorCode(err) != chat.CodeProviderNotFound {
+			if _, _, err := chat.FCM.Credentials(e.ctx(), e.svc, e.app.ID, ""); chat.ErrorCode(err) != chat.CodeProviderNotFound {
 				t.Fatalf("no default: %v", err)
 			}
 
@@ -235,11 +235,11 @@ func TestPushProviders(t *testing.T) {
 				t.Fatalf("APNs providers: %v", as)
 			}
 			e.okr(request{method: "PUT", path: apnsPath + "/default/apns-b"})
-			ap, ac, err := e.svc.APNsCredentials(e.ctx(), e.app.ID, "default")
+			ap, ac, err := chat.APNs.Credentials(e.ctx(), e.svc, e.app.ID, "default")
 			if err != nil || ap.ID != "apns-b" || !ac.Production || ac.Key == nil || ac.KeyID != "ABC123DEFG" || ac.BundleID != "com.example.chat" {
 				t.Fatalf("slice 3's APNs read: %+v %+v %v", ap, ac, err)
 			}
-			if _, _, err := e.svc.APNsCredentials(e.ctx(), e.app.ID, "APNS-A"); err != nil {
+			if _, _, err := chat.APNs.Credentials(e.ctx(), e.svc, e.app.ID, "APNS-A"); err != nil {
 				t.Fatalf("a named provider: %v", err)
 			}
 
@@ -352,7 +352,7 @@ func TestChannelProviders(t *testing.T) {
 			if !strings.Contains(string(r.body), `"isEnabled":false`) || !strings.Contains(string(r.body), "+14155550100") || !strings.Contains(string(r.body), "********c5f7") {
 				t.Fatalf("Twilio updated: %s", r.body)
 			}
-			tp, tc, err := e.svc.TwilioCredentials(e.ctx(), e.app.ID)
+			tp, tc, err := chat.Twilio.Credentials(e.ctx(), e.svc, e.app.ID, "")
 			if err != nil || tp.Enabled || tc.AuthToken != twilioToken || tc.From != "+14155550100" || tc.AccountSID != "AC91e67951ff7e5e7be8122184e76ae0e6" {
 				t.Fatalf("slice 3's Twilio read: %+v %v", tc.From, err)
 			}
@@ -367,7 +367,7 @@ func TestChannelProviders(t *testing.T) {
 			if strings.Contains(string(r.body), "senderEmailForReplies") {
 				t.Fatalf("SendGrid reply address kept: %s", r.body)
 			}
-			if _, gc, err := e.svc.SendGridCredentials(e.ctx(), e.app.ID); err != nil || gc.APIKey != sendGridKey {
+			if _, gc, err := chat.SendGrid.Credentials(e.ctx(), e.svc, e.app.ID, ""); err != nil || gc.APIKey != sendGridKey {
 				t.Fatalf("slice 3's SendGrid read: %v", err)
 			}
 
@@ -383,13 +383,13 @@ func TestChannelProviders(t *testing.T) {
 			if string(r.body) != `{"data":{"pushProviders":[{"basicAuthUsername":"user123","basicAuthPassword":"********","isEnabled":true,"useBasicAuth":true,"webhookURL":"https://trigger-push.example.com/cometchat"}]}}`+"\n" {
 				t.Fatalf("custom push saved: %s", r.body)
 			}
-			cp, cc, err := e.svc.CustomCredentials(e.ctx(), e.app.ID, chat.ChannelPush)
+			cp, cc, err := chat.Custom(chat.ChannelPush).Credentials(e.ctx(), e.svc, e.app.ID, "")
 			if err != nil || !cp.Enabled || cc.Username != "user123" || cc.Password != customPass {
 				t.Fatalf("slice 3's custom read: %+v %v", cp, err)
 			}
 			// A new username keeps the password; Basic auth off forgets both.
 			e.okr(request{method: "PUT", path: "/v3/notifications/push/v1/providers/custom", body: `{"basicAuthUsername":"user456"}`})
-			if _, cc, _ := e.svc.CustomCredentials(e.ctx(), e.app.ID, chat.ChannelPush); cc.Username != "user456" || cc.Password != customPass {
+			if _, cc, _ := chat.Custom(chat.ChannelPush).Credentials(e.ctx(), e.svc, e.app.ID, ""); cc.Username != "user456" || cc.Password != customPass {
 				t.Fatalf("password lost with a new username: %+v", cc.Username)
 			}
 			r = e.okr(request{method: "PUT", path: "/v3/notifications/push/v1/providers/custom", body: `{"useBasicAuth":false}`})
@@ -510,7 +510,7 @@ func TestChannelProviderRefusals(t *testing.T) {
 func TestCustomProviderPrivateURLAllowed(t *testing.T) {
 	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true})
 	e.okr(request{method: "POST", path: "/v3/notifications/push/v1/providers/custom", body: `{"isEnabled":true,"useBasicAuth":false,"webhookURL":"http://127.0.0.1:9/push"}`})
-	if _, _, err := e.svc.CustomCredentials(context.Background(), e.app.ID, chat.ChannelPush); err != nil {
+	if _, _, err := chat.Custom(chat.ChannelPush).Credentials(context.Background(), e.svc, e.app.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -69,7 +69,7 @@ func newNotifyBench(b *testing.B, dbURL string, members int, push bool) *notifyB
 		}))
 		b.Cleanup(fake.Close)
 		url, on, basic := fake.URL, true, false
-		if _, err := svc.CreateCustomProvider(ctx, p, chat.ChannelPush, chat.CustomProviderInput{Enabled: &on, WebhookURL: &url, UseBasicAuth: &basic}); err != nil {
+		if _, err := chat.Custom(chat.ChannelPush).Create(ctx, svc, p, chat.CustomProviderInput{Enabled: &on, WebhookURL: &url, UseBasicAuth: &basic}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,12 +58,7 @@ func (c *Client) NewAPNs(cfg APNsConfig) (*APNs, error) {
 
 // Send posts the notification to n.To, a device token (hex), as an alert, or as a VoIP push
 // when n.VoIP.
-func (p *APNs) Send(ctx context.Context, n Notification) Result {
-	start := time.Now()
-	r := p.send(ctx, n)
-	r.Latency = time.Since(start)
-	return r
-}
+func (p *APNs) Send(ctx context.Context, n Notification) Result { return timed(ctx, n, p.send) }
 
 func (p *APNs) send(ctx context.Context, n Notification) Result {
 	if !isHex(n.To) {

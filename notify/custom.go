@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/natter-chat/natter/internal/publicaddr"
 )
@@ -87,12 +86,7 @@ type customBody struct {
 }
 
 // Send posts the notification to the webhook: any 2xx is sent.
-func (cu *Custom) Send(ctx context.Context, n Notification) Result {
-	start := time.Now()
-	r := cu.send(ctx, n)
-	r.Latency = time.Since(start)
-	return r
-}
+func (cu *Custom) Send(ctx context.Context, n Notification) Result { return timed(ctx, n, cu.send) }
 
 func (cu *Custom) send(ctx context.Context, n Notification) Result {
 	trigger, ok := customTriggers[n.Channel]

@@ -112,12 +112,7 @@ type fcmAPNs struct {
 
 // Send posts the notification to n.To, a registration token. A token with no title and
 // body makes a data-only message.
-func (f *FCM) Send(ctx context.Context, n Notification) Result {
-	start := time.Now()
-	r := f.send(ctx, n)
-	r.Latency = time.Since(start)
-	return r
-}
+func (f *FCM) Send(ctx context.Context, n Notification) Result { return timed(ctx, n, f.send) }
 
 func (f *FCM) send(ctx context.Context, n Notification) Result {
 	if n.To == "" {

@@ -55,3 +55,11 @@ var (
 	_ Sender = (*SendGrid)(nil)
 	_ Sender = (*Custom)(nil)
 )
+
+// timed is a Sender's Send: send, with how long it took (Result.Latency).
+func timed(ctx context.Context, n Notification, send func(context.Context, Notification) Result) Result {
+	start := time.Now()
+	r := send(ctx, n)
+	r.Latency = time.Since(start)
+	return r
+}

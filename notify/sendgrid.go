@@ -52,12 +52,7 @@ type sgMail struct {
 
 // Send mails n.Title as the subject and n.Body as the text (n.HTML as the HTML part, if
 // any) to n.To.
-func (s *SendGrid) Send(ctx context.Context, n Notification) Result {
-	start := time.Now()
-	r := s.send(ctx, n)
-	r.Latency = time.Since(start)
-	return r
-}
+func (s *SendGrid) Send(ctx context.Context, n Notification) Result { return timed(ctx, n, s.send) }
 
 func (s *SendGrid) send(ctx context.Context, n Notification) Result {
 	if n.To == "" || n.Title == "" || n.Body == "" {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 )
 
 // TwilioConfig is an app's Twilio settings.
@@ -44,12 +43,7 @@ func (c *Client) NewTwilio(cfg TwilioConfig) (*Twilio, error) {
 }
 
 // Send texts n.Body to n.To, a phone number.
-func (t *Twilio) Send(ctx context.Context, n Notification) Result {
-	start := time.Now()
-	r := t.send(ctx, n)
-	r.Latency = time.Since(start)
-	return r
-}
+func (t *Twilio) Send(ctx context.Context, n Notification) Result { return timed(ctx, n, t.send) }
 
 func (t *Twilio) send(ctx context.Context, n Notification) Result {
 	if n.To == "" || n.Body == "" {

@@ -2,10 +2,8 @@ package notify
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"log/slog"
-	"math/big"
 	"sync"
 	"time"
 
@@ -20,9 +18,9 @@ import (
 // Defaults of WorkerConfig.
 const (
 	DefaultWorkers    = 64
-	DefaultRetryFor   = 24 * time.Hour
-	DefaultBackoff    = 5 * time.Second
-	DefaultMaxBackoff = time.Hour
+	DefaultRetryFor   = jobloop.DefaultRetryFor
+	DefaultBackoff    = jobloop.DefaultBackoff
+	DefaultMaxBackoff = jobloop.DefaultMaxBackoff
 	DefaultPoll       = 500 * time.Millisecond
 	DefaultRetention  = 7 * 24 * time.Hour
 	senderTTL         = time.Minute // how long a provider's sender (and its access token) is reused
@@ -54,6 +52,7 @@ type Worker struct {
 	client *Client
 	log    *slog.Logger
 	loop   *jobloop.Loop[chat.NotificationSend, chat.NotificationAttempt]
+	retry  jobloop.Retry // RetryFor, Backoff and MaxBackoff
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 
@@ -76,9 +75,6 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 		cfg.Workers = DefaultWorkers
 	}
 	def(&cfg.Timeout, DefaultTimeout)
-	def(&cfg.RetryFor, DefaultRetryFor)
-	def(&cfg.Backoff, DefaultBackoff)
-	def(&cfg.MaxBackoff, DefaultMaxBackoff)
 	def(&cfg.Poll, DefaultPoll)
 	def(&cfg.Retention, DefaultRetention)
 	if cfg.Logger == nil {
@@ -86,7 +82,7 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	}
 	cfg.Client.Timeout = cfg.Timeout
 	w := &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
-		senders: map[string]cachedSender{}}
+		retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff), senders: map[string]cachedSender{}}
 	w.loop = jobloop.New[chat.NotificationSend, chat.NotificationAttempt](cfg.Workers, cfg.Poll)
 	w.loop.Claim, w.loop.Round = w.claim, w.round
 	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) chat.NotificationAttempt {
@@ -226,9 +222,9 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) chat.Noti
 			log.Reason = "misconfigured"
 		}
 		w.forget(s)
-	case res.Retry && now.Sub(time.UnixMilli(s.CreatedAt)) < w.cfg.RetryFor:
+	case res.Retry && !w.retry.Over(s.CreatedAt, now):
 		done = false
-		wait := w.backoff(s.Attempts)
+		wait := w.retry.Delay(s.Attempts)
 		if res.RetryAfter > wait {
 			wait = res.RetryAfter
 		}
@@ -242,19 +238,6 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) chat.Noti
 		}
 	}
 	return chat.NotificationAttempt{Send: s, Log: log, Done: done}
-}
-
-// backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,
-// with jitter (between half and all of it).
-func (w *Worker) backoff(n int) time.Duration {
-	b := w.cfg.Backoff
-	for i := 1; i < n && b < w.cfg.MaxBackoff; i++ {
-		b *= 2
-	}
-	b = min(b, w.cfg.MaxBackoff)
-	half := int64(b / 2)
-	j, _ := rand.Int(rand.Reader, big.NewInt(half+1))
-	return time.Duration(half + j.Int64())
 }
 
 // send renders and sends s.

@@ -47,15 +47,64 @@ func (w *Worker) forget(s chat.NotificationSend) {
 
 var errDisabled = errors.New("the provider is disabled")
 
+// newSender makes the Sender of s's provider from its credentials, opened now.
 func (w *Worker) newSender(ctx context.Context, s chat.NotificationSend) (Sender, error) {
-	switch s.Provider {
-	case chat.LogProviderCustom:
-		p, cred, err := w.svc.CustomCredentials(ctx, s.AppID, s.Channel)
+	newKind, ok := senderKinds[s.Provider]
+	if !ok {
+		return nil, errors.New("unknown provider " + s.Provider)
+	}
+	return newKind(ctx, w, s)
+}
+
+// senderKinds make each provider kind's Sender, by the name sends give the kind
+// (chat.ProviderSpec.Log): from its opened credentials to the Client's sender for them. A
+// kind's other traits are its chat descriptor's.
+var senderKinds = map[string]func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error){
+	chat.LogProviderFCM: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
+		_, cred, err := chat.FCM.Credentials(ctx, w.svc, s.AppID, s.ProviderID)
 		if err != nil {
 			return nil, err
 		}
-		if !p.Enabled {
-			return nil, errDisabled
+		key, err := keyPEM(cred.PrivateKey)
+		if err != nil {
+			return nil, err
+		}
+		sa, err := json.Marshal(map[string]string{"type": "service_account", "project_id": cred.ProjectID, "client_email": cred.ClientEmail,
+			"private_key_id": cred.PrivateKeyID, "private_key": string(key)})
+		if err != nil {
+			return nil, err
+		}
+		return w.client.NewFCM(FCMConfig{ServiceAccount: sa})
+	},
+	chat.LogProviderAPNs: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
+		_, cred, err := chat.APNs.Credentials(ctx, w.svc, s.AppID, s.ProviderID)
+		if err != nil {
+			return nil, err
+		}
+		key, err := keyPEM(cred.Key)
+		if err != nil {
+			return nil, err
+		}
+		return w.client.NewAPNs(APNsConfig{TeamID: cred.TeamID, KeyID: cred.KeyID, Topic: cred.BundleID, Sandbox: !cred.Production, Key: key})
+	},
+	chat.LogProviderTwilio: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
+		p, cred, err := chat.Twilio.Credentials(ctx, w.svc, s.AppID, "")
+		if err = enabled(p.Enabled, err); err != nil {
+			return nil, err
+		}
+		return w.client.NewTwilio(TwilioConfig{AccountSID: cred.AccountSID, AuthToken: cred.AuthToken, From: cred.From})
+	},
+	chat.LogProviderSendGrid: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
+		p, cred, err := chat.SendGrid.Credentials(ctx, w.svc, s.AppID, "")
+		if err = enabled(p.Enabled, err); err != nil {
+			return nil, err
+		}
+		return w.client.NewSendGrid(SendGridConfig{APIKey: cred.APIKey, FromEmail: p.SenderEmail, FromName: p.SenderName})
+	},
+	chat.LogProviderCustom: func(ctx context.Context, w *Worker, s chat.NotificationSend) (Sender, error) {
+		p, cred, err := chat.Custom(s.Channel).Credentials(ctx, w.svc, s.AppID, "")
+		if err = enabled(p.Enabled, err); err != nil {
+			return nil, err
 		}
 		app, err := w.svc.AppForDelivery(ctx, s.AppID)
 		if err != nil {
@@ -63,50 +112,22 @@ func (w *Worker) newSender(ctx context.Context, s chat.NotificationSend) (Sender
 		}
 		return w.client.NewCustom(CustomConfig{URL: p.WebhookURL, Username: cred.Username, Password: cred.Password, AppID: app.ID,
 			Region: string(app.Region)})
-	case chat.LogProviderFCM:
-		_, cred, err := w.svc.FCMCredentials(ctx, s.AppID, s.ProviderID)
-		if err != nil {
-			return nil, err
-		}
-		der, err := x509.MarshalPKCS8PrivateKey(cred.PrivateKey)
-		if err != nil {
-			return nil, err
-		}
-		sa, err := json.Marshal(map[string]string{"type": "service_account", "project_id": cred.ProjectID, "client_email": cred.ClientEmail,
-			"private_key_id": cred.PrivateKeyID, "private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))})
-		if err != nil {
-			return nil, err
-		}
-		return w.client.NewFCM(FCMConfig{ServiceAccount: sa})
-	case chat.LogProviderAPNs:
-		_, cred, err := w.svc.APNsCredentials(ctx, s.AppID, s.ProviderID)
-		if err != nil {
-			return nil, err
-		}
-		der, err := x509.MarshalPKCS8PrivateKey(cred.Key)
-		if err != nil {
-			return nil, err
-		}
-		return w.client.NewAPNs(APNsConfig{TeamID: cred.TeamID, KeyID: cred.KeyID, Topic: cred.BundleID, Sandbox: !cred.Production,
-			Key: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})})
-	case chat.LogProviderTwilio:
-		p, cred, err := w.svc.TwilioCredentials(ctx, s.AppID)
-		if err != nil {
-			return nil, err
-		}
-		if !p.Enabled {
-			return nil, errDisabled
-		}
-		return w.client.NewTwilio(TwilioConfig{AccountSID: cred.AccountSID, AuthToken: cred.AuthToken, From: cred.From})
-	case chat.LogProviderSendGrid:
-		p, cred, err := w.svc.SendGridCredentials(ctx, s.AppID)
-		if err != nil {
-			return nil, err
-		}
-		if !p.Enabled {
-			return nil, errDisabled
-		}
-		return w.client.NewSendGrid(SendGridConfig{APIKey: cred.APIKey, FromEmail: p.SenderEmail, FromName: p.SenderName})
+	},
+}
+
+// enabled is a provider read's error, or errDisabled when the provider it read is off.
+func enabled(on bool, err error) error {
+	if err == nil && !on {
+		return errDisabled
 	}
-	return nil, errors.New("unknown provider " + s.Provider)
+	return err
+}
+
+// keyPEM is a private key as the Client's senders read it.
+func keyPEM(key any) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }

@@ -25,7 +25,7 @@ func TestNotificationLeases(t *testing.T) {
 			const events = 40
 			for i := range events {
 				if err := db.Transact(ctx, func(tx chat.Tx) error {
-					return tx.InsertOutbox(chat.OutboxEvent{AppID: "a", Trigger: chat.TriggerMessageSent, ConversationID: "c", MessageID: int64(i + 1), Notify: true, At: 1000})
+					return tx.InsertOutbox(chat.OutboxEvent{Kind: chat.EventNotification, AppID: "a", Trigger: chat.TriggerMessageSent, ConversationID: "c", MessageID: int64(i + 1), At: 1000})
 				}); err != nil {
 					t.Fatal(err)
 				}

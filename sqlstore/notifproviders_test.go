@@ -68,7 +68,7 @@ func TestProviderDefaults(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if _, err := svc.CreateFCMProvider(ctx, chat.Principal{App: app}, chat.FCMProviderInput{ProviderID: fmt.Sprint("p", i), ServiceAccount: &sa}); err != nil {
+					if _, err := chat.FCM.Create(ctx, svc, chat.Principal{App: app}, chat.FCMProviderInput{ProviderID: fmt.Sprint("p", i), ServiceAccount: &sa}); err != nil {
 						errs <- err
 					}
 				}()

@@ -135,7 +135,7 @@ func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, events []chat.OutboxEvent) error {
 	// A lone notification event rides in the pipelined statement (pgSendNotifyQuery); with
 	// webhook events the send is an ordinary transaction: their fan-out needs the id.
-	notifyOnly := len(events) == 1 && events[0].Notify
+	notifyOnly := len(events) == 1 && events[0].Kind == chat.EventNotification
 	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly {
 		return e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) })
 	}

@@ -207,11 +207,12 @@ const (
 		SELECT $1, app_id, id, $3, $4, $4 FROM webhooks WHERE app_id = $2 AND enabled = 1 AND triggers LIKE $5 ESCAPE '\'`
 )
 
+// insertOutbox writes an event where its kind is kept.
 func insertOutbox(tx *wtx, ev chat.OutboxEvent) error {
-	if ev.Notify {
+	switch ev.Kind {
+	case chat.EventNotification:
 		return insertNotifyEvent(tx, ev)
-	}
-	if ev.Agent != "" {
+	case chat.EventAgentJob:
 		return insertAgentJob(tx, ev)
 	}
 	return writeOutbox(tx, ev, false)
@@ -278,11 +279,11 @@ func outboxArgs(ev chat.OutboxEvent, ref []byte) []any {
 
 // queueOutbox queues an event's statement in a PostgreSQL reaction batch.
 func queueOutbox(b *pgx.Batch, ev chat.OutboxEvent) error {
-	if ev.Notify {
+	switch ev.Kind {
+	case chat.EventNotification:
 		queueNotifyEvent(b, ev)
 		return nil
-	}
-	if ev.Agent != "" { // sends write their jobs in a transaction (insertOutbox), never here
+	case chat.EventAgentJob: // sends write their jobs in a transaction (insertOutbox), never here
 		return errors.New("queue outbox: an agent job in a reaction batch")
 	}
 	ref, err := json.Marshal(ev.Ref)

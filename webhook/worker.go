@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -27,9 +25,9 @@ const (
 	DefaultWorkers    = 64
 	DefaultPerLane    = 16
 	DefaultTimeout    = 10 * time.Second
-	DefaultRetryFor   = 24 * time.Hour
-	DefaultBackoff    = 5 * time.Second
-	DefaultMaxBackoff = time.Hour
+	DefaultRetryFor   = jobloop.DefaultRetryFor
+	DefaultBackoff    = jobloop.DefaultBackoff
+	DefaultMaxBackoff = jobloop.DefaultMaxBackoff
 	DefaultPoll       = 500 * time.Millisecond
 	DefaultRetention  = 7 * 24 * time.Hour
 	maxResponseRead   = 64 << 10 // bytes of an answer read (and dropped), so a connection can be reused
@@ -67,6 +65,7 @@ type Deliverer struct {
 	client *http.Client
 	log    *slog.Logger
 	loop   *jobloop.Loop[laneBatch, []chat.Delivery]
+	retry  jobloop.Retry // RetryFor, Backoff and MaxBackoff
 	hooks  hookCache
 	data   payloadCache
 	notify atomic.Pointer[func()] // tells the other nodes that deliveries were written; set by Run
@@ -93,16 +92,14 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 		cfg.PerLane = DefaultPerLane
 	}
 	def(&cfg.Timeout, DefaultTimeout)
-	def(&cfg.RetryFor, DefaultRetryFor)
-	def(&cfg.Backoff, DefaultBackoff)
-	def(&cfg.MaxBackoff, DefaultMaxBackoff)
 	def(&cfg.Poll, DefaultPoll)
 	def(&cfg.Retention, DefaultRetention)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.PerWebhook),
-		log: cfg.Logger, hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}}}
+		log: cfg.Logger, retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff),
+		hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}}}
 	d.loop = jobloop.New[laneBatch, []chat.Delivery](cfg.Workers, cfg.Poll)
 	d.loop.Claim, d.loop.Round = d.claim, d.purge
 	d.loop.Do = func(ctx context.Context, b laneBatch) []chat.Delivery {
@@ -235,11 +232,11 @@ func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) chat.Deliver
 		del.State, del.DoneAt = chat.DeliveryDelivered, now.UnixMilli()
 	default:
 		del.LastError = truncate(err.Error(), maxErrorLen)
-		if now.Sub(time.UnixMilli(del.CreatedAt)) >= d.cfg.RetryFor {
+		if d.retry.Over(del.CreatedAt, now) {
 			del.State, del.DoneAt = chat.DeliveryDead, now.UnixMilli()
 			d.log.Warn("webhook: delivery dead-lettered", "app", del.AppID, "webhook", del.WebhookID, "event", del.EventID, "attempts", del.Attempts, "err", err)
 		} else {
-			del.NextAt = now.Add(d.backoff(del.Attempts)).UnixMilli()
+			del.NextAt = now.Add(d.retry.Delay(del.Attempts)).UnixMilli()
 		}
 	}
 	if d.cfg.Observe != nil {
@@ -253,19 +250,6 @@ func (d *Deliverer) attempt(ctx context.Context, del chat.Delivery) chat.Deliver
 		d.cfg.Observe(outcome, latency)
 	}
 	return del
-}
-
-// backoff is the delay after the n-th failed attempt: Backoff·2^(n-1), at most MaxBackoff,
-// with jitter (between half and all of it) so that retries of many deliveries spread out.
-func (d *Deliverer) backoff(n int) time.Duration {
-	b := d.cfg.Backoff
-	for i := 1; i < n && b < d.cfg.MaxBackoff; i++ {
-		b *= 2
-	}
-	b = min(b, d.cfg.MaxBackoff)
-	half := int64(b / 2)
-	j, _ := rand.Int(rand.Reader, big.NewInt(half+1))
-	return time.Duration(half + j.Int64())
 }
 
 // post sends the delivery once: 2xx is delivered, anything else an error to retry. It
