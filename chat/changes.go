@@ -37,8 +37,9 @@ const (
 	ChangeBlock ChangeKind = "block"
 	// ChangeFriend: UIDs[0]'s friends changed: the rest were added or removed.
 	ChangeFriend ChangeKind = "friend"
-	// ChangeConversation: a conversation's state for UIDs changed (read and delivery
-	// markers, unread marks, conversation deletion, pins and saves).
+	// ChangeConversation: a conversation's state for UIDs (none: for every party) changed:
+	// read and delivery markers, unread marks, tags, conversation deletion and pins; or a
+	// message's state in it that is not a new message (MessageID): its pin, a user's save.
 	ChangeConversation ChangeKind = "conversation"
 	// ChangeCall: a call (Subject, its session id) changed state.
 	ChangeCall ChangeKind = "call"
@@ -60,7 +61,7 @@ const (
 	SettingModeration   = "moderation"    // moderation rules, keyword lists, review queues
 	SettingAgents       = "agents"        // AI agents
 	SettingImport       = "import"        // data import jobs
-	SettingMessages     = "messages"      // message-level state that is not a new message: pins, saves, flags, mentions
+	SettingPins         = "pins"          // the app's pinned-conversation list (system pins)
 )
 
 // Work is the worker queues a change wrote jobs to: their workers wake for it.
@@ -71,6 +72,16 @@ const (
 	WorkNotify                   // notification events
 	WorkAgent                    // agent jobs
 )
+
+// WorkIn is the worker queues that changes wrote to: a worker subscribes to the feed and
+// wakes when it finds its own.
+func WorkIn(changes []Change) Work {
+	var w Work
+	for i := range changes {
+		w |= changes[i].Work
+	}
+	return w
+}
 
 // Change is one committed change. The exported fields with a json tag are what the change
 // log keeps; Message is this node's copy, read back by id on the others.
@@ -295,4 +306,34 @@ func (s *Service) hydrate(ctx context.Context, changes []Change) {
 			}
 		}
 	}
+}
+
+// The changes most writes announce.
+
+func settingsChange(app, subject string) *Change {
+	return &Change{Kind: ChangeSettings, App: app, Subject: subject}
+}
+
+func userChange(app string, uids ...string) *Change {
+	return &Change{Kind: ChangeUser, App: app, UIDs: uids}
+}
+
+func groupChange(app, guid string) *Change { return &Change{Kind: ChangeGroup, App: app, GUID: guid} }
+
+func membershipChange(app, guid string, uids ...string) *Change {
+	return &Change{Kind: ChangeMember, App: app, GUID: guid, UIDs: uids}
+}
+
+// messageChange announces m, stored by the write; work is the worker queues it wrote to.
+func messageChange(m *Message, work Work) *Change {
+	return &Change{Kind: ChangeMessage, App: m.AppID, Message: m, Work: work}
+}
+
+// transactSettings is transact for a write that changes the app's settings (subject, one
+// of the Setting constants).
+func (s *Service) transactSettings(ctx context.Context, app, subject string, fn func(tx Tx) error) error {
+	return s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(app, subject))
+		return fn(tx)
+	})
 }

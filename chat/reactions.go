@@ -220,17 +220,29 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 		c.Notify = &OutboxEvent{AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(), Notify: true,
 			Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
 	}
+	ch := &Change{Kind: ChangeReaction, App: p.App.ID, MessageID: mid, Subject: reaction, Actor: uid, At: c.At}
+	if c.Event != nil {
+		ch.Work |= WorkWebhook
+	}
+	if c.Notify != nil {
+		ch.Work |= WorkNotify
+	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
-	// answers with the message as the change left it.
-	m, err := s.store.ChangeReaction(ctx, c)
+	// answers with the message as the change left it: its effect and reaction record
+	// complete the change before it is announced.
+	cs := &Changes{list: []*Change{ch}}
+	m, err := s.store.ChangeReaction(withChanges(ctx, cs), c)
 	switch {
 	case ErrorCode(err) != "":
 		return Message{}, err
 	case err != nil:
 		return Message{}, internal("change reaction", err)
 	}
-	s.wakeOutbox(c.Event != nil)
-	s.wakeNotify(c.Notify != nil)
+	if m.ReactionEffect != ReactionUnchanged { // nothing written: nothing to announce
+		announced := m
+		ch.Message, ch.Effect, ch.ReactionID = &announced, m.ReactionEffect, m.ReactionID
+		s.announce(ctx, cs.list)
+	}
 	return m, nil
 }
 

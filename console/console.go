@@ -5,7 +5,6 @@
 package console
 
 import (
-	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
@@ -33,13 +32,6 @@ type Options struct {
 	Idle, Max time.Duration
 	// Sockets reports the real-time sockets open on this node; nil shows none.
 	Sockets func() int64
-	// Publish tells a message's audience of a message the console sent, or approved from
-	// the moderation queue, over their sockets, as the API does after a send
-	// (httpapi.Hub.PublishMessage); nil tells nobody.
-	Publish func(ctx context.Context, m chat.Message)
-	// PublishReaction tells a message's audience of a reaction added in the console
-	// (httpapi.Hub.PublishReaction); nil tells nobody.
-	PublishReaction func(ctx context.Context, p chat.Principal, m chat.Message, reaction string)
 	// MaxBodyBytes caps a form's body; 0 picks 64 KiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
