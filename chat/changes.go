@@ -144,6 +144,32 @@ func withChanges(ctx context.Context, cs *Changes) context.Context {
 	return context.WithValue(ctx, changesKey{}, cs)
 }
 
+// writeCtx is the context of one write's storage call: ctx with the write's changes, which
+// the store logs (LoggedChanges) and the service announces after it. One allocation holds
+// the context, the collector and, for a write of one change (a send, a reaction), that
+// change and its list: the hot paths pay for nothing else but the announced copy.
+type writeCtx struct {
+	context.Context
+	cs   Changes
+	list [1]*Change
+	c    Change
+}
+
+func (w *writeCtx) Value(key any) any {
+	if _, ok := key.(changesKey); ok {
+		return &w.cs
+	}
+	return w.Context.Value(key)
+}
+
+// single makes w the context of a write on ctx that makes the one change c (w.c, which the
+// write may complete with what only the store learns).
+func (w *writeCtx) single(ctx context.Context, c Change) {
+	w.Context, w.c = ctx, c
+	w.list[0] = &w.c
+	w.cs.list = w.list[:]
+}
+
 // LoggedChanges is what the store writes to its change log in the transaction of the write
 // it was given ctx for, as the write left them (with the ids the store set); nil when the
 // write announces nothing.
@@ -228,26 +254,27 @@ func (s *Service) publishChanges(changes []Change) {
 // write runs one storage write with changes attached, for the store to log in its
 // transaction, and announces them once it committed.
 func (s *Service) write(ctx context.Context, fn func(ctx context.Context) error, changes ...*Change) error {
-	cs := &Changes{list: changes}
-	if err := fn(withChanges(ctx, cs)); err != nil {
+	w := &writeCtx{Context: ctx}
+	w.cs.list = changes
+	if err := fn(w); err != nil {
 		return err
 	}
-	s.announce(ctx, cs.list)
+	s.announce(ctx, w.cs.list)
 	return nil
 }
 
 // transact runs fn in one write transaction (Store.Transact) and announces the changes it
 // added once the transaction committed.
 func (s *Service) transact(ctx context.Context, fn func(tx Tx, cs *Changes) error) error {
-	cs := &Changes{}
-	err := s.store.Transact(withChanges(ctx, cs), func(tx Tx) error {
-		cs.list = cs.list[:0]
-		return fn(tx, cs)
+	w := &writeCtx{Context: ctx}
+	err := s.store.Transact(w, func(tx Tx) error {
+		w.cs.list = w.cs.list[:0]
+		return fn(tx, &w.cs)
 	})
 	if err != nil {
 		return err
 	}
-	s.announce(ctx, cs.list)
+	s.announce(ctx, w.cs.list)
 	return nil
 }
 

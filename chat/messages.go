@@ -303,11 +303,12 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 
 // createMessage stores a new message with its events and announces it.
 func (s *Service) createMessage(ctx context.Context, m *Message, events []OutboxEvent) error {
-	cs := &Changes{list: []*Change{messageChange(m, workOf(events))}}
-	if err := s.store.CreateMessage(withChanges(ctx, cs), m, events...); err != nil {
+	w := &writeCtx{}
+	w.single(ctx, Change{Kind: ChangeMessage, App: m.AppID, Message: m, Work: workOf(events)})
+	if err := s.store.CreateMessage(w, m, events...); err != nil {
 		return err
 	}
-	s.announce(ctx, cs.list)
+	s.announce(ctx, w.cs.list)
 	return nil
 }
 
