@@ -345,12 +345,6 @@ func userChange(app string, uids ...string) *Change {
 	return &Change{Kind: ChangeUser, App: app, UIDs: uids}
 }
 
-func groupChange(app, guid string) *Change { return &Change{Kind: ChangeGroup, App: app, GUID: guid} }
-
-func membershipChange(app, guid string, uids ...string) *Change {
-	return &Change{Kind: ChangeMember, App: app, GUID: guid, UIDs: uids}
-}
-
 // messageChange announces m, stored by the write; work is the worker queues it wrote to.
 func messageChange(m *Message, work Work) *Change {
 	return &Change{Kind: ChangeMessage, App: m.AppID, Message: m, Work: work}
