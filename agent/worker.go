@@ -94,7 +94,11 @@ func New(svc *chat.Service, cfg Config) *Worker {
 	w.loop = jobloop.New[chat.AgentJob, struct{}](cfg.Workers, cfg.Poll)
 	w.loop.Claim = w.claim
 	w.loop.Do = func(ctx context.Context, job chat.AgentJob) struct{} { w.run(ctx, job); return struct{}{} }
-	svc.SetAgentWake(w.loop.Wake)
+	svc.Subscribe(func(changes []chat.Change) { // a job committed on this node is answered at once
+		if chat.WorkIn(changes)&chat.WorkAgent != 0 {
+			w.loop.Wake()
+		}
+	})
 	return w
 }
 

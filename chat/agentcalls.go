@@ -89,7 +89,7 @@ func (s *Service) botPrincipal(ctx context.Context, c AgentCall) (Principal, err
 }
 
 // PostAgentReply sends the bot's text message with data (a data object: text, metadata)
-// where the call's answer goes, and tells the sockets; ErrAgentGone, and nothing sent, when
+// where the call's answer goes, as any send (announced); ErrAgentGone, and nothing sent, when
 // the agent was deleted or deactivated meanwhile.
 func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.RawMessage) (Message, error) {
 	a, err := s.store.Agent(ctx, c.Job.AppID, c.Agent.UID)
@@ -112,38 +112,33 @@ func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.Raw
 		}
 		parent = &pm
 	}
-	m, err := s.sendAs(ctx, p, c.Bot, in, parent)
-	if err != nil {
-		return Message{}, err
-	}
-	s.notify(ctx, []Message{m})
-	return m, nil
+	return s.sendAs(ctx, p, c.Bot, in, parent)
 }
 
 // EditAgentReply replaces the bot's message id's data.text (and data.metadata when set),
-// as the bot, and tells the sockets (the edit's action message).
+// as the bot, as any edit (its action message announced).
 func (s *Service) EditAgentReply(ctx context.Context, c AgentCall, id int64, data json.RawMessage) error {
 	p, err := s.botPrincipal(ctx, c)
 	if err != nil {
 		return err
 	}
-	action, err := s.EditMessage(ctx, p, strconv.FormatInt(id, 10), MessageEdit{Data: data})
-	if err != nil {
-		return err
-	}
-	s.notify(ctx, []Message{action})
-	return nil
+	_, err = s.EditMessage(ctx, p, strconv.FormatInt(id, 10), MessageEdit{Data: data})
+	return err
 }
 
 // Typist is told when an agent starts or stops typing; the socket hub relays it to the
-// conversation as a typing indicator from the bot.
+// conversation as a typing indicator from the bot. A typing indicator is no committed
+// change (it is not in the change feed): it goes to the sockets only.
 type Typist interface {
 	Typing(ctx context.Context, appID string, from User, receiverType, receiver string, started bool)
 }
 
+// SetTypist sets who shows agents typing; call it before serving.
+func (s *Service) SetTypist(t Typist) { s.typist = t }
+
 // AgentTyping shows (or stops showing) the call's bot typing where its answer goes.
 func (s *Service) AgentTyping(ctx context.Context, c AgentCall, started bool) {
-	if t, ok := s.notifier.(Typist); ok {
+	if t := s.typist; t != nil {
 		t.Typing(context.WithoutCancel(ctx), c.Job.AppID, c.Bot, c.ReceiverType, c.Receiver, started)
 	}
 }

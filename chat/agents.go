@@ -329,7 +329,12 @@ func (s *Service) CreateAgent(ctx context.Context, p Principal, in AgentCreate) 
 	} else if len(n) >= MaxAgentsPerApp {
 		return Agent{}, Errorf(CodeAgentCreationFailed, "The app has %d agents, the most it may have.", MaxAgentsPerApp)
 	}
-	if err := s.store.CreateAgent(ctx, a, newUser); errors.Is(err, ErrAlreadyExists) {
+	changes := []*Change{agentChange(p.App.ID, a.UID)}
+	if newUser != nil {
+		changes = append(changes, userChange(p.App.ID, a.UID))
+	}
+	err = s.write(ctx, func(ctx context.Context) error { return s.store.CreateAgent(ctx, a, newUser) }, changes...)
+	if errors.Is(err, ErrAlreadyExists) {
 		return Agent{}, Errorf(CodeAgentCreationFailed, "The app already has an agent with uid %s.", a.UID)
 	} else if err != nil {
 		return Agent{}, internal("create agent", err)
@@ -407,7 +412,7 @@ func (s *Service) UpdateAgent(ctx context.Context, p Principal, uid string, in A
 		}
 	}
 	a.UpdatedAt = s.now()
-	if err := s.store.UpdateAgent(ctx, a); errors.Is(err, ErrNotFound) {
+	if err := s.write(ctx, func(ctx context.Context) error { return s.store.UpdateAgent(ctx, a) }, agentChange(p.App.ID, a.UID)); errors.Is(err, ErrNotFound) {
 		return Agent{}, errAgentNotFound(a.UID)
 	} else if err != nil {
 		return Agent{}, internal("update agent", err)
@@ -422,13 +427,20 @@ func (s *Service) DeleteAgent(ctx context.Context, p Principal, uid string) erro
 	if !ok {
 		return errAgentNotFound("")
 	}
-	if err := s.store.DeleteAgent(ctx, p.App.ID, id); errors.Is(err, ErrNotFound) {
+	if err := s.write(ctx, func(ctx context.Context) error { return s.store.DeleteAgent(ctx, p.App.ID, id) }, agentChange(p.App.ID, id)); errors.Is(err, ErrNotFound) {
 		return errAgentNotFound(id)
 	} else if err != nil {
 		return internal("delete agent", err)
 	}
 	s.agentsChanged(p.App.ID)
 	return nil
+}
+
+// agentChange announces that the agent uid changed.
+func agentChange(app, uid string) *Change {
+	c := settingsChange(app, SettingAgents)
+	c.UIDs = []string{uid}
+	return c
 }
 
 // agentsChanged drops the app's cached agents on this node; other nodes see a change
@@ -492,23 +504,14 @@ func (s *Service) agentJobs(ctx context.Context, m *Message) []OutboxEvent {
 	return out
 }
 
-// SetAgentWake sets what a send that wrote agent jobs calls once committed: the agent
-// workers' poke (package agent). Other nodes find the jobs at their next poll.
-func (s *Service) SetAgentWake(fn func()) { s.agentWake.Store(&fn) }
-
-// wakeWorkers wakes, once a send committed its events, this node's workers that have work
-// in them: the webhook deliverer for a webhook's event, the agent workers for an agent job,
-// the notification workers for a notification event.
-func (s *Service) wakeWorkers(events []OutboxEvent) {
-	var work Work
+// workOf is the worker queues events go to: the webhook deliverer's for a webhook's event,
+// the agent workers' for an agent job, the notification workers' for a notification event.
+func workOf(events []OutboxEvent) Work {
+	var w Work
 	for _, ev := range events {
-		work |= ev.Kind.Work()
+		w |= ev.Kind.Work()
 	}
-	s.wakeOutbox(work&WorkWebhook != 0)
-	s.wakeNotify(work&WorkNotify != 0)
-	if fn := s.agentWake.Load(); work&WorkAgent != 0 && fn != nil {
-		(*fn)()
-	}
+	return w
 }
 
 // AgentJobs is the store the agent workers use.

@@ -87,7 +87,8 @@ func (s *Service) CreateAPIKey(ctx context.Context, p Principal, in APIKeyCreate
 		return NewKey{}, err
 	}
 	k, v := newAPIKey(p.App.ID, in.Name, in.Scope, s.now())
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingAPIKeys))
 		// The app stays locked until the key is in, so concurrent creates cannot both pass
 		// the count.
 		if err := tx.LockApp(p.App.ID); err != nil {
@@ -169,7 +170,11 @@ func (s *Service) UpdateAPIKey(ctx context.Context, p Principal, value string, i
 		return APIKey{}, err
 	}
 	in.UpdatedAt = s.now()
-	k, err := s.store.UpdateAPIKey(ctx, p.App.ID, hash, in)
+	var k APIKey
+	err := s.write(ctx, func(ctx context.Context) (err error) {
+		k, err = s.store.UpdateAPIKey(ctx, p.App.ID, hash, in)
+		return err
+	}, settingsChange(p.App.ID, SettingAPIKeys))
 	if errors.Is(err, ErrNotFound) {
 		return APIKey{}, errAPIKeyNotFound()
 	}
@@ -192,7 +197,8 @@ func (s *Service) deleteAPIKey(ctx context.Context, p Principal, hash string) (A
 	}
 	k, err := s.store.APIKey(ctx, p.App.ID, hash)
 	if err == nil {
-		err = s.store.DeleteAPIKey(ctx, p.App.ID, hash)
+		err = s.write(ctx, func(ctx context.Context) error { return s.store.DeleteAPIKey(ctx, p.App.ID, hash) },
+			settingsChange(p.App.ID, SettingAPIKeys))
 	}
 	if errors.Is(err, ErrNotFound) {
 		return APIKey{}, errAPIKeyNotFound()

@@ -82,7 +82,8 @@ func (s *Service) CreateApp(ctx context.Context, in AppCreate) (App, []NewKey, e
 		full.Hash, full.Prefix, full.Suffix = HashKey(fullValue), fullValue[:4], fullValue[len(fullValue)-4:]
 	}
 	auth, authValue := newAPIKey(app.ID, "Default Auth Key", ScopeAuthOnly, now)
-	err := s.store.CreateApp(ctx, app, []APIKey{full, auth})
+	err := s.write(ctx, func(ctx context.Context) error { return s.store.CreateApp(ctx, app, []APIKey{full, auth}) },
+		settingsChange(app.ID, SettingApp))
 	if errors.Is(err, ErrAlreadyExists) {
 		return App{}, nil, &Error{Code: CodeBadRequest, Message: "The app \"" + app.ID + "\", or one of its keys, already exists.", Err: err}
 	}

@@ -152,7 +152,8 @@ func (s *Service) CreateAuthToken(ctx context.Context, p Principal, uid string, 
 	t, v := newAuthToken(p.App.ID, uid, s.now())
 	t.Platform, t.UserAgent, t.AppInfo = in.Platform, in.UserAgent, info
 	var trimmed []string
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(tokenChange(p.App.ID, uid))
 		// The user stays locked until its token is in, so it cannot vanish under it and
 		// concurrent creates trim one at a time.
 		users, err := tx.LockUsers(p.App.ID, []string{uid})
@@ -244,7 +245,11 @@ func (s *Service) UpdateAuthToken(ctx context.Context, p Principal, uid, token s
 	if err != nil {
 		return AuthToken{}, err
 	}
-	t, err := s.store.UpdateAuthToken(ctx, p.App.ID, u.UID, hash, in)
+	var t AuthToken
+	err = s.write(ctx, func(ctx context.Context) (err error) {
+		t, err = s.store.UpdateAuthToken(ctx, p.App.ID, u.UID, hash, in)
+		return err
+	}, tokenChange(p.App.ID, u.UID))
 	if errors.Is(err, ErrNotFound) {
 		return AuthToken{}, errAuthTokenNotFound()
 	}
@@ -265,7 +270,7 @@ func (s *Service) DeleteAuthToken(ctx context.Context, p Principal, uid, token s
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteAuthToken(ctx, p.App.ID, u.UID, hash)
+	err = s.deleteAuthToken(ctx, p.App.ID, u.UID, hash)
 	if errors.Is(err, ErrNotFound) {
 		return errAuthTokenNotFound()
 	}
@@ -283,11 +288,25 @@ func (s *Service) FlushAuthTokens(ctx context.Context, p Principal, uid string) 
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.store.FlushAuthTokens(ctx, p.App.ID, u.UID); err != nil {
+	err = s.write(ctx, func(ctx context.Context) error {
+		_, err := s.store.FlushAuthTokens(ctx, p.App.ID, u.UID)
+		return err
+	}, tokenChange(p.App.ID, u.UID))
+	if err != nil {
 		return "", internal("flush auth tokens", err)
 	}
 	s.forgetTokens(p.App.ID, u.UID)
 	return u.UID, nil
+}
+
+// deleteAuthToken deletes user uid's token by its hash.
+func (s *Service) deleteAuthToken(ctx context.Context, appID, uid, hash string) error {
+	return s.write(ctx, func(ctx context.Context) error { return s.store.DeleteAuthToken(ctx, appID, uid, hash) },
+		tokenChange(appID, uid))
+}
+
+func tokenChange(app, uid string) *Change {
+	return &Change{Kind: ChangeToken, App: app, UIDs: []string{uid}}
 }
 
 // forgetTokens drops the listed users' tokens from this node's cache: their tokens were

@@ -101,7 +101,7 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 	}
 	event := s.subscribed(ctx, p.App.ID, trigger)
 	var results BlockResults
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		results = BlockResults{}
 		active, err := lockParties(tx, p.App.ID, uid, ids)
 		if err != nil {
@@ -130,9 +130,15 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 			}
 		}
 		changed, err := change(p.App.ID, uid, done)
-		if err != nil || !event || len(changed) == 0 {
-			return err // a block that was there already (or a lift of none) is no event
+		if err != nil || len(changed) == 0 {
+			return err // a block that was there already (or a lift of none) is no change
 		}
+		c := &Change{Kind: ChangeBlock, App: p.App.ID, UIDs: append([]string{uid}, changed...)}
+		cs.Add(c)
+		if !event {
+			return nil
+		}
+		c.Work = WorkWebhook
 		by := active[uid].Entity()
 		ref := EventRef{By: &by}
 		for _, t := range changed {
@@ -148,7 +154,6 @@ func (s *Service) changeBlocks(ctx context.Context, p Principal, uid string, tar
 	if err != nil {
 		return nil, internal("change blocks", err)
 	}
-	s.wakeOutbox(event)
 	return results, nil
 }
 

@@ -16,7 +16,7 @@ const DefaultCallRingTimeout = 60 * time.Second
 const ringingBatch = 500
 
 // ExpireRingingCalls marks unanswered, as its initiator's client would have, each call still
-// ringing timeout after it was initiated, and tells the sockets. Every node may run it at
+// ringing timeout after it was initiated (announcing each, as changeCall does). Every node may run it at
 // once: the session's row lock has one of them change each, and the others find it no
 // longer ringing. It returns the call messages written.
 func (s *Service) ExpireRingingCalls(ctx context.Context, timeout time.Duration) ([]Message, error) {
@@ -25,7 +25,6 @@ func (s *Service) ExpireRingingCalls(ctx context.Context, timeout time.Duration)
 		return nil, internal("list ringing calls", err)
 	}
 	var out []Message
-	defer func() { s.notify(ctx, out) }() // what was written, also when a later one failed
 	for _, c := range due {
 		// The initiator as stored, also when deleted since: the message needs its entity.
 		u, err := s.store.User(ctx, c.AppID, c.Initiator)

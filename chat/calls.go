@@ -234,22 +234,20 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 	if err != nil {
 		return Message{}, err
 	}
-	wrote := false
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		if err := tx.InsertCall(&c); err != nil {
 			return err
 		}
 		if err := tx.InsertMessage(&m); err != nil {
 			return err
 		}
-		var err error
-		wrote, err = s.callEvents(ctx, tx, &c, &m, callChange{}, CallInitiated)
+		wrote, err := s.callEvents(ctx, tx, &c, &m, callChange{}, CallInitiated)
+		callChanges(cs, &c, &m, wrote)
 		return err
 	})
 	if err != nil {
 		return Message{}, pinErr("initiate call", err)
 	}
-	s.wakeOutbox(wrote)
 	return m, nil
 }
 
@@ -286,8 +284,7 @@ func (s *Service) changeCall(ctx context.Context, appID string, actor User, sess
 		return Message{}, err
 	}
 	var m Message
-	wrote := false
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		c, err := tx.CallForChange(appID, sessionID)
 		if errors.Is(err, ErrNotFound) {
 			return errCallNotFound(sessionID)
@@ -318,14 +315,25 @@ func (s *Service) changeCall(ctx context.Context, appID string, actor User, sess
 		if err := tx.InsertMessage(&m); err != nil {
 			return err
 		}
-		wrote, err = s.callEvents(ctx, tx, &c, &m, ch, status)
+		wrote, err := s.callEvents(ctx, tx, &c, &m, ch, status)
+		callChanges(cs, &c, &m, wrote)
 		return err
 	})
 	if err != nil {
 		return Message{}, pinErr("update call", err)
 	}
-	s.wakeOutbox(wrote)
 	return m, nil
+}
+
+// callChanges announces a call's change and the call message m that records it; wrote
+// says the change wrote webhook events.
+func callChanges(cs *Changes, c *Call, m *Message, wrote bool) {
+	var work Work
+	if wrote {
+		work = WorkWebhook
+	}
+	cs.Add(messageChange(m, 0))
+	cs.Add(&Change{Kind: ChangeCall, App: c.AppID, Conversation: m.ConversationID, Subject: c.SessionID, Work: work})
 }
 
 // ChangeCallType switches a session between audio and video, as one of its parties; the
@@ -345,7 +353,7 @@ func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, ty
 		return Call{}, err
 	}
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		c, err := tx.CallForChange(p.App.ID, sessionID)
 		if errors.Is(err, ErrNotFound) {
 			return errCallNotFound(sessionID)
@@ -364,6 +372,7 @@ func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, ty
 		}
 		changed := c.Accrue(now)
 		c.Type = typ
+		cs.Add(&Change{Kind: ChangeCall, App: p.App.ID, Subject: c.SessionID})
 		return tx.UpdateCall(&c, changed)
 	})
 	if err != nil {

@@ -57,7 +57,7 @@ func (s *Service) AddTranscription(ctx context.Context, p Principal, sessionID s
 	}
 	t := Transcription{TID: newUUID(), SessionID: sessionID, RoomName: in.RoomName, StartTime: in.StartTime, EndTime: in.EndTime,
 		URL: in.TranscriptURL, CreatedAt: s.now()}
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		c, err := tx.CallForChange(p.App.ID, sessionID)
 		if errors.Is(err, ErrNotFound) {
 			return errCallNotFound(sessionID)
@@ -69,6 +69,7 @@ func (s *Service) AddTranscription(ctx context.Context, p Principal, sessionID s
 		if t.RoomName == "" {
 			t.RoomName = c.SessionID
 		}
+		cs.Add(&Change{Kind: ChangeCall, App: p.App.ID, Subject: c.SessionID})
 		return tx.InsertTranscription(p.App.ID, t)
 	})
 	if err != nil {

@@ -37,8 +37,9 @@ const (
 	ChangeBlock ChangeKind = "block"
 	// ChangeFriend: UIDs[0]'s friends changed: the rest were added or removed.
 	ChangeFriend ChangeKind = "friend"
-	// ChangeConversation: a conversation's state for UIDs changed (read and delivery
-	// markers, unread marks, conversation deletion, pins and saves).
+	// ChangeConversation: a conversation's state for UIDs (none: for every party) changed:
+	// read and delivery markers, unread marks, tags, conversation deletion and pins; or a
+	// message's state in it that is not a new message (MessageID): its pin, a user's save.
 	ChangeConversation ChangeKind = "conversation"
 	// ChangeCall: a call (Subject, its session id) changed state.
 	ChangeCall ChangeKind = "call"
@@ -60,7 +61,7 @@ const (
 	SettingModeration   = "moderation"    // moderation rules, keyword lists, review queues
 	SettingAgents       = "agents"        // AI agents
 	SettingImport       = "import"        // data import jobs
-	SettingMessages     = "messages"      // message-level state that is not a new message: pins, saves, flags, mentions
+	SettingPins         = "pins"          // the app's pinned-conversation list (system pins)
 )
 
 // Work is the worker queues a change wrote jobs to: their workers wake for it.
@@ -71,6 +72,16 @@ const (
 	WorkNotify                   // notification events
 	WorkAgent                    // agent jobs
 )
+
+// WorkIn is the worker queues that changes wrote to: a worker subscribes to the feed and
+// wakes when it finds its own.
+func WorkIn(changes []Change) Work {
+	var w Work
+	for i := range changes {
+		w |= changes[i].Work
+	}
+	return w
+}
 
 // Change is one committed change. The exported fields with a json tag are what the change
 // log keeps; Message is this node's copy, read back by id on the others.
@@ -136,6 +147,31 @@ func withChanges(ctx context.Context, cs *Changes) context.Context {
 // WithChanges is withChanges for storage that is driven without the service (its tests):
 // the store logs cs's changes with the write ctx is passed to.
 func WithChanges(ctx context.Context, cs *Changes) context.Context { return withChanges(ctx, cs) }
+// writeCtx is the context of one write's storage call: ctx with the write's changes, which
+// the store logs (LoggedChanges) and the service announces after it. One allocation holds
+// the context, the collector and, for a write of one change (a send, a reaction), that
+// change and its list: the hot paths pay for nothing else but the announced copy.
+type writeCtx struct {
+	context.Context
+	cs   Changes
+	list [1]*Change
+	c    Change
+}
+
+func (w *writeCtx) Value(key any) any {
+	if _, ok := key.(changesKey); ok {
+		return &w.cs
+	}
+	return w.Context.Value(key)
+}
+
+// single makes w the context of a write on ctx that makes the one change c (w.c, which the
+// write may complete with what only the store learns).
+func (w *writeCtx) single(ctx context.Context, c Change) {
+	w.Context, w.c = ctx, c
+	w.list[0] = &w.c
+	w.cs.list = w.list[:]
+}
 
 // LoggedChanges is what the store writes to its change log in the transaction of the write
 // it was given ctx for, as the write left them (with the ids the store set); nil when the
@@ -221,26 +257,27 @@ func (s *Service) publishChanges(changes []Change) {
 // write runs one storage write with changes attached, for the store to log in its
 // transaction, and announces them once it committed.
 func (s *Service) write(ctx context.Context, fn func(ctx context.Context) error, changes ...*Change) error {
-	cs := &Changes{list: changes}
-	if err := fn(withChanges(ctx, cs)); err != nil {
+	w := &writeCtx{Context: ctx}
+	w.cs.list = changes
+	if err := fn(w); err != nil {
 		return err
 	}
-	s.announce(ctx, cs.list)
+	s.announce(ctx, w.cs.list)
 	return nil
 }
 
 // transact runs fn in one write transaction (Store.Transact) and announces the changes it
 // added once the transaction committed.
 func (s *Service) transact(ctx context.Context, fn func(tx Tx, cs *Changes) error) error {
-	cs := &Changes{}
-	err := s.store.Transact(withChanges(ctx, cs), func(tx Tx) error {
-		cs.list = cs.list[:0]
-		return fn(tx, cs)
+	w := &writeCtx{Context: ctx}
+	err := s.store.Transact(w, func(tx Tx) error {
+		w.cs.list = w.cs.list[:0]
+		return fn(tx, &w.cs)
 	})
 	if err != nil {
 		return err
 	}
-	s.announce(ctx, cs.list)
+	s.announce(ctx, w.cs.list)
 	return nil
 }
 
@@ -302,4 +339,28 @@ func (s *Service) hydrate(ctx context.Context, changes []Change) {
 			}
 		}
 	}
+}
+
+// The changes most writes announce.
+
+func settingsChange(app, subject string) *Change {
+	return &Change{Kind: ChangeSettings, App: app, Subject: subject}
+}
+
+func userChange(app string, uids ...string) *Change {
+	return &Change{Kind: ChangeUser, App: app, UIDs: uids}
+}
+
+// messageChange announces m, stored by the write; work is the worker queues it wrote to.
+func messageChange(m *Message, work Work) *Change {
+	return &Change{Kind: ChangeMessage, App: m.AppID, Message: m, Work: work}
+}
+
+// transactSettings is transact for a write that changes the app's settings (subject, one
+// of the Setting constants).
+func (s *Service) transactSettings(ctx context.Context, app, subject string, fn func(tx Tx) error) error {
+	return s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(app, subject))
+		return fn(tx)
+	})
 }

@@ -205,7 +205,7 @@ func (s *Service) DeleteAuthTokenHash(ctx context.Context, p Principal, uid, has
 	if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
 		return errAuthTokenNotFound()
 	}
-	err = s.store.DeleteAuthToken(ctx, p.App.ID, u.UID, hash)
+	err = s.deleteAuthToken(ctx, p.App.ID, u.UID, hash)
 	if errors.Is(err, ErrNotFound) {
 		return errAuthTokenNotFound()
 	}

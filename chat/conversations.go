@@ -358,7 +358,7 @@ func (s *Service) UpdateConversationTags(ctx context.Context, p Principal, kind,
 	if err != nil {
 		return Conversation{}, err
 	}
-	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
+	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, 0, func(tx Tx, r ConversationRow, m *Marker) error {
 		m.Tags = tags
 		return nil
 	})
@@ -368,10 +368,11 @@ func (s *Service) UpdateConversationTags(ctx context.Context, p Principal, kind,
 	return s.conversation(ctx, p.App.ID, viewer.UID, id)
 }
 
-// changeMarker runs fn on the acting user's marker of a locked conversation and saves it.
-func (s *Service) changeMarker(ctx context.Context, appID, uid, id string, fn func(tx Tx, r ConversationRow, m *Marker) error) error {
+// changeMarker runs fn on the acting user's marker of a locked conversation and saves it;
+// work is the worker queues fn may write to.
+func (s *Service) changeMarker(ctx context.Context, appID, uid, id string, work Work, fn func(tx Tx, r ConversationRow, m *Marker) error) error {
 	now := s.now()
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		r, err := tx.LockConversation(appID, id)
 		if errors.Is(err, ErrNotFound) {
 			return errConversationNotFound(id)
@@ -390,12 +391,19 @@ func (s *Service) changeMarker(ctx context.Context, appID, uid, id string, fn fu
 			return err
 		}
 		mk.UpdatedAt = now
+		cs.Add(conversationChange(appID, id, work, uid))
 		return tx.SaveMarker(appID, uid, id, mk)
 	})
 	if err != nil && ErrorCode(err) == "" {
 		return internal("change conversation", err)
 	}
 	return err
+}
+
+// conversationChange announces that conversation id's state changed for uids (none: for
+// every party).
+func conversationChange(app, id string, work Work, uids ...string) *Change {
+	return &Change{Kind: ChangeConversation, App: app, Conversation: id, UIDs: uids, Work: work}
 }
 
 // MarkKind is what a mark moves.
@@ -423,7 +431,11 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 	}
 	now := s.now()
 	subs := s.subscriptions(ctx, p.App.ID)
-	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
+	var work Work
+	if len(subs) > 0 && what != MarkUnread {
+		work = WorkWebhook
+	}
+	err = s.changeMarker(ctx, p.App.ID, viewer.UID, id, work, func(tx Tx, r ConversationRow, m *Marker) error {
 		upTo, seq := r.LastMessageID, r.LastSeq
 		if messageID != 0 {
 			cid, sq, err := tx.MessageSeq(p.App.ID, messageID)
@@ -475,7 +487,6 @@ func (s *Service) Mark(ctx context.Context, p Principal, kind, key string, what 
 		return nil
 	})
 	if err == nil && what != MarkUnread {
-		s.wakeOutbox(len(subs) > 0)
 		// Every receipt accepted counts (GET /stats/messages), also one that moved no marker:
 		// the client sent it.
 		s.rollup.receipt(p.App.ID, viewer.UID, what == MarkRead, now)
@@ -524,7 +535,7 @@ func (s *Service) ResetConversation(ctx context.Context, p Principal, kind, key 
 	if _, err := s.permit(ctx, p, Action{Op: OpDeleteConversation, Role: viewer.Role}); err != nil {
 		return "", err
 	}
-	return id, s.changeMarker(ctx, p.App.ID, viewer.UID, id, func(tx Tx, r ConversationRow, m *Marker) error {
+	return id, s.changeMarker(ctx, p.App.ID, viewer.UID, id, 0, func(tx Tx, r ConversationRow, m *Marker) error {
 		m.ResetID = r.LastMessageID
 		m.ReadID, m.ReadSeq = max(m.ReadID, r.LastMessageID), max(m.ReadSeq, r.LastSeq)
 		m.DeliveredID = max(m.DeliveredID, r.LastMessageID)
@@ -545,11 +556,12 @@ func (s *Service) DeleteConversationForAll(ctx context.Context, p Principal, id 
 	if _, err := s.permit(ctx, p, Action{Op: OpDeleteConversation, Role: viewer.Role}); err != nil {
 		return err
 	}
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		r, err := tx.LockConversation(p.App.ID, id)
 		if err != nil {
 			return err
 		}
+		cs.Add(conversationChange(p.App.ID, id, 0))
 		return tx.ResetConversationForAll(p.App.ID, id, r.LastMessageID, s.now())
 	})
 	if errors.Is(err, ErrNotFound) {

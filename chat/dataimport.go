@@ -257,7 +257,8 @@ func (s *Service) ImportUsers(ctx context.Context, p Principal, items []UserImpo
 		return nil, err
 	}
 	res := make([]ImportResult[User], n)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingImport))
 		for i := range res {
 			res[i] = ImportResult[User]{Key: items[i].Key, Value: users[i], Err: errs[i]}
 		}
@@ -416,7 +417,8 @@ func (s *Service) ImportGroups(ctx context.Context, p Principal, items []GroupIm
 		}
 	}
 	res := make([]ImportResult[Group], n)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingImport))
 		for i := range res {
 			res[i] = ImportResult[Group]{Key: items[i].Key, Value: groups[i], Err: errs[i]}
 		}

@@ -9,9 +9,12 @@
 // user, the acting user) with Service.Authenticate (auth.go, keycache.go), then calls a
 // Service method. The method validates its input (validate.go's fieldErrors), checks the
 // acting user's permissions (policy.go, permissions.go, features.go, roles.go), and reads,
-// decides and writes inside Store.Transact (store.go). A change that others must hear of
-// writes its outbox event in the same transaction (webhookevents.go, notifdelivery.go,
-// agents.go); errors carry a Code whose kind httpapi maps to a status (errors.go).
+// decides and writes inside Store.Transact (store.go), through s.transact or s.write
+// (changes.go), which announce the write's typed Changes once it committed: the socket hub,
+// the workers and the caches subscribe to that feed (Service.Subscribe). A change that
+// others must hear of writes its outbox event in the same transaction (webhookevents.go,
+// notifdelivery.go, agents.go) and sets the Work bit its worker wakes for; errors carry a
+// Code whose kind httpapi maps to a status (errors.go).
 //
 // # Where things live
 //
@@ -41,6 +44,7 @@
 //   - real time: realtime.go (events and presence as sockets see them)
 //   - data import: dataimport.go, importmembers.go, importmessages.go
 //   - usage: stats.go, stats_rollup.go; rate limits: ratelimit.go
+//   - the change feed: changes.go (Change, Subscribe, s.write and s.transact)
 //   - shared: service.go (Config, New), store.go, errors.go, validate.go, paging.go
 //
 // # Adding an endpoint
@@ -52,6 +56,11 @@
 // httpapi/<aggregate>.go and its route in httpapi/routes.go; api/paths/<aggregate>.yaml
 // (then go run ./api/bundle); client/<aggregate>.go; an end-to-end test on SQLite and
 // PostgreSQL with a table of refusals (httpapi/<aggregate>_e2e_test.go); and its row in the
-// README's feature table. If others must hear of the change, its outbox event is written
-// in the same transaction, and its socket frame is published after the commit.
+// README's feature table. Its Service method writes through s.write (one storage call) or
+// s.transact with the Change it makes (a kind, the app, the ids listeners need; a new kind
+// in changes.go if none fits), which the service announces after the commit: no handler or
+// console page publishes or wakes anything. Its row in TestEveryWriteAnnounces
+// (httpapi/feed_test.go) says which kinds; the test fails for a write route without one. If
+// a worker must act on the change, its outbox event is written in the same transaction and
+// the Change carries the worker's Work bit.
 package chat

@@ -209,12 +209,13 @@ func (s *Service) changeRole(ctx context.Context, p Principal, role string, fn f
 	if !ok {
 		return errRoleNotFound("")
 	}
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		if _, err := tx.LockRole(p.App.ID, id); errors.Is(err, ErrNotFound) {
 			return errRoleNotFound(id)
 		} else if err != nil {
 			return err
 		}
+		cs.Add(settingsChange(p.App.ID, SettingFeatures))
 		return fn(tx, id)
 	})
 	if err != nil {

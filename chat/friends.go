@@ -96,7 +96,7 @@ func (s *Service) AddFriends(ctx context.Context, p Principal, uid string, accep
 	}
 	now := s.now()
 	var results FriendResults
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		results = FriendResults{}
 		active, err := lockParties(tx, p.App.ID, uid, targets)
 		if err != nil {
@@ -142,6 +142,7 @@ func (s *Service) AddFriends(ctx context.Context, p Principal, uid string, accep
 		if len(added) == 0 {
 			return nil
 		}
+		cs.Add(friendChange(p.App.ID, uid, added))
 		return tx.InsertFriends(p.App.ID, uid, added, now)
 	})
 	if ErrorCode(err) != "" {
@@ -151,6 +152,11 @@ func (s *Service) AddFriends(ctx context.Context, p Principal, uid string, accep
 		return nil, internal("add friends", err)
 	}
 	return results, nil
+}
+
+// friendChange announces that uid's friendships with others were made or ended.
+func friendChange(app, uid string, others []string) *Change {
+	return &Change{Kind: ChangeFriend, App: app, UIDs: append([]string{uid}, others...)}
 }
 
 func errFriendLimit(uid string) *Error {
@@ -188,7 +194,7 @@ func (s *Service) RemoveFriends(ctx context.Context, p Principal, uid string, fr
 	if err != nil {
 		return "", err
 	}
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		if _, err := lockParties(tx, p.App.ID, uid, targets); err != nil {
 			return err
 		}
@@ -201,6 +207,7 @@ func (s *Service) RemoveFriends(ctx context.Context, p Principal, uid string, fr
 				return Errorf(CodeNotAFriend, "%s is not a friend of the user named in the path.", theUser(t))
 			}
 		}
+		cs.Add(friendChange(p.App.ID, uid, targets))
 		return tx.DeleteFriends(p.App.ID, uid, targets)
 	})
 	if ErrorCode(err) != "" {

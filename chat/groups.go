@@ -235,9 +235,7 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 	g.CreatedAt = now
 	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var results MemberResults
-	var recorded []Message
-	err = s.store.Transact(ctx, func(tx Tx) error {
-		recorded = nil
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		results = MemberResults{}
 		g.MembersCount = 0
 		founders := []string{owner}
@@ -281,19 +279,17 @@ func (s *Service) CreateGroup(ctx context.Context, p Principal, in GroupCreate) 
 		if err != nil {
 			return err
 		}
-		recorded = ch.recorded
 		g.UpdatedAt = 0 // a new group has not been updated, whatever its first members did
 		ch.created(founders, states)
 		if err := ch.writeEvents(subs); err != nil {
 			return err
 		}
+		ch.announce(cs, ChangeGroup, subs)
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
 		return Group{}, MemberResults{}, s.groupErr("create group", err)
 	}
-	s.notify(ctx, recorded)
-	s.wakeOutbox(len(subs) > 0)
 	if creator != "" {
 		g.Viewer = &Membership{Scope: ScopeAdmin, JoinedAt: now}
 	}
@@ -501,9 +497,7 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 	now := s.now()
 	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var out Group
-	var recorded []Message
-	err = s.store.Transact(ctx, func(tx Tx) error {
-		recorded = nil
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
 			return err
@@ -563,11 +557,11 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 			if err := ch.transfer(owner); err != nil {
 				return err
 			}
-			recorded = ch.recorded
 		}
 		if err := ch.writeEvents(subs); err != nil {
 			return err
 		}
+		ch.announce(cs, ChangeGroup, subs)
 		if err := tx.SaveGroup(g, in.Tags != nil); err != nil {
 			return err
 		}
@@ -577,8 +571,6 @@ func (s *Service) UpdateGroup(ctx context.Context, p Principal, guid string, in 
 	if err != nil {
 		return Group{}, s.groupErr("update group", err)
 	}
-	s.notify(ctx, recorded)
-	s.wakeOutbox(len(subs) > 0)
 	if p.acting() {
 		m, err := s.store.Membership(ctx, p.App.ID, out.GUID, actor.UID)
 		if err != nil {
@@ -604,7 +596,7 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 		return err
 	}
 	subs := s.subscriptions(ctx, p.App.ID)
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
 			return err
@@ -618,10 +610,10 @@ func (s *Service) DeleteGroup(ctx context.Context, p Principal, guid string) err
 			return err
 		}
 		ch := &memberChange{tx: tx, g: &g, actor: actor, events: []memberEvent{{trigger: TriggerGroupDeleted}}}
+		ch.announce(cs, ChangeGroup, subs)
 		return ch.writeEvents(subs)
 	})
 	if err == nil {
-		s.wakeOutbox(len(subs) > 0)
 		s.forgetPolicy(p.App.ID, id) // its scope permissions went with it
 	}
 	return s.groupErr("delete group", err)

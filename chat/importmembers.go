@@ -34,7 +34,8 @@ func (s *Service) ImportMembers(ctx context.Context, p Principal, items []Member
 	detailed, detailDigests := detailUsers(p.App.ID, details, errs, now)
 
 	res := make([]ImportResult[ImportedMember], n)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingImport))
 		for i := range res {
 			res[i] = ImportResult[ImportedMember]{Key: items[i].Key, Value: ms[i], Err: errs[i]}
 		}

@@ -62,7 +62,8 @@ func (s *Service) ImportMessages(ctx context.Context, p Principal, items []Messa
 	detailed, detailDigests := detailUsers(p.App.ID, details, errs, s.now())
 
 	res := make([]ImportResult[Message], n)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingImport))
 		for i := range res {
 			res[i] = ImportResult[Message]{Key: items[i].Key, Value: msgs[i], Err: errs[i]}
 		}

@@ -238,7 +238,7 @@ type memberChange struct {
 	// actorScope is the acting user's scope, read once.
 	actorScope string
 	actorRead  bool
-	// recorded are the action messages written, for the notifier once committed.
+	// recorded are the action messages written, announced with the change.
 	recorded []Message
 	// events are the webhook events of the change, for writeEvents.
 	events []memberEvent
@@ -489,6 +489,29 @@ func (c *memberChange) writeNotifyEvents() error {
 	return nil
 }
 
+// announce adds to cs what the change did: to the group (kind ChangeGroup or ChangeMember,
+// UIDs the users the recorded actions are about), and each action message recorded. subs
+// are the app's subscribed triggers, as for writeEvents.
+func (c *memberChange) announce(cs *Changes, kind ChangeKind, subs []string) {
+	var work Work
+	if len(subs) > 0 {
+		work |= WorkWebhook
+	}
+	if c.notify && len(c.recorded) > 0 {
+		work |= WorkNotify
+	}
+	var uids []string
+	for _, m := range c.recorded {
+		if m.TargetUID != "" && !slices.Contains(uids, m.TargetUID) {
+			uids = append(uids, m.TargetUID)
+		}
+	}
+	cs.Add(&Change{Kind: kind, App: c.g.AppID, GUID: c.g.GUID, UIDs: uids, Work: work})
+	for i := range c.recorded {
+		cs.Add(messageChange(&c.recorded[i], 0))
+	}
+}
+
 // kick removes a member.
 func (c *memberChange) kick(uid string) (*Message, error) {
 	t, err := c.target(uid)
@@ -640,8 +663,7 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 	now := s.now()
 	subs, notifying := s.subscriptions(ctx, p.App.ID), s.notifying(ctx, p.App.ID)
 	var out Group
-	var recorded []Message
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		g, err := lockGroup(tx, p.App.ID, id)
 		if err != nil {
 			return err
@@ -654,18 +676,16 @@ func (s *Service) changeMembers(ctx context.Context, p Principal, guid string, a
 		if err := fn(c); err != nil {
 			return err
 		}
-		out, recorded = g, c.recorded
+		out = g
 		if err := c.writeEvents(subs); err != nil {
 			return err
 		}
+		c.announce(cs, ChangeMember, subs)
 		return tx.SaveGroup(g, false)
 	})
 	if err != nil {
 		return Group{}, s.groupErr("change members", err)
 	}
-	s.notify(ctx, recorded)
-	s.wakeOutbox(len(subs) > 0)
-	s.wakeNotify(notifying && len(recorded) > 0)
 	return out, nil
 }
 

@@ -291,14 +291,25 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 		events = append(events, *ev)
 	}
 	events = append(events, s.agentJobs(ctx, &m)...) // agents.go
-	if err := s.store.CreateMessage(ctx, &m, events...); err != nil {
-		return Message{}, internal("send message", err)
-	}
-	s.wakeWorkers(events)
-	s.rollup.message(p.App.ID, sender.UID, now)
+	// As answered, before it is announced (the store sets its ID).
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
+	if err := s.createMessage(ctx, &m, events); err != nil {
+		return Message{}, internal("send message", err)
+	}
+	s.rollup.message(p.App.ID, sender.UID, now)
 	return m, nil
+}
+
+// createMessage stores a new message with its events and announces it.
+func (s *Service) createMessage(ctx context.Context, m *Message, events []OutboxEvent) error {
+	w := &writeCtx{}
+	w.single(ctx, Change{Kind: ChangeMessage, App: m.AppID, Message: m, Work: workOf(events)})
+	if err := s.store.CreateMessage(w, m, events...); err != nil {
+		return err
+	}
+	s.announce(ctx, w.cs.list)
+	return nil
 }
 
 // attachmentMIMETypes are the mimeType of each of a media message's data.attachments;
@@ -602,7 +613,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		SenderEntity: actor, Action: "deleted", TargetID: mid, Data: json.RawMessage(`{"action":"deleted"}`)}
 	event := s.subscribed(ctx, p.App.ID, TriggerMessageDeleted)
 	var target Message
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		m, err := tx.MessageForChange(p.App.ID, mid)
 		if errors.Is(err, ErrNotFound) {
 			return errMessageNotFound(mid)
@@ -629,9 +640,20 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		}
 		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
 		target = m
-		if err := tx.InsertMessage(action); err != nil || !event {
+		if err := tx.InsertMessage(action); err != nil {
 			return err
 		}
+		// As answered, before it is announced.
+		target.DeletedAt, target.DeletedBy = now, actor.UID
+		action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
+		target.MarkMentioned(p.Actor)
+		action.Target = &target
+		c := messageChange(action, 0)
+		cs.Add(c)
+		if !event {
+			return nil
+		}
+		c.Work = WorkWebhook
 		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
 	})
 	if ErrorCode(err) != "" {
@@ -640,11 +662,6 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	if err != nil {
 		return Message{}, internal("delete message", err)
 	}
-	s.wakeOutbox(event)
-	target.DeletedAt, target.DeletedBy = now, actor.UID
-	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
-	target.MarkMentioned(p.Actor)
-	action.Target = &target
 	return *action, nil
 }
 
@@ -718,7 +735,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		SenderEntity: actor, Action: "edited", TargetID: mid, Data: json.RawMessage(`{"action":"edited"}`)}
 	event := s.subscribed(ctx, p.App.ID, TriggerMessageEdited)
 	var target Message
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		m, err := tx.MessageForChange(p.App.ID, mid)
 		if errors.Is(err, ErrNotFound) {
 			return errMessageNotFound(mid)
@@ -756,9 +773,19 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		}
 		action.ReceiverType, action.Receiver, action.ConversationID = h.ReceiverType, h.Receiver, m.ConversationID
 		target = m
-		if err := tx.InsertMessage(action); err != nil || !event {
+		if err := tx.InsertMessage(action); err != nil {
 			return err
 		}
+		// As answered, before it is announced.
+		action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
+		target.MarkMentioned(p.Actor)
+		action.Target = &target
+		c := messageChange(action, 0)
+		cs.Add(c)
+		if !event {
+			return nil
+		}
+		c.Work = WorkWebhook
 		return tx.InsertOutbox(s.actionEvent(TriggerMessageEdited, action, &m))
 	})
 	if ErrorCode(err) != "" {
@@ -767,10 +794,6 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	if err != nil {
 		return Message{}, internal("edit message", err)
 	}
-	s.wakeOutbox(event)
-	action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
-	target.MarkMentioned(p.Actor)
-	action.Target = &target
 	return *action, nil
 }
 

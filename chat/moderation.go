@@ -279,7 +279,7 @@ func (s *Service) CreateReason(ctx context.Context, p Principal, in ReasonInput)
 	}
 	r.CreatedAt = s.now()
 	r.UpdatedAt = r.CreatedAt
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		n, err := tx.CountReasons(p.App.ID)
 		if err != nil {
 			return err
@@ -324,7 +324,7 @@ func (s *Service) UpdateReason(ctx context.Context, p Principal, in ReasonInput)
 		r.Description = *in.Description
 	}
 	r.UpdatedAt = s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error { return tx.UpdateReason(p.App.ID, r) })
+	err = s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error { return tx.UpdateReason(p.App.ID, r) })
 	if errors.Is(err, ErrNotFound) {
 		return Reason{}, errReasonNotFound(in.ID)
 	}
@@ -336,7 +336,7 @@ func (s *Service) DeleteReason(ctx context.Context, p Principal, id string) erro
 	if _, ok := defaultReason(id); ok {
 		return Errorf(CodeReasonDefault, "The reason %s is a default reason and cannot be deleted.", id)
 	}
-	err := s.store.Transact(ctx, func(tx Tx) error { return tx.DeleteReason(p.App.ID, id) })
+	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error { return tx.DeleteReason(p.App.ID, id) })
 	if errors.Is(err, ErrNotFound) {
 		return errReasonNotFound(id)
 	}

@@ -332,18 +332,24 @@ func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v ver
 	b := BlockedMessage{AppID: m.AppID, RuleID: v.block.rule.ID, RuleName: v.block.rule.Name, Revision: v.block.rule.Revision,
 		Condition: v.block.cond, Action: v.block.rule.Action, Message: m, Status: ModPending, CreatedAt: now, UpdatedAt: now}
 	event := s.subscribed(ctx, m.AppID, TriggerModerationEngineBlocked)
-	err := s.store.Transact(ctx, func(tx Tx) error {
-		if err := tx.InsertBlocked(&b); err != nil || !event {
+	m.MarkMentioned(sender.UID)
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		if err := tx.InsertBlocked(&b); err != nil {
 			return err
 		}
+		m.ID = b.MessageID
+		// Announced as held (Moderation set): its sender's answer, nobody's frame.
+		c := messageChange(&m, 0)
+		cs.Add(c)
+		if !event {
+			return nil
+		}
+		c.Work = WorkWebhook
 		return tx.InsertOutbox(OutboxEvent{AppID: m.AppID, Trigger: TriggerModerationEngineBlocked, ConversationID: m.ConversationID,
 			Ref: EventRef{BlockedID: b.ID}, At: time.Now().UnixMilli()})
 	})
 	if err != nil {
 		return Message{}, internal("hold blocked message", err)
 	}
-	s.wakeOutbox(event)
-	m.ID = b.MessageID
-	m.MarkMentioned(sender.UID)
 	return m, nil
 }

@@ -85,7 +85,7 @@ func (s *Service) FlagMessage(ctx context.Context, p Principal, id string, in Fl
 		return err
 	}
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		m, err := s.partyMessage(tx, p, mid, u.UID)
 		if err != nil {
 			return err
@@ -98,6 +98,7 @@ func (s *Service) FlagMessage(ctx context.Context, p Principal, id string, in Fl
 		} else if _, def := defaultReason(in.ReasonID); !ok && !def {
 			return errReasonNotFound(in.ReasonID) // deleted meanwhile
 		}
+		cs.Add(settingsChange(p.App.ID, SettingModeration))
 		return tx.InsertFlag(p.App.ID, mid, Flag{UID: u.UID, ReasonID: in.ReasonID, Remark: in.Remark, CreatedAt: now})
 	})
 	if errors.Is(err, ErrAlreadyExists) {
@@ -144,9 +145,9 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 	actor := Entity{UID: SystemUID, Name: "System", Role: DefaultRole, Status: "offline"}
 	deleted := s.subscribed(ctx, p.App.ID, TriggerMessageDeleted)
 	approved := s.subscribed(ctx, p.App.ID, TriggerModerationManualApproved)
-	wrote := false
-	err = s.store.Transact(ctx, func(tx Tx) error {
-		wrote = false
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
+		review := settingsChange(p.App.ID, SettingModeration)
+		cs.Add(review)
 		st, err := tx.LockFlagged(p.App.ID, mid)
 		if errors.Is(err, ErrNotFound) {
 			return Errorf(CodeNotFlagged, "The message with id %d is not flagged.", mid)
@@ -171,7 +172,7 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 			if !approved {
 				return nil
 			}
-			wrote = true
+			review.Work = WorkWebhook
 			return tx.InsertOutbox(OutboxEvent{AppID: p.App.ID, Trigger: TriggerModerationManualApproved, ConversationID: m.ConversationID,
 				MessageID: mid, Ref: EventRef{MessageID: mid, Data: m.Data, Tags: m.Tags}, At: time.Now().UnixMilli()})
 		}
@@ -184,16 +185,24 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 		action := &Message{AppID: p.App.ID, Category: CategoryAction, Type: "message", Sender: SystemUID, SentAt: now, UpdatedAt: now,
 			SenderEntity: actor, Action: "deleted", TargetID: mid, Data: json.RawMessage(`{"action":"deleted"}`),
 			ReceiverType: m.ReceiverType, Receiver: m.Receiver, ConversationID: m.ConversationID}
-		if err := tx.InsertMessage(action); err != nil || !deleted {
+		if err := tx.InsertMessage(action); err != nil {
 			return err
 		}
-		wrote = true
+		action.ReceiverEntity, action.ReceiverGroup = m.ReceiverEntity, m.ReceiverGroup
+		target := m
+		target.DeletedAt, target.DeletedBy = now, SystemUID
+		action.Target = &target
+		deletion := messageChange(action, 0)
+		cs.Add(deletion)
+		if !deleted {
+			return nil
+		}
+		deletion.Work = WorkWebhook
 		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
 	})
 	if err != nil {
 		return modErr("review flagged message", err)
 	}
-	s.wakeOutbox(wrote)
 	return nil
 }
 
@@ -239,9 +248,8 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 	notify := s.notifying(ctx, p.App.ID)
 	agents := s.appAgents(ctx, p.App.ID)
 	var sent Message
-	var wrote []OutboxEvent
-	err = s.store.Transact(ctx, func(tx Tx) error {
-		sent, wrote = Message{}, nil
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
+		sent = Message{}
 		b, err := tx.LockBlocked(p.App.ID, bid)
 		if errors.Is(err, ErrNotFound) {
 			return Errorf(CodeBlockedNotFound, "The blocked message with id %d does not exist.", bid)
@@ -253,6 +261,7 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 			return Errorf(CodeAlreadyReviewed, "The blocked message with id %d has already been reviewed (%s).", bid, b.Status)
 		}
 		if status == ModRejected {
+			cs.Add(settingsChange(p.App.ID, SettingModeration))
 			return tx.SetBlockedStatus(p.App.ID, bid, ModRejected, 0, now)
 		}
 		// It keeps the id its sender was answered with (0 for an entry held before ids were
@@ -287,13 +296,13 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 				return err
 			}
 		}
-		wrote, sent = events, m
+		sent = m
+		cs.Add(messageChange(&sent, workOf(events)))
 		return tx.SetBlockedStatus(p.App.ID, bid, ModApproved, m.ID, now)
 	})
 	if err != nil {
 		return Message{}, modErr("review blocked message", err)
 	}
-	s.wakeWorkers(wrote)
 	if sent.ID != 0 {
 		s.rollup.message(p.App.ID, sent.Sender, now)
 	}

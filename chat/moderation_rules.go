@@ -200,7 +200,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 	}
 	r.AppID, r.Active = p.App.ID, true
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if missing, err := tx.MissingLists(p.App.ID, r.Lists()); err != nil {
 			return err
 		} else if len(missing) > 0 {
@@ -244,7 +244,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 // DeleteRule deletes a rule with its revisions.
 func (s *Service) DeleteRule(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteRule(p.App.ID, id); err != nil {
 			return err
 		}
@@ -348,7 +348,7 @@ func (s *Service) saveKeywordList(ctx context.Context, p Principal, in KeywordLi
 	}
 	l.AppID = p.App.ID
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if create {
 			n, err := tx.CountKeywordLists(p.App.ID)
 			if err != nil {
@@ -387,7 +387,7 @@ func (s *Service) saveKeywordList(ctx context.Context, p Principal, in KeywordLi
 // DeleteKeywordList deletes a keyword list that no rule names.
 func (s *Service) DeleteKeywordList(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteKeywordList(p.App.ID, id); err != nil {
 			return err
 		}

@@ -215,14 +215,3 @@ func (s *Service) NotificationLogs(ctx context.Context, p Principal, q Notificat
 	}
 	return ls, nil
 }
-
-// SetNotifyWake sets what a change that wrote notification events calls once committed: the
-// notification workers' poke (package notify), so a push leaves at once rather than at the
-// next poll. Other nodes find the events at their next poll.
-func (s *Service) SetNotifyWake(fn func()) { s.notifyWake.Store(&fn) }
-
-func (s *Service) wakeNotify(wrote bool) {
-	if fn := s.notifyWake.Load(); wrote && fn != nil {
-		(*fn)()
-	}
-}

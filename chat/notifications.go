@@ -128,7 +128,7 @@ func (s *Service) notificationUser(ctx context.Context, p Principal, uid string)
 // changeUserNotifications runs fn in a transaction holding uid, an active user (else
 // ERR_UID_NOT_FOUND), with its stored state.
 func (s *Service) changeUserNotifications(ctx context.Context, p Principal, uid string, fn func(tx Tx, cur NotificationRecipient) error) error {
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		users, err := tx.LockUsers(p.App.ID, []string{uid})
 		if err != nil {
 			return err

@@ -410,7 +410,7 @@ func (s *Service) createProvider(ctx context.Context, p Provider, settings any, 
 		}
 	}
 	defer s.providersChanged(p.AppID)
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transactSettings(ctx, p.AppID, SettingNotification, func(tx Tx) error {
 		existing, err := tx.LockProviders(p.AppID, p.Kind)
 		if err != nil {
 			return err
@@ -442,7 +442,7 @@ func (s *Service) changeProvider(ctx context.Context, appID string, kind Provide
 	}
 	var out Provider
 	defer s.providersChanged(appID)
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transactSettings(ctx, appID, SettingNotification, func(tx Tx) error {
 		existing, err := tx.LockProviders(appID, kind)
 		if err != nil {
 			return err
@@ -471,7 +471,7 @@ func (s *Service) changeProvider(ctx context.Context, appID string, kind Provide
 // deleteProvider removes a provider under the default rule.
 func (s *Service) deleteProvider(ctx context.Context, appID string, kind ProviderKind, id string) error {
 	defer s.providersChanged(appID)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, appID, SettingNotification, func(tx Tx) error {
 		existing, err := tx.LockProviders(appID, kind)
 		if err != nil {
 			return err
@@ -543,7 +543,7 @@ func (s *Service) DeletePushProvider(ctx context.Context, p Principal, kind Prov
 // default stops being one in the same transaction.
 func (s *Service) SetDefaultPushProvider(ctx context.Context, p Principal, kind ProviderKind, id string) error {
 	id = strings.ToLower(id)
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		existing, err := tx.LockProviders(p.App.ID, kind)
 		if err != nil {
 			return err

@@ -474,7 +474,7 @@ func (s *Service) NotificationSettings(ctx context.Context, p Principal) (Notifi
 // out stays), the result is checked whole, and written in one transaction.
 func (s *Service) UpdateNotificationSettings(ctx context.Context, p Principal, apply func(*NotificationSettings) error) (NotificationSettings, error) {
 	var out NotificationSettings
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		cur, err := tx.NotificationSettingsForUpdate(p.App.ID)
 		if err != nil {
 			return err
@@ -498,7 +498,7 @@ func (s *Service) UpdateNotificationSettings(ctx context.Context, p Principal, a
 // ResetNotificationSettings puts the app's settings back to the defaults. Users' own
 // choices stay, and count again as far as the defaults let them.
 func (s *Service) ResetNotificationSettings(ctx context.Context, p Principal) error {
-	err := s.store.Transact(ctx, func(tx Tx) error { return tx.DeleteNotificationSettings(p.App.ID) })
+	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error { return tx.DeleteNotificationSettings(p.App.ID) })
 	if err != nil {
 		return internal("reset notification settings", err)
 	}

@@ -80,7 +80,7 @@ func (s *Service) DropPushToken(ctx context.Context, appID, token string) error 
 	if token == "" {
 		return nil
 	}
-	if _, err := s.store.DeletePushTokens(ctx, appID, PushTokenFilter{Token: token}); err != nil && !errors.Is(err, ErrNotFound) {
+	if _, err := s.deletePushTokens(ctx, appID, PushTokenFilter{Token: token}); err != nil && !errors.Is(err, ErrNotFound) {
 		return internal("drop push token", err)
 	}
 	return nil

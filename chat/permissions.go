@@ -398,13 +398,14 @@ func (s *Service) SetPermissions(ctx context.Context, p Principal, t PermissionT
 	var keys []string
 	var out []PermissionSetting
 	var t2 PermissionTarget
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		keys, out = nil, nil
 		var created int64
 		var err error
 		if t2, created, err = s.permissionsTarget(ctx, tx, p, t); err != nil {
 			return err
 		}
+		cs.Add(permissionsChange(p.App.ID, t2))
 		fe := fieldErrors{}
 		stored := map[string]string{}
 		named := map[string][]string{} // the roles each roles list names
@@ -462,6 +463,12 @@ func (s *Service) SetPermissions(ctx context.Context, p Principal, t PermissionT
 	return keys, out, nil
 }
 
+// permissionsChange announces that the permissions of t (a role, or a group's scope)
+// changed.
+func permissionsChange(app string, t PermissionTarget) *Change {
+	return &Change{Kind: ChangeSettings, App: app, Subject: SettingPermissions, GUID: t.GUID}
+}
+
 // UnsetPermission returns a permission of a role or a group scope to its default, and
 // every permission as the target then has it. An unknown key is refused; one not set
 // changes nothing.
@@ -471,12 +478,13 @@ func (s *Service) UnsetPermission(ctx context.Context, p Principal, t Permission
 	}
 	var out []PermissionSetting
 	var t2 PermissionTarget
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		var created int64
 		var err error
 		if t2, created, err = s.permissionsTarget(ctx, tx, p, t); err != nil {
 			return err
 		}
+		cs.Add(permissionsChange(p.App.ID, t2))
 		if err := tx.UnsetPermission(p.App.ID, t2, key); err != nil {
 			return err
 		}

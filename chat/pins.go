@@ -62,14 +62,16 @@ func (s *Service) changePin(ctx context.Context, p Principal, id string, pin boo
 		return Message{}, err
 	}
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		m, err := s.partyMessage(tx, p, mid, actor.UID)
 		if err != nil {
 			return err
 		}
-		switch {
-		case pin == (m.PinnedAt != 0): // already as asked
+		if pin == (m.PinnedAt != 0) { // already as asked
 			return nil
+		}
+		cs.Add(&Change{Kind: ChangeConversation, App: p.App.ID, Conversation: m.ConversationID, MessageID: mid})
+		switch {
 		case !pin:
 			return tx.SetPin(p.App.ID, mid, 0, "")
 		case m.DeletedAt != 0:
@@ -116,7 +118,8 @@ func (s *Service) changeSave(ctx context.Context, p Principal, id string, save b
 	}
 	now := s.now()
 	var saved int64
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
+		c := &Change{Kind: ChangeConversation, App: p.App.ID, MessageID: mid, UIDs: []string{u.UID}}
 		// The user's row serialises its saves, so the cap is exact.
 		if _, err := tx.LockUsers(p.App.ID, []string{u.UID}); err != nil {
 			return err
@@ -128,6 +131,7 @@ func (s *Service) changeSave(ctx context.Context, p Principal, id string, save b
 		saved = at
 		if !save && at != 0 {
 			saved = 0
+			cs.Add(c)
 			return tx.DeleteSaved(p.App.ID, u.UID, mid)
 		}
 		m, err := s.partyMessage(tx, p, mid, u.UID)
@@ -145,6 +149,8 @@ func (s *Service) changeSave(ctx context.Context, p Principal, id string, save b
 			return Errorf(CodeSavedMessagesLimit, "The user %s already has %d saved messages, the most allowed.", u.UID, MaxSavedMessages)
 		}
 		saved = now
+		c.Conversation = m.ConversationID
+		cs.Add(c)
 		return tx.InsertSaved(p.App.ID, u.UID, mid, now)
 	})
 	if err != nil {
@@ -243,7 +249,7 @@ func (s *Service) changeConversationPin(ctx context.Context, p Principal, kind, 
 		}
 	}
 	now := s.now()
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transact(ctx, func(tx Tx, cs *Changes) error {
 		// The user's row serialises its pins, so the cap is exact.
 		if _, err := tx.LockUsers(p.App.ID, []string{viewer.UID}); err != nil {
 			return err
@@ -277,6 +283,7 @@ func (s *Service) changeConversationPin(ctx context.Context, p Principal, kind, 
 			mk.PinnedAt = 0
 		}
 		mk.UpdatedAt = now
+		cs.Add(conversationChange(p.App.ID, id, 0, viewer.UID))
 		return tx.SaveMarker(p.App.ID, viewer.UID, id, mk)
 	})
 	if err != nil {
@@ -342,7 +349,8 @@ func (s *Service) ReplaceSystemPins(ctx context.Context, p Principal, targets []
 		}
 	}
 	now := s.now()
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingPins))
 		old, err := tx.LockSystemPins(p.App.ID)
 		if err != nil {
 			return err

@@ -231,7 +231,7 @@ func (s *Service) RegisterPushToken(ctx context.Context, p Principal, in PushTok
 	now := s.cfg.Now().UnixMilli()
 	t := PushToken{AppID: p.App.ID, UID: at.UID, AuthHash: at.Hash, Token: value, Platform: in.Platform, Kind: kind,
 		ProviderID: providerID, Timezone: in.Timezone, CreatedAt: now, UpdatedAt: now}
-	err = s.store.Transact(ctx, func(tx Tx) error {
+	err = s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		if _, err := tx.LockAuthToken(p.App.ID, at.Hash); err != nil {
 			return err
 		}
@@ -280,11 +280,20 @@ func (s *Service) UnregisterPushTokens(ctx context.Context, p Principal, authTok
 	if all {
 		f = PushTokenFilter{UID: at.UID}
 	}
-	ts, err := s.store.DeletePushTokens(ctx, p.App.ID, f)
+	ts, err := s.deletePushTokens(ctx, p.App.ID, f)
 	if err != nil {
 		return nil, internal("unregister push tokens", err)
 	}
 	return ts, nil
+}
+
+// deletePushTokens deletes the push tokens f selects and returns them.
+func (s *Service) deletePushTokens(ctx context.Context, appID string, f PushTokenFilter) (ts []PushToken, err error) {
+	err = s.write(ctx, func(ctx context.Context) error {
+		ts, err = s.store.DeletePushTokens(ctx, appID, f)
+		return err
+	}, settingsChange(appID, SettingNotification))
+	return ts, err
 }
 
 // DeletePushToken deletes one push token of the user whose auth token the request names (or
@@ -294,7 +303,7 @@ func (s *Service) DeletePushToken(ctx context.Context, p Principal, authToken, t
 	if err != nil {
 		return PushToken{}, err
 	}
-	ts, err := s.store.DeletePushTokens(ctx, p.App.ID, PushTokenFilter{UID: at.UID, Token: token})
+	ts, err := s.deletePushTokens(ctx, p.App.ID, PushTokenFilter{UID: at.UID, Token: token})
 	if err != nil {
 		return PushToken{}, internal("delete push token", err)
 	}

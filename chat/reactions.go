@@ -220,18 +220,38 @@ func (s *Service) changeReaction(ctx context.Context, p Principal, id, reaction 
 		c.Notify = &OutboxEvent{Kind: EventNotification, AppID: p.App.ID, Trigger: trigger, At: time.Now().UnixMilli(),
 			Ref: EventRef{Reaction: reaction, UID: uid, ReactedAt: c.At}}
 	}
+	var work Work
+	if c.Event != nil {
+		work |= WorkWebhook
+	}
+	if c.Notify != nil {
+		work |= WorkNotify
+	}
 	// One store call reads, decides (DecideReaction) and writes in one transaction, and
-	// answers with the message as the change left it.
-	m, err := s.store.ChangeReaction(ctx, c)
+	// answers with the message as the change left it: its effect and reaction record
+	// complete the change before it is announced. The message the change points at is
+	// allocated with it.
+	rw := &reactionWrite{}
+	rw.single(ctx, Change{Kind: ChangeReaction, App: p.App.ID, MessageID: mid, Subject: reaction, Actor: uid, At: c.At, Work: work})
+	rw.m, err = s.store.ChangeReaction(&rw.writeCtx, c)
 	switch {
 	case ErrorCode(err) != "":
 		return Message{}, err
 	case err != nil:
 		return Message{}, internal("change reaction", err)
 	}
-	s.wakeOutbox(c.Event != nil)
-	s.wakeNotify(c.Notify != nil)
-	return m, nil
+	if rw.m.ReactionEffect != ReactionUnchanged { // nothing written: nothing to announce
+		rw.c.Message, rw.c.Effect, rw.c.ReactionID = &rw.m, rw.m.ReactionEffect, rw.m.ReactionID
+		s.announce(ctx, rw.cs.list)
+	}
+	return rw.m, nil
+}
+
+// reactionWrite is a reaction change's write context with the reacted message, which the
+// announced change points at: one allocation for the hot path.
+type reactionWrite struct {
+	writeCtx
+	m Message
 }
 
 // reactionPermitted applies the addReaction permission of the scope the acting user has in

@@ -287,18 +287,3 @@ func (s *Service) FriendUIDs(ctx context.Context, p Principal) ([]string, error)
 	}
 	return out, err
 }
-
-// Notifier learns of the messages the service writes on its own (the action messages of
-// group changes) once they are committed; the socket hub publishes them.
-type Notifier interface {
-	Messages(ctx context.Context, ms []Message)
-}
-
-// SetNotifier sets the notifier; call it before serving.
-func (s *Service) SetNotifier(n Notifier) { s.notifier = n }
-
-func (s *Service) notify(ctx context.Context, ms []Message) {
-	if s.notifier != nil && len(ms) > 0 {
-		s.notifier.Messages(context.WithoutCancel(ctx), ms)
-	}
-}

@@ -160,7 +160,8 @@ func (s *Service) CreateRole(ctx context.Context, p Principal, in RoleCreate) (R
 		return Role{}, err
 	}
 	r.CreatedAt = s.now()
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingRoles))
 		// The app stays locked until the role is in, so concurrent creates cannot both pass
 		// the count.
 		if err := tx.LockApp(p.App.ID); err != nil {
@@ -255,7 +256,8 @@ func (s *Service) UpdateRole(ctx context.Context, p Principal, role string, in R
 	}
 	now := s.now()
 	var out Role
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
+		cs.Add(settingsChange(p.App.ID, SettingRoles))
 		r, err := tx.LockRole(p.App.ID, id)
 		if errors.Is(err, ErrNotFound) {
 			return errRoleNotFound(id)
@@ -309,12 +311,13 @@ func (s *Service) DeleteRole(ctx context.Context, p Principal, role string) (str
 	if id == DefaultRole {
 		return "", Errorf(CodeRoleDeleteDenied, "The role default cannot be deleted: every app has it, and it is the role of users given none.")
 	}
-	err := s.store.Transact(ctx, func(tx Tx) error {
+	err := s.transact(ctx, func(tx Tx, cs *Changes) error {
 		if _, err := tx.LockRole(p.App.ID, id); errors.Is(err, ErrNotFound) {
 			return errRoleNotFound(id)
 		} else if err != nil {
 			return err
 		}
+		cs.Add(settingsChange(p.App.ID, SettingRoles))
 		return tx.DeleteRole(p.App.ID, id, DefaultRole)
 	})
 	if err != nil {

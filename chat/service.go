@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -61,14 +60,8 @@ type Service struct {
 	secretMu sync.Mutex
 	secret   []byte // socket credentials' signing secret (realtime.go), once read
 	whKey    []byte // the derived webhook key (webhookcrypto.go), once read
-	notifier Notifier
-	// outboxWake wakes this node's webhook workers after a change wrote outbox events.
-	outboxWake atomic.Pointer[func()]
-	// agentWake wakes this node's agent workers after a send wrote agent jobs (agents.go).
-	agentWake atomic.Pointer[func()]
-	// notifyWake wakes this node's notification workers after a change wrote notification
-	// events (notifdelivery.go).
-	notifyWake atomic.Pointer[func()]
+	// typist shows agents typing (agentcalls.go).
+	typist Typist
 	// mod caches each app's compiled moderation rules (moderation_engine.go).
 	mod modCache
 	// feed hands committed changes to this node's listeners (changes.go).

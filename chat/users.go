@@ -191,7 +191,8 @@ func (s *Service) CreateUser(ctx context.Context, p Principal, in UserCreate) (U
 	if err != nil {
 		return User{}, err
 	}
-	return u, s.userCreated(u, s.store.CreateUser(ctx, u))
+	err = s.write(ctx, func(ctx context.Context) error { return s.store.CreateUser(ctx, u) }, userChange(p.App.ID, u.UID))
+	return u, s.userCreated(u, err)
 }
 
 // CreateUserWithAuthToken creates a user and its first auth token in one transaction.
@@ -201,7 +202,9 @@ func (s *Service) CreateUserWithAuthToken(ctx context.Context, p Principal, in U
 		return User{}, NewAuthToken{}, err
 	}
 	t, v := newAuthToken(p.App.ID, u.UID, u.CreatedAt)
-	if err := s.userCreated(u, s.store.CreateUserWithAuthToken(ctx, u, t)); err != nil {
+	err = s.write(ctx, func(ctx context.Context) error { return s.store.CreateUserWithAuthToken(ctx, u, t) },
+		userChange(p.App.ID, u.UID), tokenChange(p.App.ID, u.UID))
+	if err := s.userCreated(u, err); err != nil {
 		return User{}, NewAuthToken{}, err
 	}
 	return u, NewAuthToken{t, v}, nil
@@ -355,7 +358,11 @@ func (s *Service) UpdateUser(ctx context.Context, p Principal, uid string, in Us
 		up.Role = nil
 	}
 	uid = cur.UID
-	u, err := s.store.UpdateUser(ctx, p.App.ID, uid, up)
+	var u User
+	err = s.write(ctx, func(ctx context.Context) (err error) {
+		u, err = s.store.UpdateUser(ctx, p.App.ID, uid, up)
+		return err
+	}, userChange(p.App.ID, uid))
 	if up.Role != nil {
 		if e := userRoleErr(*up.Role, err); e != nil {
 			return User{}, e
@@ -378,15 +385,17 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 	if !ok {
 		return errUIDNotFound("")
 	}
-	var err error
-	if permanent {
-		err = s.store.PurgeUser(ctx, p.App.ID, uid)
-	} else {
+	if !permanent {
 		if _, err := s.User(ctx, p, uid); err != nil {
 			return err
 		}
-		err = s.store.SoftDeleteUser(ctx, p.App.ID, uid, s.now())
 	}
+	err := s.write(ctx, func(ctx context.Context) error {
+		if permanent {
+			return s.store.PurgeUser(ctx, p.App.ID, uid)
+		}
+		return s.store.SoftDeleteUser(ctx, p.App.ID, uid, s.now())
+	}, userChange(p.App.ID, uid))
 	if errors.Is(err, ErrNotFound) {
 		return errUIDNotFound(uid)
 	}
@@ -499,7 +508,11 @@ func (s *Service) SetUsersDeactivated(ctx context.Context, p Principal, field st
 	if deactivate {
 		at = s.now()
 	}
-	done, err := s.store.SetDeactivated(ctx, p.App.ID, norm, at)
+	var done []string
+	err := s.write(ctx, func(ctx context.Context) (err error) {
+		done, err = s.store.SetDeactivated(ctx, p.App.ID, norm, at)
+		return err
+	}, userChange(p.App.ID, norm...))
 	if err != nil {
 		return nil, internal("set deactivated", err)
 	}

@@ -310,7 +310,13 @@ func (s *Service) ReplayWebhook(ctx context.Context, p Principal, id, eventID st
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.store.ReplayDeliveries(ctx, p.App.ID, w.ID, r, time.Now().UnixMilli())
+	var n int
+	replay := settingsChange(p.App.ID, SettingWebhooks)
+	replay.Work = WorkWebhook // the deliveries it queues again
+	err = s.write(ctx, func(ctx context.Context) (err error) {
+		n, err = s.store.ReplayDeliveries(ctx, p.App.ID, w.ID, r, time.Now().UnixMilli())
+		return err
+	}, replay)
 	if err != nil {
 		return 0, internal("replay deliveries", err)
 	}

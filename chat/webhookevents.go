@@ -129,22 +129,6 @@ func (s *Service) subscriptions(ctx context.Context, appID string) []string {
 	return ts
 }
 
-// SetOutboxWake sets what a change that wrote (or may have written) outbox events calls once
-// committed: the webhook workers' poke, so that this node delivers at once instead of at
-// its next poll. Other nodes find the events at their next poll.
-func (s *Service) SetOutboxWake(fn func()) { s.outboxWake.Store(&fn) }
-
-// wakeOutbox wakes this node's webhook workers after a committed change, when wrote says
-// it may have written events; a wake that finds nothing costs them one claim.
-func (s *Service) wakeOutbox(wrote bool) {
-	if !wrote {
-		return
-	}
-	if fn := s.outboxWake.Load(); fn != nil {
-		(*fn)()
-	}
-}
-
 // eventGroup is g as an event keeps it: without its password hash or a viewer.
 func eventGroup(g Group) *Group {
 	g.PasswordHash, g.Viewer = "", nil

@@ -225,7 +225,8 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, in WebhookCrea
 	if err != nil {
 		return WebhookWithSecret{}, internal("signing secret", err)
 	}
-	switch err := s.store.CreateWebhook(ctx, w, sec, MaxWebhooks); {
+	switch err := s.write(ctx, func(ctx context.Context) error { return s.store.CreateWebhook(ctx, w, sec, MaxWebhooks) },
+		settingsChange(p.App.ID, SettingWebhooks)); {
 	case errors.Is(err, ErrAlreadyExists):
 		return WebhookWithSecret{}, Errorf(CodeWebhookAlreadyExists, "The webhook %s already exists.", id)
 	case errors.Is(err, ErrLimitReached):
@@ -327,7 +328,8 @@ func (s *Service) UpdateWebhook(ctx context.Context, p Principal, id string, in 
 		w.BasicAuth = nil
 	}
 	w.UpdatedAt = s.now()
-	switch err := s.store.UpdateWebhook(ctx, w); {
+	switch err := s.write(ctx, func(ctx context.Context) error { return s.store.UpdateWebhook(ctx, w) },
+		settingsChange(p.App.ID, SettingWebhooks)); {
 	case errors.Is(err, ErrNotFound):
 		return Webhook{}, errWebhookNotFound(id)
 	case err != nil:
@@ -340,7 +342,8 @@ func (s *Service) UpdateWebhook(ctx context.Context, p Principal, id string, in 
 // DeleteWebhook removes a webhook and its delivery log; its pending deliveries are dropped.
 func (s *Service) DeleteWebhook(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
-	switch err := s.store.DeleteWebhook(ctx, p.App.ID, id); {
+	switch err := s.write(ctx, func(ctx context.Context) error { return s.store.DeleteWebhook(ctx, p.App.ID, id) },
+		settingsChange(p.App.ID, SettingWebhooks)); {
 	case errors.Is(err, ErrNotFound):
 		return errWebhookNotFound(id)
 	case err != nil:
@@ -379,7 +382,8 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, p Principal, id strin
 	if keep == 0 {
 		until = now // expired: ExpiresAt > now is false
 	}
-	switch err := s.store.RotateWebhookSecret(ctx, p.App.ID, id, sec, until); {
+	switch err := s.write(ctx, func(ctx context.Context) error { return s.store.RotateWebhookSecret(ctx, p.App.ID, id, sec, until) },
+		settingsChange(p.App.ID, SettingWebhooks)); {
 	case errors.Is(err, ErrNotFound):
 		return WebhookWithSecret{}, errWebhookNotFound(id)
 	case err != nil:

@@ -5,7 +5,6 @@
 package console
 
 import (
-	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
@@ -33,13 +32,6 @@ type Options struct {
 	Idle, Max time.Duration
 	// Sockets reports the real-time sockets open on this node; nil shows none.
 	Sockets func() int64
-	// Publish tells a message's audience of a message the console sent, or approved from
-	// the moderation queue, over their sockets, as the API does after a send
-	// (httpapi.Hub.PublishMessage); nil tells nobody.
-	Publish func(ctx context.Context, m chat.Message)
-	// PublishReaction tells a message's audience of a reaction added in the console
-	// (httpapi.Hub.PublishReaction); nil tells nobody.
-	PublishReaction func(ctx context.Context, p chat.Principal, m chat.Message, reaction string)
 	// MaxBodyBytes caps a form's body; 0 picks 64 KiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger
@@ -97,58 +89,75 @@ func (c *Console) routes() {
 	})
 	c.mux.HandleFunc("GET "+Prefix+"/signin", c.signInPage)
 	c.mux.HandleFunc("POST "+Prefix+"/signin", c.signIn)
-	c.mux.Handle("POST "+Prefix+"/signout", c.authed(c.signOut))
-	c.mux.Handle("GET "+Prefix+"/{$}", c.authed(c.overview))
-	c.mux.Handle("GET "+Prefix+"/users", c.authed(c.users))
-	c.mux.Handle("POST "+Prefix+"/users", c.authed(c.createUser))
-	c.mux.Handle("GET "+Prefix+"/users/{uid}", c.authed(c.user))
-	c.mux.Handle("POST "+Prefix+"/users/{uid}", c.authed(c.updateUser))
-	c.mux.Handle("POST "+Prefix+"/users/{uid}/deactivate", c.authed(c.deactivateUser(true)))
-	c.mux.Handle("POST "+Prefix+"/users/{uid}/reactivate", c.authed(c.deactivateUser(false)))
-	c.mux.Handle("POST "+Prefix+"/users/{uid}/tokens", c.authed(c.createToken))
-	c.mux.Handle("POST "+Prefix+"/users/{uid}/tokens/delete", c.authed(c.deleteToken))
-	c.mux.Handle("GET "+Prefix+"/keys", c.authed(c.keys))
-	c.mux.Handle("POST "+Prefix+"/keys", c.authed(c.createKey))
-	c.mux.Handle("POST "+Prefix+"/keys/delete", c.authed(c.deleteKey))
-	c.mux.Handle("GET "+Prefix+"/groups", c.authed(c.groups))
-	c.mux.Handle("POST "+Prefix+"/groups", c.authed(c.createGroup))
-	c.mux.Handle("GET "+Prefix+"/groups/{guid}", c.authed(c.group))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}", c.authed(c.updateGroup))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members", c.authed(c.addMembers))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members/{uid}/scope", c.authed(c.changeScope))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/members/{uid}/kick", c.authed(c.kick))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/delete", c.authed(c.deleteGroup))
-	c.mux.Handle("GET "+Prefix+"/messages", c.authed(c.messages))
-	c.mux.Handle("POST "+Prefix+"/messages", c.authed(c.sendMessage))
-	c.mux.Handle("POST "+Prefix+"/messages/{id}/reactions", c.authed(c.react))
-	c.mux.Handle("GET "+Prefix+"/moderation", c.authed(c.moderation))
-	c.mux.Handle("POST "+Prefix+"/moderation/blocked/{id}", c.authed(c.reviewBlocked))
-	c.mux.Handle("POST "+Prefix+"/moderation/flagged/{id}", c.authed(c.reviewFlagged))
-	c.mux.Handle("GET "+Prefix+"/roles", c.authed(c.roles))
-	c.mux.Handle("POST "+Prefix+"/roles", c.authed(c.createRole))
-	c.mux.Handle("POST "+Prefix+"/roles/{role}/delete", c.authed(c.deleteRole))
-	c.mux.Handle("GET "+Prefix+"/notifications", c.authed(c.notifications))
-	c.mux.Handle("POST "+Prefix+"/notifications/{kind}", c.authed(c.createPushProvider))
-	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/default", c.authed(c.defaultPushProvider))
-	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/{id}/delete", c.authed(c.deletePushProvider))
-	c.mux.Handle("POST "+Prefix+"/notifications/{kind}/delete", c.authed(c.deleteSingleProvider))
-	c.mux.Handle("GET "+Prefix+"/roles/{role}", c.authed(c.role))
-	c.mux.Handle("POST "+Prefix+"/roles/{role}/permissions", c.authed(c.setRolePermission))
-	c.mux.Handle("POST "+Prefix+"/roles/{role}/permissions/unset", c.authed(c.unsetRolePermission))
-	c.mux.Handle("POST "+Prefix+"/roles/{role}/features", c.authed(c.restrictFeature))
-	c.mux.Handle("POST "+Prefix+"/roles/{role}/features/allow", c.authed(c.allowFeature))
-	c.mux.Handle("GET "+Prefix+"/groups/{guid}/permissions", c.authed(c.groupPermissions))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/permissions", c.authed(c.setScopePermission))
-	c.mux.Handle("POST "+Prefix+"/groups/{guid}/permissions/unset", c.authed(c.unsetScopePermission))
-	c.mux.Handle("GET "+Prefix+"/webhooks", c.authed(c.webhooks))
-	c.mux.Handle("POST "+Prefix+"/webhooks", c.authed(c.createWebhook))
-	c.mux.Handle("GET "+Prefix+"/webhooks/{id}", c.authed(c.webhook))
-	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/secret", c.authed(c.rotateSecret))
-	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", c.authed(c.replay))
-	c.mux.Handle("POST "+Prefix+"/webhooks/{id}/delete", c.authed(c.deleteWebhook))
+	for _, p := range c.sessionRoutes() {
+		method, path, _ := strings.Cut(p.pattern, " ")
+		c.mux.Handle(method+" "+Prefix+path, c.authed(p.handler))
+	}
 	c.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		c.status(w, http.StatusNotFound, "Not found", "There is no such console page.")
 	})
+}
+
+// sessionRoute is a console page or action behind a session: its pattern, below Prefix, and
+// its handler.
+type sessionRoute struct {
+	pattern string
+	handler func(w http.ResponseWriter, r *http.Request, q *request) error
+}
+
+// sessionRoutes is the console's one list of pages and actions behind a session.
+func (c *Console) sessionRoutes() []sessionRoute {
+	return []sessionRoute{
+		{"POST /signout", c.signOut},
+		{"GET /{$}", c.overview},
+		{"GET /users", c.users},
+		{"POST /users", c.createUser},
+		{"GET /users/{uid}", c.user},
+		{"POST /users/{uid}", c.updateUser},
+		{"POST /users/{uid}/deactivate", c.deactivateUser(true)},
+		{"POST /users/{uid}/reactivate", c.deactivateUser(false)},
+		{"POST /users/{uid}/tokens", c.createToken},
+		{"POST /users/{uid}/tokens/delete", c.deleteToken},
+		{"GET /keys", c.keys},
+		{"POST /keys", c.createKey},
+		{"POST /keys/delete", c.deleteKey},
+		{"GET /groups", c.groups},
+		{"POST /groups", c.createGroup},
+		{"GET /groups/{guid}", c.group},
+		{"POST /groups/{guid}", c.updateGroup},
+		{"POST /groups/{guid}/members", c.addMembers},
+		{"POST /groups/{guid}/members/{uid}/scope", c.changeScope},
+		{"POST /groups/{guid}/members/{uid}/kick", c.kick},
+		{"POST /groups/{guid}/delete", c.deleteGroup},
+		{"GET /messages", c.messages},
+		{"POST /messages", c.sendMessage},
+		{"POST /messages/{id}/reactions", c.react},
+		{"GET /moderation", c.moderation},
+		{"POST /moderation/blocked/{id}", c.reviewBlocked},
+		{"POST /moderation/flagged/{id}", c.reviewFlagged},
+		{"GET /roles", c.roles},
+		{"POST /roles", c.createRole},
+		{"POST /roles/{role}/delete", c.deleteRole},
+		{"GET /notifications", c.notifications},
+		{"POST /notifications/{kind}", c.createPushProvider},
+		{"POST /notifications/{kind}/{id}/default", c.defaultPushProvider},
+		{"POST /notifications/{kind}/{id}/delete", c.deletePushProvider},
+		{"POST /notifications/{kind}/delete", c.deleteSingleProvider},
+		{"GET /roles/{role}", c.role},
+		{"POST /roles/{role}/permissions", c.setRolePermission},
+		{"POST /roles/{role}/permissions/unset", c.unsetRolePermission},
+		{"POST /roles/{role}/features", c.restrictFeature},
+		{"POST /roles/{role}/features/allow", c.allowFeature},
+		{"GET /groups/{guid}/permissions", c.groupPermissions},
+		{"POST /groups/{guid}/permissions", c.setScopePermission},
+		{"POST /groups/{guid}/permissions/unset", c.unsetScopePermission},
+		{"GET /webhooks", c.webhooks},
+		{"POST /webhooks", c.createWebhook},
+		{"GET /webhooks/{id}", c.webhook},
+		{"POST /webhooks/{id}/secret", c.rotateSecret},
+		{"POST /webhooks/{id}/replay", c.replay},
+		{"POST /webhooks/{id}/delete", c.deleteWebhook},
+	}
 }
 
 // Wrap serves the console's paths on a host that is not one of the API's, and hands every

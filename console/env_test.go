@@ -55,11 +55,11 @@ type env struct {
 	other   string // another app's fullAccess key
 
 	pubMu     sync.Mutex
-	published []chat.Message // what the console told sockets of (Options.Publish)
-	reactions []string       // "uid reaction messageID" of each reaction it told them of
+	published []chat.Message // the messages the feed announced that sockets show
+	reactions []string       // "uid reaction messageID" of each reaction it announced
 }
 
-// sent is the text of each message the console published, in order.
+// sent is the data of each message the feed announced that sockets show, in order.
 func (e *env) sent() []string {
 	e.pubMu.Lock()
 	defer e.pubMu.Unlock()
@@ -102,15 +102,21 @@ func newEnv(t *testing.T, backend string) *env {
 	}
 	e.other = keys[0].Value
 	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "api", http.StatusNotFound) })
-	e.srv = httptest.NewServer(console.New(e.svc, console.Options{Domain: "natter.test", Publish: func(_ context.Context, m chat.Message) {
+	// What the console's writes announce, as the socket hub hears it: the console publishes
+	// nothing itself.
+	e.svc.Subscribe(func(changes []chat.Change) {
 		e.pubMu.Lock()
-		e.published = append(e.published, m)
-		e.pubMu.Unlock()
-	}, PublishReaction: func(_ context.Context, p chat.Principal, m chat.Message, reaction string) {
-		e.pubMu.Lock()
-		e.reactions = append(e.reactions, fmt.Sprintf("%s %s %d", p.Actor, reaction, m.ID))
-		e.pubMu.Unlock()
-	}}).Wrap(api))
+		defer e.pubMu.Unlock()
+		for _, c := range changes {
+			switch {
+			case c.Kind == chat.ChangeMessage && c.Message != nil && c.Message.ID != 0 && c.Message.Moderation == "":
+				e.published = append(e.published, *c.Message)
+			case c.Kind == chat.ChangeReaction && c.Effect != chat.ReactionUnchanged:
+				e.reactions = append(e.reactions, fmt.Sprintf("%s %s %d", c.Actor, c.Subject, c.MessageID))
+			}
+		}
+	})
+	e.srv = httptest.NewServer(console.New(e.svc, console.Options{Domain: "natter.test"}).Wrap(api))
 	t.Cleanup(e.srv.Close)
 	return e
 }

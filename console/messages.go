@@ -105,7 +105,6 @@ func (c *Console) sendMessage(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return err
 	}
-	c.publish(r, m)
 	to := Prefix + "/messages?" + url.Values{"conversation": {m.ConversationID}}.Encode()
 	if parent != "" {
 		to = Prefix + "/messages?" + url.Values{"parent": {parent}}.Encode()
@@ -125,21 +124,10 @@ func (c *Console) react(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
-	if c.opt.PublishReaction != nil {
-		c.opt.PublishReaction(r.Context(), p, m, reaction)
-	}
 	to := Prefix + "/messages?" + url.Values{"conversation": {m.ConversationID}}.Encode()
 	if m.ParentID != 0 {
 		to = Prefix + "/messages?" + url.Values{"parent": {strconv.FormatInt(m.ParentID, 10)}}.Encode()
 	}
 	c.redirect(w, r, to+"#m"+strconv.FormatInt(m.ID, 10))
 	return nil
-}
-
-// publish tells a sent message's audience of it over their sockets (Options.Publish); a held
-// message (moderation pending) is nobody's news yet.
-func (c *Console) publish(r *http.Request, m chat.Message) {
-	if c.opt.Publish != nil && m.ID != 0 && m.Moderation == "" {
-		c.opt.Publish(r.Context(), m)
-	}
 }

@@ -87,14 +87,13 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 // through the service method PATCH /moderation/blocked-messages/{id} calls. A refusal (an
 // entry reviewed already, or none) shows the page again with the service's message.
 func (c *Console) reviewBlocked(w http.ResponseWriter, r *http.Request, q *request) error {
-	m, err := c.svc.ReviewBlocked(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status"))
+	_, err := c.svc.ReviewBlocked(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status"))
 	if err != nil {
 		if q.retry(err, r) {
 			return c.moderation(w, r, q)
 		}
 		return err
 	}
-	c.publish(r, m) // approved: delivered now, as through the API; rejected: m.ID is 0
 	c.redirect(w, r, Prefix+"/moderation")
 	return nil
 }

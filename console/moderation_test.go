@@ -109,8 +109,10 @@ func TestModerationPage(t *testing.T) {
 		if res := e.post(t, c, "/console/moderation/flagged/"+hello, url.Values{"csrf": {csrf}, "status": {"disapproved"}}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("disapprove: %d %s", res.StatusCode, body(res))
 		}
-		if got := e.sent(); len(got) != 2 || !strings.Contains(got[1], "a forbidden one") {
-			t.Errorf("published to sockets: %q, want the approved message after the first", got)
+		// The approved message after the first, then the action message of the disapproved
+		// flagged message's deletion.
+		if got := e.sent(); len(got) != 3 || !strings.Contains(got[1], "a forbidden one") || !strings.Contains(got[2], `"deleted"`) {
+			t.Errorf("published to sockets: %q, want the approved message after the first, then the deletion", got)
 		}
 		_, conv = e.get(t, c, "/console/messages?conversation=alice_user_bob")
 		if !strings.Contains(conv, "a forbidden one") || strings.Contains(conv, "another forbidden one") || strings.Contains(conv, "hello bob") {

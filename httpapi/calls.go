@@ -44,7 +44,6 @@ func (s *Server) initiateCall(w http.ResponseWriter, r *http.Request, p chat.Pri
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }
 
@@ -68,7 +67,6 @@ func (s *Server) updateCall(w http.ResponseWriter, r *http.Request, p chat.Princ
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }
 

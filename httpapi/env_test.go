@@ -150,7 +150,7 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
 		hub = httpapi.NewHub(svc, bus, *hubOpt, nil)
-		svc.SetNotifier(hub)
+		svc.SetTypist(hub)
 		opt.Hub = hub
 		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first
 	}

@@ -9,7 +9,9 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// What the REST operations and sockets publish to the hub, in the frames of the client SDK.
+// What the hub tells sockets, in the frames of the client SDK: the committed changes it
+// hears from the service's feed (messages and reactions), and what sockets and agents say
+// that commits nothing (presence, typing).
 
 // frame encodes an event frame: the envelope {appId, receiver, receiverType, deviceId, type,
 // sender, body}, by hand as messages are (encode.go); a body that is not already JSON is
@@ -63,23 +65,21 @@ func audience(m chat.Message) chat.Event {
 	return e
 }
 
-// publishMessage tells the message's audience of a new, edited or deleted message (an edit
-// or deletion also publishes its action message, which the SDK turns into the event).
-func (s *Server) publishMessage(r *http.Request, m chat.Message) {
-	s.opt.Hub.publishMessage(r.Context(), m, deviceID(r))
-}
-
-// PublishMessage tells a message's audience of it over their sockets, as an API send does:
-// for what sends or approves messages through chat.Service outside the API (the console).
-func (h *Hub) PublishMessage(ctx context.Context, m chat.Message) { h.publishMessage(ctx, m, "") }
-
-func (h *Hub) publishMessage(ctx context.Context, m chat.Message, device string) {
-	if h == nil || m.ID == 0 || m.Moderation != "" { // a held message is the sender's alone
-		return
+// messageEvent is the frame that tells a stored message's audience of it: a new message, or
+// the action message of an edit, a deletion, a group change or a call, which the SDK turns
+// into its event. A group member change reaches also the user it happened to, who may no
+// longer be a member. A held message (the sender's alone) and one without an id tell
+// nobody.
+func (h *Hub) messageEvent(m *chat.Message, device string) (chat.Event, bool) {
+	if m == nil || m.ID == 0 || m.Moderation != "" {
+		return chat.Event{}, false
 	}
-	e := audience(m)
-	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
-	h.Publish(context.WithoutCancel(ctx), e)
+	e := audience(*m)
+	if m.Category == chat.CategoryAction && m.Type == "groupMember" && m.TargetUID != "" {
+		e.Users = append(e.Users, m.TargetUID)
+	}
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "message", m.Sender, json.RawMessage(appendMessage(nil, *m)))
+	return e, true
 }
 
 // reactionEventJSON is a reaction event's body.
@@ -95,51 +95,43 @@ type reactionEventJSON struct {
 	ParentID       string          `json:"parentId,omitempty"`
 }
 
-// publishReaction tells the message's audience of a reaction the actor added or removed;
-// a change that changed nothing tells nobody.
-func (s *Server) publishReaction(r *http.Request, p chat.Principal, m chat.Message, reaction string) {
-	s.opt.Hub.publishReaction(r.Context(), p, m, reaction, deviceID(r))
-}
-
-// PublishReaction tells a message's audience of a reaction, as an API reaction does: for
-// what reacts through chat.Service outside the API (the console).
-func (h *Hub) PublishReaction(ctx context.Context, p chat.Principal, m chat.Message, reaction string) {
-	h.publishReaction(ctx, p, m, reaction, "")
-}
-
-func (h *Hub) publishReaction(ctx context.Context, p chat.Principal, m chat.Message, reaction, device string) {
-	if h == nil || m.ReactionEffect == chat.ReactionUnchanged {
-		return
+// reactionEvent is the frame that tells the reacted message's audience of the reaction c
+// added or removed. A change that changed nothing tells nobody, nor one whose message is
+// gone (read back by id on another node, it may be).
+func (h *Hub) reactionEvent(ctx context.Context, c *chat.Change) (chat.Event, bool) {
+	m := c.Message
+	if m == nil || c.Effect == chat.ReactionUnchanged {
+		return chat.Event{}, false
 	}
 	action := "message_reaction_added"
-	if m.ReactionEffect == chat.ReactionRemoveLast || m.ReactionEffect == chat.ReactionRemoveOne {
+	if c.Effect == chat.ReactionRemoveLast || c.Effect == chat.ReactionRemoveOne {
 		action = "message_reaction_removed"
 	}
 	// A one-to-one message's reactor is one of its two users, whom the message carries.
 	var by json.RawMessage
-	switch p.Actor {
+	switch c.Actor {
 	case m.SenderEntity.UID:
 		by = appendUser(nil, m.SenderEntity, "")
 	case m.ReceiverEntity.UID:
 		by = appendUser(nil, m.ReceiverEntity, "")
 	default:
-		u, err := h.svc.User(ctx, p.ActingAs(""), p.Actor)
+		u, err := h.svc.User(ctx, chat.Principal{App: chat.App{ID: c.App}}, c.Actor)
 		if err != nil {
-			return
+			return chat.Event{}, false
 		}
 		by, _ = json.Marshal(userOut(u))
 	}
-	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: p.Actor, Reaction: reaction,
-		ReactedBy: by, ReactedAt: h.svc.Now(), ConversationID: m.ConversationID}
-	if m.ReactionID != 0 {
-		body.ID = strconv.FormatInt(m.ReactionID, 10)
+	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: c.Actor, Reaction: c.Subject,
+		ReactedBy: by, ReactedAt: c.At, ConversationID: m.ConversationID}
+	if c.ReactionID != 0 {
+		body.ID = strconv.FormatInt(c.ReactionID, 10)
 	}
 	if m.ParentID != 0 {
 		body.ParentID = strconv.FormatInt(m.ParentID, 10)
 	}
-	e := audience(m)
-	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "reaction", p.Actor, body)
-	h.Publish(context.WithoutCancel(ctx), e)
+	e := audience(*m)
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, c.Device, "reaction", c.Actor, body)
+	return e, true
 }
 
 const (
@@ -203,18 +195,4 @@ func (h *Hub) friendsOf(ctx context.Context, p chat.Principal) map[string]bool {
 		out[u] = true
 	}
 	return out
-}
-
-// Messages publishes the action messages the service wrote on its own (chat.Notifier): a
-// group member change reaches the group's members, and the user it happened to, who may no
-// longer be one.
-func (h *Hub) Messages(ctx context.Context, ms []chat.Message) {
-	for _, m := range ms {
-		e := audience(m)
-		if m.TargetUID != "" {
-			e.Users = append(e.Users, m.TargetUID)
-		}
-		e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, "", "message", m.Sender, json.RawMessage(appendMessage(nil, m)))
-		h.Publish(ctx, e)
-	}
 }

@@ -210,6 +210,5 @@ func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p cha
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }

@@ -66,11 +66,12 @@ type Hub struct {
 	open   atomic.Int64
 
 	stop    chan struct{}
-	wg      sync.WaitGroup // the presence loop
-	sockets sync.WaitGroup // every ServeHTTP, so Close returns after their last writes
+	feed    chan []chat.Change // the committed changes sockets show, for the relay (hubfeed.go)
+	wg      sync.WaitGroup     // the presence loop and the relay
+	sockets sync.WaitGroup     // every ServeHTTP, so Close returns after their last writes
 }
 
-// NewHub starts a hub over bus.
+// NewHub starts a hub over bus, hearing svc's committed changes.
 func NewHub(svc *chat.Service, bus chat.Bus, opt HubOptions, log *slog.Logger) *Hub {
 	opt.defaults()
 	if log == nil {
@@ -79,18 +80,20 @@ func NewHub(svc *chat.Service, bus chat.Bus, opt HubOptions, log *slog.Logger) *
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	h := &Hub{svc: svc, bus: bus, opt: opt, log: log, node: hex.EncodeToString(id[:]),
-		apps: map[string]map[string]map[*socket]struct{}{}, stop: make(chan struct{})}
+		apps: map[string]map[string]map[*socket]struct{}{}, stop: make(chan struct{}), feed: make(chan []chat.Change, feedQueue)}
 	bus.Subscribe(h.deliver)
-	h.wg.Add(1)
+	svc.Subscribe(h.changed)
+	h.wg.Add(2)
 	go h.presenceLoop()
+	go h.relay()
 	return h
 }
 
 // Open is how many sockets this node holds.
 func (h *Hub) Open() int64 { return h.open.Load() }
 
-// Close stops the presence loop and closes every socket; the users this node held go
-// offline.
+// Close stops the presence loop and the relay of changes, and closes every socket; the
+// users this node held go offline.
 func (h *Hub) Close() {
 	close(h.stop)
 	h.wg.Wait()

@@ -43,7 +43,6 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }
 
@@ -63,13 +62,6 @@ func (s *Server) sendMessages(w http.ResponseWriter, r *http.Request, p chat.Pri
 	out = append(out, "}\n"...)
 	*b = out
 	writeBody(w, r, http.StatusOK, out)
-	for _, l := range [][]chat.ReceiverResult{res.Users, res.Groups} {
-		for _, rr := range l {
-			if rr.Err == nil {
-				s.publishMessage(r, rr.Message)
-			}
-		}
-	}
 	return nil
 }
 
@@ -134,7 +126,6 @@ func (s *Server) deleteMessage(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }
 
@@ -151,6 +142,5 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishMessage(r, m)
 	return nil
 }

@@ -83,6 +83,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, loggerKey{}, s.log)
+		// The client session the changes this request makes come from: its own socket drops
+		// their frames (hubfeed.go), having the answer already.
+		ctx = chat.WithDevice(ctx, deviceID(r))
 		ctx, cancel := context.WithTimeout(ctx, s.opt.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)

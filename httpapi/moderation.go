@@ -245,7 +245,6 @@ func (s *Server) reviewBlocked(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err != nil {
 		return err
 	}
-	s.publishMessage(r, m) // delivered now: its audience hears of it as of any send
 	msg := "The message with id " + id + " has been rejected."
 	if m.ID != 0 {
 		msg = "The message with id " + id + " has been approved and sent as message " + strconv.FormatInt(m.ID, 10) + "."

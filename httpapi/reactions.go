@@ -13,7 +13,6 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishReaction(r, p, m, r.PathValue("reaction"))
 	return nil
 }
 
@@ -23,7 +22,6 @@ func (s *Server) removeReaction(w http.ResponseWriter, r *http.Request, p chat.P
 		return err
 	}
 	writeMessage(w, r, m)
-	s.publishReaction(r, p, m, r.PathValue("reaction"))
 	return nil
 }
 

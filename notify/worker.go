@@ -88,7 +88,11 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) chat.NotificationAttempt {
 		return w.attempt(context.WithoutCancel(ctx), s)
 	}
-	svc.SetNotifyWake(w.loop.Wake) // an event committed on this node is expanded and sent at once
+	svc.Subscribe(func(changes []chat.Change) { // an event committed on this node is expanded and sent at once
+		if chat.WorkIn(changes)&chat.WorkNotify != 0 {
+			w.loop.Wake()
+		}
+	})
 	return w
 }
 

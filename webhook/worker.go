@@ -105,7 +105,10 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	d.loop.Do = func(ctx context.Context, b laneBatch) []chat.Delivery {
 		return d.attemptLane(context.WithoutCancel(ctx), b)
 	}
-	svc.SetOutboxWake(func() { // a change committed on this node is delivered at once
+	svc.Subscribe(func(changes []chat.Change) { // a change committed on this node is delivered at once
+		if chat.WorkIn(changes)&chat.WorkWebhook == 0 {
+			return
+		}
 		d.loop.Wake()
 		if n := d.notify.Load(); n != nil {
 			(*n)()

@@ -87,7 +87,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	bus := db.NewBus(log)
 	defer bus.Close()
 	hub := httpapi.NewHub(svc, bus, httpapi.HubOptions{MaxConns: c.MaxSockets}, log)
-	svc.SetNotifier(hub)
+	svc.SetTypist(hub) // agents' typing indicators; committed changes reach the hub through svc's feed
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
@@ -125,7 +125,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost})
 	if c.Console == "on" {
 		// The console's paths on any host but the API's (docs/console.md); the rest is the API's.
-		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, Publish: hub.PublishMessage, PublishReaction: hub.PublishReaction, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)
+		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)
 	}
 	srv := &http.Server{
 		Handler:           handler,
