@@ -7,7 +7,12 @@ import (
 )
 
 // The hub hears committed changes from the service's feed (chat.Service.Subscribe) and
-// turns those sockets show, messages and reactions, into frames: no handler publishes.
+// turns those sockets show, messages and reactions, into frames: no handler publishes. The
+// feed brings this node's changes as they commit and, on PostgreSQL, the other nodes' from
+// the change log (chat.Service.FollowChanges), so the frames go to this node's sockets only:
+// every node renders the changes it hears. A node that fell behind the change log hears
+// chat.ChangeResync, and closes its sockets: the client SDK reconnects and reads what it
+// missed through the REST lists, as after any lost connection.
 
 // feedQueue bounds the changes waiting to become frames; an announcing write waits (it
 // does not drop them) only while it is full.
@@ -17,7 +22,7 @@ const feedQueue = 4096
 // it only queues what sockets show for the hub's relay, keeping their order.
 func (h *Hub) changed(changes []chat.Change) {
 	for i := range changes {
-		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction {
+		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction || k == chat.ChangeResync {
 			select {
 			case h.feed <- changes:
 			case <-h.stop:
@@ -27,8 +32,8 @@ func (h *Hub) changed(changes []chat.Change) {
 	}
 }
 
-// relay renders the queued changes into frames and publishes them, in the order they were
-// announced, until the hub closes.
+// relay renders the queued changes into frames and hands them to this node's sockets, in the
+// order they were announced, until the hub closes.
 func (h *Hub) relay() {
 	defer h.wg.Done()
 	for {
@@ -43,7 +48,7 @@ func (h *Hub) relay() {
 	}
 }
 
-// publishChange publishes the frame of one change, if sockets show it.
+// publishChange hands the frame of one change to this node's sockets, if they show it.
 func (h *Hub) publishChange(c *chat.Change) {
 	ctx, cancel := context.WithTimeout(context.Background(), h.opt.WriteTimeout)
 	defer cancel()
@@ -54,8 +59,29 @@ func (h *Hub) publishChange(c *chat.Change) {
 		e, ok = h.messageEvent(c.Message, c.Device)
 	case chat.ChangeReaction:
 		e, ok = h.reactionEvent(ctx, c)
+	case chat.ChangeResync:
+		h.resync()
 	}
 	if ok {
-		h.Publish(ctx, e)
+		h.deliver(e)
+	}
+}
+
+// resync closes every socket of this node, which missed changes: each client reconnects and
+// reads what it missed (hubfeed.go's doc).
+func (h *Hub) resync() {
+	h.mu.RLock()
+	var all []*socket
+	for _, users := range h.apps {
+		for _, set := range users {
+			for c := range set {
+				all = append(all, c)
+			}
+		}
+	}
+	h.mu.RUnlock()
+	h.log.Warn("real time: this node fell behind the change log; its sockets reconnect", "sockets", len(all))
+	for _, c := range all {
+		c.shutdown(statusTryAgainLater, "missed events: reconnect")
 	}
 }

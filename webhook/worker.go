@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -68,7 +67,6 @@ type Deliverer struct {
 	retry  jobloop.Retry // RetryFor, Backoff and MaxBackoff
 	hooks  hookCache
 	data   payloadCache
-	notify atomic.Pointer[func()] // tells the other nodes that deliveries were written; set by Run
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 }
@@ -105,38 +103,21 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	d.loop.Do = func(ctx context.Context, b laneBatch) []chat.Delivery {
 		return d.attemptLane(context.WithoutCancel(ctx), b)
 	}
-	svc.Subscribe(func(changes []chat.Change) { // a change committed on this node is delivered at once
-		if chat.WorkIn(changes)&chat.WorkWebhook == 0 {
-			return
-		}
-		d.loop.Wake()
-		if n := d.notify.Load(); n != nil {
-			(*n)()
+	// A change that wrote deliveries wakes the workers at once: one committed on this node
+	// as it commits, one of another node when the change log brings it (FollowChanges).
+	svc.Subscribe(func(changes []chat.Change) {
+		if chat.WorkIn(changes)&chat.WorkWebhook != 0 {
+			d.loop.Wake()
 		}
 	})
 	return d
-}
-
-// outboxWaker is the storage that wakes other nodes' workers (sqlstore, on PostgreSQL).
-type outboxWaker interface {
-	OutboxWakes(ctx context.Context, node string, wake func(), log *slog.Logger) (notify func())
 }
 
 // Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
 // outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
 // the others once their leases end, and the receiver may see that attempt twice, with the
 // same event id.
-//
-// On PostgreSQL a node whose changes wrote deliveries also wakes the other nodes' workers
-// (LISTEN/NOTIFY), which otherwise find them at their next poll.
-func (d *Deliverer) Run(ctx context.Context) {
-	if w, ok := d.store.(outboxWaker); ok {
-		if n := w.OutboxWakes(ctx, d.cfg.Node, d.loop.Wake, d.log); n != nil {
-			d.notify.Store(&n)
-		}
-	}
-	d.loop.Run(ctx)
-}
+func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
 
 // laneBatch is one worker's job: consecutive due deliveries of one lane (webhook and
 // conversation), in order, leased together at claimed.
