@@ -122,6 +122,15 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// B follows the log again after the second cut before it stops.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		back := len(lives) == 5
+		mu.Unlock()
+		if back {
+			break
+		}
+	}
 	time.Sleep(100 * time.Millisecond) // anything extra would show now
 	cancel()
 	if err := <-followed; err != nil {
