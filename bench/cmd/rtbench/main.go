@@ -5,6 +5,9 @@
 // cross-node figure. Every run is bounded: it stops by itself.
 //
 //	go build -o /tmp/natter ./cmd/natter && go run ./bench/cmd/rtbench -natter /tmp/natter
+//
+// -only idle (or bare, fan-out, cross-node) runs one part; with -hold 1m and NATTER_DEBUG_ADDR
+// set, the idle sockets stay open for a minute after the figure, for natter's pprof.
 package main
 
 import (
