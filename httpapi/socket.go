@@ -287,7 +287,13 @@ func (c *socket) reader() {
 	more := make(chan bool, 1)
 	for {
 		idle := time.AfterFunc(c.h.opt.IdleTimeout, func() { c.shutdown(statusPolicy, "no frame within the idle timeout") })
-		c.conn.await()
+		if !c.conn.await() {
+			// Nothing to wait on without a buffer (TLS, or not Linux): the read waits, here.
+			if !c.frame(idle) {
+				return
+			}
+			continue
+		}
 		go func() { more <- c.frame(idle) }()
 		if !<-more {
 			return

@@ -97,48 +97,66 @@ func TestSocketOrder(t *testing.T) {
 }
 
 // TestSocketShutdown: closing the hub sends every open socket a going-away close frame, and
-// its sockets' goroutines are gone once Close returns.
+// its sockets are gone once Close returns; over TLS too, where a socket's read waits with a
+// buffer (the connection's own) rather than on the poller.
 func TestSocketShutdown(t *testing.T) {
-	e := newEnv(t, "sqlite", chat.Config{})
-	bus := chat.NewLocalBus()
-	defer bus.Close()
-	hub := httpapi.NewHub(e.svc, bus, httpapi.HubOptions{}, nil)
-	srv := httptest.NewServer(httpapi.New(e.svc, httpapi.Options{Hub: hub, Domain: "natter.test"}))
-	defer srv.Close()
-	e.mustUser("bob", "Bob")
-	_, me := e.login("bob")
-	ctx, cancel := context.WithTimeout(e.ctx(), 30*time.Second)
-	defer cancel()
-	var socks []*websocket.Conn
-	for range 3 {
-		ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ws.CloseNow()
-		ws.Write(ctx, websocket.MessageText, []byte(authFrame("demo", "bob", me.JWT, "")))
-		if _, ack, err := ws.Read(ctx); err != nil || !strings.Contains(string(ack), `"code":"200"`) {
-			t.Fatalf("auth: %s %v", ack, err)
-		}
-		socks = append(socks, ws)
-	}
-	if hub.Open() != 3 {
-		t.Fatalf("the hub holds %d sockets, want 3", hub.Open())
-	}
-	closed := make(chan error, len(socks))
-	for _, ws := range socks {
-		go func() {
-			_, _, err := ws.Read(ctx)
-			closed <- err
-		}()
-	}
-	hub.Close()
-	if hub.Open() != 0 {
-		t.Errorf("after Close the hub holds %d sockets, want 0", hub.Open())
-	}
-	for range socks {
-		if err := <-closed; websocket.CloseStatus(err) != websocket.StatusGoingAway {
-			t.Errorf("a socket at shutdown: %v, want a 1001 close", err)
-		}
+	for _, tls := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "TLS"}[tls], func(t *testing.T) {
+			e := newEnv(t, "sqlite", chat.Config{})
+			bus := chat.NewLocalBus()
+			defer bus.Close()
+			hub := httpapi.NewHub(e.svc, bus, httpapi.HubOptions{}, nil)
+			srv := httptest.NewUnstartedServer(httpapi.New(e.svc, httpapi.Options{Hub: hub, Domain: "natter.test"}))
+			url, opts := "ws", &websocket.DialOptions{}
+			if tls {
+				srv.StartTLS()
+				url, opts.HTTPClient = "wss", srv.Client()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			url += strings.TrimPrefix(strings.TrimPrefix(srv.URL, "https"), "http") + "/"
+			e.mustUser("bob", "Bob")
+			_, me := e.login("bob")
+			ctx, cancel := context.WithTimeout(e.ctx(), 30*time.Second)
+			defer cancel()
+			var socks []*websocket.Conn
+			for range 3 {
+				ws, _, err := websocket.Dial(ctx, url, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ws.CloseNow()
+				for _, f := range []struct{ send, want string }{
+					{authFrame("demo", "bob", me.JWT, ""), `"code":"200"`},
+					{`{"action":"ping","ack":"true"}`, `"pong"`},
+				} {
+					ws.Write(ctx, websocket.MessageText, []byte(f.send))
+					if _, got, err := ws.Read(ctx); err != nil || !strings.Contains(string(got), f.want) {
+						t.Fatalf("sent %s: got %s %v, want %s", f.send, got, err, f.want)
+					}
+				}
+				socks = append(socks, ws)
+			}
+			if hub.Open() != 3 {
+				t.Fatalf("the hub holds %d sockets, want 3", hub.Open())
+			}
+			closed := make(chan error, len(socks))
+			for _, ws := range socks {
+				go func() {
+					_, _, err := ws.Read(ctx)
+					closed <- err
+				}()
+			}
+			hub.Close()
+			if hub.Open() != 0 {
+				t.Errorf("after Close the hub holds %d sockets, want 0", hub.Open())
+			}
+			for range socks {
+				if err := <-closed; websocket.CloseStatus(err) != websocket.StatusGoingAway {
+					t.Errorf("a socket at shutdown: %v, want a 1001 close", err)
+				}
+			}
+		})
 	}
 }

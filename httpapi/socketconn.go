@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"net"
 	"net/http"
@@ -37,6 +38,7 @@ func (w *leanWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, err
 	}
 	c := &leanConn{Conn: nc, wait: readableWaiter(nc)}
+	_, c.direct = nc.(*tls.Conn)
 	// What net/http read past the upgrade request is the client's first frames.
 	if n := brw.Reader.Buffered(); n > 0 {
 		b, _ := brw.Reader.Peek(n)
@@ -52,8 +54,9 @@ func (w *leanWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // write lock); the two sides share no state.
 type leanConn struct {
 	net.Conn
-	wait  func() error // blocks until the connection is readable; nil where it cannot
-	early []byte       // read by net/http before the hijack, not yet read from here
+	wait   func() error // blocks until the connection is readable; nil where it cannot
+	direct bool         // reads need no buffer here: the connection has its own (TLS)
+	early  []byte       // read by net/http before the hijack, not yet read from here
 
 	rbuf   *[]byte // pooled, holds rbuf[r:w] not yet read; nil when empty
 	r, w   int
@@ -64,14 +67,19 @@ type leanConn struct {
 	frame frameEnd
 }
 
-// await returns once a read would not wait for the network, or at once where it cannot
-// tell; an error is left for the read to find. It holds no buffer and needs no read lock:
-// a read never returns bytes past the end of the frame under way, so once coder/websocket
-// has read a whole message its bufio reader is empty, and what came after is here.
-func (c *leanConn) await() {
-	if c.wait != nil && !c.held.Load() {
+// await returns once a read would not wait for the network, with true, or at once with
+// false where it cannot tell; an error is left for the read to find. It holds no buffer and
+// needs no read lock: a read never returns bytes past the end of the frame under way, so
+// once coder/websocket has read a whole message its bufio reader is empty, and what came
+// after is here.
+func (c *leanConn) await() bool {
+	if c.wait == nil {
+		return false
+	}
+	if !c.held.Load() {
 		_ = c.wait()
 	}
+	return true
 }
 
 // Read returns bytes up to the end of the frame under way at most.
@@ -82,9 +90,10 @@ func (c *leanConn) Read(p []byte) (int, error) {
 		src = c.early
 	case c.rbuf != nil:
 		src = (*c.rbuf)[c.r:c.w]
-	case c.rframe.body && len(p) >= ioBufSize:
+	case c.direct || c.rframe.body && len(p) >= ioBufSize:
 		// A large read of a payload needs no buffer of its own.
-		n, err := c.Conn.Read(p[:min(uint64(len(p)), c.rframe.left)])
+		p = p[:min(uint64(len(p)), c.rframe.room())]
+		n, err := c.Conn.Read(p)
 		c.rframe.advance(p[:n])
 		return n, err
 	default:
@@ -215,6 +224,18 @@ func (f *frameEnd) advance(p []byte) (k int, end bool) {
 		}
 	}
 	return k, false
+}
+
+// room is how many bytes the frame under way has still to come, as far as is known yet:
+// the rest of its header, then of its payload.
+func (f *frameEnd) room() uint64 {
+	switch {
+	case f.body:
+		return f.left
+	case f.n < 2:
+		return uint64(2 - f.n)
+	}
+	return uint64(headerLen(f.hdr[1]) - f.n)
 }
 
 // headerLen is the length of a frame header whose second byte is b1.

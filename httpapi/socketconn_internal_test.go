@@ -168,3 +168,27 @@ func awaitWithin(t *testing.T, c *leanConn, d time.Duration) {
 		t.Fatalf("await waits with a frame to read")
 	}
 }
+
+// TestLeanConnReadsDirect: over a connection with buffers of its own (TLS), reads go to it
+// directly and still stop at each frame's end, header and payload.
+func TestLeanConnReadsDirect(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	c := &leanConn{Conn: server, direct: true}
+	defer c.Close()
+	br := bufio.NewReaderSize(c, 16)
+	frames := [][]byte{wsFrame(0, true, 0), wsFrame(3, true, 'x'), wsFrame(300, true, 'y'), wsFrame(70000, true, 'z')}
+	go client.Write(slices.Concat(frames...)) // a pipe hands each read as much as it asks for
+	for _, want := range frames {
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read %d bytes, %v; want the frame of %d", len(got), err, len(want))
+		}
+		if br.Buffered() != 0 {
+			t.Fatalf("after a frame of %d bytes the bufio reader holds %d of the next", len(want), br.Buffered())
+		}
+	}
+	if c.rbuf != nil {
+		t.Error("a direct read took a buffer")
+	}
+}
