@@ -91,7 +91,8 @@ func (c *leanConn) Read(p []byte) (int, error) {
 	case c.rbuf != nil:
 		src = (*c.rbuf)[c.r:c.w]
 	case c.direct || c.rframe.body && len(p) >= ioBufSize:
-		// A large read of a payload needs no buffer of its own.
+		// A large read of a payload, or any read of a connection that buffers its own,
+		// needs no buffer here.
 		p = p[:min(uint64(len(p)), c.rframe.room())]
 		n, err := c.Conn.Read(p)
 		c.rframe.advance(p[:n])
