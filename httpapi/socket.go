@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,27 +31,35 @@ const (
 	maxFrame = 16 << 10
 )
 
-// socket is one client connection.
+// socket is one client connection. Most sockets are idle most of the time, so an idle one
+// holds as little as it can: its reader goroutine blocked without a buffer (socketconn.go),
+// no writer goroutine and no queue (socketqueue.go), and nothing of the HTTP request that
+// opened it.
 type socket struct {
 	h        *Hub
 	ws       *websocket.Conn
+	conn     *leanConn // under ws
 	app      string
 	uid      string
 	role     string
 	deviceID string
 	p        chat.Principal
 	user     json.RawMessage // the user's wire form, sent with its typing and receipts
+	left     func()          // ends the socket's count in GET /stats
 
-	out      chan []byte
-	done     chan struct{}
-	once     sync.Once
+	mu      sync.Mutex
+	queue   [][]byte       // frames to write, oldest first
+	writing bool           // a writer is draining the queue (or it may not start yet)
+	closed  bool           // shut down: nothing more is queued or written
+	writers sync.WaitGroup // the writer, so the socket ends after its last write
+
 	presence string          // the auth frame's presenceSubscription
 	roles    map[string]bool // for ROLES
 	friends  map[string]bool // for FRIENDS, read at connect
 
-	memberOf map[string]time.Time // groups it may type in, until when (reader goroutine only)
+	memberOf map[string]time.Time // groups it may type in, until when (one frame at a time)
 	reaches  map[string]time.Time // users it may type to (no block either way), until when
-	tokens   float64              // inbound frame budget (reader goroutine only)
+	tokens   float64              // inbound frame budget (one frame at a time)
 	last     time.Time
 }
 
@@ -72,7 +81,10 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{})
 	_ = rc.SetWriteDeadline(time.Time{})
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	// leanWriter: coder/websocket keeps the hijacked connection's buffers for the socket's
+	// life; a leanConn holds buffers only while bytes pass.
+	lw := &leanWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(lw, r, &websocket.AcceptOptions{
 		// The socket authenticates with a credential in its first frame, never with a
 		// cookie, so a page of any origin may open one (as with the hosted service).
 		InsecureSkipVerify: true,
@@ -83,48 +95,75 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // Accept answered the request
 	}
 	ws.SetReadLimit(maxFrame)
-	defer h.sockets.Done() // added before Accept
 	h.open.Add(1)
-	defer h.open.Add(-1)
-	c := &socket{h: h, ws: ws, out: make(chan []byte, h.opt.QueueLen), done: make(chan struct{}),
-		tokens: float64(h.opt.FrameBurst), last: time.Now(), memberOf: map[string]time.Time{},
-		reaches: map[string]time.Time{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	served := false
+	defer func() {
+		if !served {
+			h.open.Add(-1)
+			h.sockets.Done() // added before Accept
+		}
+	}()
+	c := &socket{h: h, ws: ws, conn: lw.conn, writing: true, tokens: float64(h.opt.FrameBurst), last: time.Now()}
+	if !c.start() {
+		return
+	}
+	served = true
+	// The socket outlives the request: its reader runs on a goroutine of its own, so that
+	// net/http's request, buffers and this goroutine's deep stack go once it is open.
+	go c.serve()
+}
+
+// start authenticates the socket, registers it and sends the ack; it reports whether the
+// socket is open, for serve to take over.
+func (c *socket) start() (open bool) {
+	h := c.h
+	ctx := context.Background()
 	ack, err := c.authenticate(ctx)
 	if err != nil {
 		h.log.Debug("socket refused", "err", err)
-		return
+		return false
 	}
 	// Registered before the ack, so an event published once the client has its ack reaches
-	// it: the events queue until the writer starts, after the ack.
+	// it: the events queue until the writer may start, after the ack.
 	first, ok := h.add(c)
 	if !ok {
 		c.shutdown(statusGoingAway, "server shutting down")
-		return
+		return false
 	}
-	defer h.svc.SocketConnected(c.app, c.uid)() // concurrent users of GET /stats
+	c.left = h.svc.SocketConnected(c.app, c.uid) // concurrent users of GET /stats
 	defer func() {
-		if h.remove(c) {
-			h.offline(c)
+		if !open {
+			c.end()
 		}
 	}()
-	wctx, wcancel := context.WithTimeout(ctx, h.opt.WriteTimeout)
-	err = c.ws.Write(wctx, websocket.MessageText, ack)
-	wcancel()
-	if err != nil {
-		return
+	if err := c.write(ack); err != nil {
+		return false
 	}
 	if first {
 		h.online(ctx, c)
 	}
-	wrote := make(chan struct{})
-	go func() { defer close(wrote); c.writer(ctx) }()
-	c.reader(ctx)
+	c.startWriting()
+	return true
+}
+
+// serve reads the client's frames until the socket closes.
+func (c *socket) serve() {
+	defer c.h.sockets.Done()
+	defer c.h.open.Add(-1)
+	defer c.end()
+	c.reader()
 	c.shutdown(websocket.StatusNormalClosure, "")
-	// A write in flight ends before ctx is cancelled: cancelling it would cut the connection
-	// at once, the close frame with it, and the client would see a reset instead of why.
-	<-wrote
+	// A write in flight ends before the socket does, so that the client gets the close
+	// frame after it rather than a reset.
+	c.writers.Wait()
+}
+
+// end unregisters a socket that was registered; its user goes offline with its last socket.
+func (c *socket) end() {
+	if c.h.remove(c) {
+		c.h.offline(c)
+	}
+	c.left()
 }
 
 // authFrame is what the client's first frame carries.
@@ -227,45 +266,6 @@ func (c *socket) wantsPresence(u *chat.PresenceOf) bool {
 	return false
 }
 
-// enqueue queues a frame without waiting. A socket whose queue is full cannot keep up: it
-// is closed, and its client reconnects and resyncs through the REST lists, rather than
-// slowing the delivery to everyone else or holding an unbounded backlog.
-func (c *socket) enqueue(frame []byte) {
-	select {
-	case c.out <- frame:
-	case <-c.done:
-	default:
-		go c.shutdown(statusTryAgainLater, "too slow: events were dropped, resync and reconnect")
-	}
-}
-
-// shutdown closes the socket once.
-func (c *socket) shutdown(code websocket.StatusCode, reason string) {
-	c.once.Do(func() {
-		close(c.done)
-		go c.ws.Close(code, reason)
-	})
-}
-
-func (c *socket) writer(ctx context.Context) {
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-ctx.Done():
-			return
-		case f := <-c.out:
-			wctx, cancel := context.WithTimeout(ctx, c.h.opt.WriteTimeout)
-			err := c.ws.Write(wctx, websocket.MessageText, f)
-			cancel()
-			if err != nil {
-				c.shutdown(statusPolicy, "write timed out")
-				return
-			}
-		}
-	}
-}
-
 // inFrame is a frame from the client after authentication.
 type inFrame struct {
 	Action        string          `json:"action"`
@@ -278,41 +278,71 @@ type inFrame struct {
 
 var pong = []byte(`{"action":"pong"}`)
 
-func (c *socket) reader(ctx context.Context) {
+// reader reads and handles the client's frames, one at a time, until the socket closes.
+// Its goroutine, which an idle socket keeps, only waits for the next frame: each frame is
+// read and handled on a goroutine that ends with it. The waiting one then never outgrows
+// the 2 KiB a goroutine starts with (a read grows a stack to 4 KiB at least, and the
+// runtime never shrinks it back below that).
+func (c *socket) reader() {
+	more := make(chan bool, 1)
 	for {
 		idle := time.AfterFunc(c.h.opt.IdleTimeout, func() { c.shutdown(statusPolicy, "no frame within the idle timeout") })
-		typ, data, err := c.ws.Read(ctx)
-		idle.Stop()
-		if err != nil {
-			if websocket.CloseStatus(err) == -1 {
-				c.shutdown(statusPolicy, truncateReason(err.Error()))
+		if !c.conn.await() {
+			// Nothing to wait on without a buffer (TLS, or not Linux): the read waits, here.
+			if !c.frame(idle) {
+				return
 			}
+			continue
+		}
+		go func() { more <- c.frame(idle) }()
+		if !<-more {
 			return
 		}
-		if !c.allow() {
-			c.shutdown(statusPolicy, "too many frames")
-			return
-		}
-		if typ != websocket.MessageText {
-			c.shutdown(statusUnsupported, "frames must be JSON text")
-			return
-		}
-		var f inFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.shutdown(statusInvalidPayload, "frames must be JSON objects")
-			return
-		}
-		switch {
-		case f.Action == "ping":
-			c.enqueue(pong)
-		case f.Type == "typing_indicator" || f.Type == "transient_message":
-			c.relay(ctx, f)
-		case f.Type == "receipts":
-			c.receipt(ctx, f)
-		}
-		// Other frames (the SDK's own presence announcements among them) are ignored: the
-		// server decides presence from the socket itself.
 	}
+}
+
+// frame reads and handles one frame from the client; it reports whether to read another.
+func (c *socket) frame(idle *time.Timer) bool {
+	defer func() {
+		// As net/http does for a handler, so that a bug in one socket does not stop the node.
+		if v := recover(); v != nil {
+			c.h.log.Error("socket panic", "app", c.app, "uid", c.uid, "panic", v, "stack", string(debug.Stack()))
+			c.shutdown(websocket.StatusInternalError, "internal error")
+		}
+	}()
+	ctx := context.Background()
+	typ, data, err := c.ws.Read(ctx)
+	idle.Stop()
+	if err != nil {
+		if websocket.CloseStatus(err) == -1 {
+			c.shutdown(statusPolicy, truncateReason(err.Error()))
+		}
+		return false
+	}
+	if !c.allow() {
+		c.shutdown(statusPolicy, "too many frames")
+		return false
+	}
+	if typ != websocket.MessageText {
+		c.shutdown(statusUnsupported, "frames must be JSON text")
+		return false
+	}
+	var f inFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.shutdown(statusInvalidPayload, "frames must be JSON objects")
+		return false
+	}
+	switch {
+	case f.Action == "ping":
+		c.enqueue(pong)
+	case f.Type == "typing_indicator" || f.Type == "transient_message":
+		c.relay(ctx, f)
+	case f.Type == "receipts":
+		c.receipt(ctx, f)
+	}
+	// Other frames (the SDK's own presence announcements among them) are ignored: the
+	// server decides presence from the socket itself.
+	return true
 }
 
 // allow spends one frame of the socket's budget (a token bucket).
@@ -368,27 +398,31 @@ func (c *socket) relay(ctx context.Context, f inFrame) {
 // messages need. A yes is remembered for 10 s, so a new block silences a typing user
 // within that.
 func (c *socket) reach(ctx context.Context, uid string) bool {
-	return remember(c.reaches, uid, 10*time.Second, func() (bool, error) { return c.h.svc.MayReach(ctx, c.app, c.uid, uid) })
+	return remember(&c.reaches, uid, 10*time.Second, func() (bool, error) { return c.h.svc.MayReach(ctx, c.app, c.uid, uid) })
 }
 
 // member reports whether the socket's user is a member of guid, remembered for a minute.
 func (c *socket) member(ctx context.Context, guid string) bool {
-	return remember(c.memberOf, guid, time.Minute, func() (bool, error) { return c.h.svc.IsMember(ctx, c.app, guid, c.uid) })
+	return remember(&c.memberOf, guid, time.Minute, func() (bool, error) { return c.h.svc.IsMember(ctx, c.app, guid, c.uid) })
 }
 
-// remember answers check for key, keeping a yes in seen for ttl (at most 1000 keys; the
-// reader goroutine alone uses seen). A no or an error is asked again next time.
-func remember(seen map[string]time.Time, key string, ttl time.Duration, check func() (bool, error)) bool {
-	if until, ok := seen[key]; ok && time.Now().Before(until) {
+// remember answers check for key, keeping a yes in seen for ttl (at most 1000 keys, made at
+// the first yes; a socket's frames are handled one at a time). A no or an error is asked
+// again next time.
+func remember(seen *map[string]time.Time, key string, ttl time.Duration, check func() (bool, error)) bool {
+	if until, ok := (*seen)[key]; ok && time.Now().Before(until) {
 		return true
 	}
 	if ok, err := check(); err != nil || !ok {
 		return false
 	}
-	if len(seen) > 1000 {
-		clear(seen)
+	if *seen == nil {
+		*seen = map[string]time.Time{}
 	}
-	seen[key] = time.Now().Add(ttl)
+	if len(*seen) > 1000 {
+		clear(*seen)
+	}
+	(*seen)[key] = time.Now().Add(ttl)
 	return true
 }
 

@@ -5,6 +5,9 @@
 // cross-node figure. Every run is bounded: it stops by itself.
 //
 //	go build -o /tmp/natter ./cmd/natter && go run ./bench/cmd/rtbench -natter /tmp/natter
+//
+// -only idle (or bare, fan-out, cross-node) runs one part; with -hold 1m and NATTER_DEBUG_ADDR
+// set, the idle sockets stay open for a minute after the figure, for natter's pprof.
 package main
 
 import (
@@ -36,42 +39,70 @@ func main() {
 	rounds := flag.Int("rounds", 30, "messages timed for the fan-out and the cross-node latency")
 	idle := flag.Int("idle", 10000, "idle sockets opened for the memory figure")
 	skipPG := flag.Bool("no-postgres", false, "skip the cross-node figure")
+	only := flag.String("only", "", "run one part alone: bare, fan-out, idle or cross-node")
+	hold := flag.Duration("hold", 0, "keep the idle sockets open this long after measuring, to profile natter (NATTER_DEBUG_ADDR)")
 	flag.Parse()
-	if *bin == "" {
+	if *bin == "" && *only != "bare" {
 		fmt.Fprintln(os.Stderr, "rtbench: -natter is required")
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	switch *only {
+	case "", "bare", "fan-out", "idle", "cross-node":
+	default:
+		fmt.Fprintf(os.Stderr, "rtbench: -only %q: want bare, fan-out, idle or cross-node\n", *only)
+		os.Exit(2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute+*hold)
 	defer cancel()
-	if err := run(ctx, *bin, *members, *rounds, *idle, *skipPG); err != nil {
+	p := parts{only: *only, members: *members, rounds: *rounds, idle: *idle, hold: *hold, skipPG: *skipPG}
+	if err := run(ctx, *bin, p); err != nil {
 		fmt.Fprintln(os.Stderr, "rtbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin string, members, rounds, idle int, skipPG bool) error {
+// parts is what a run measures.
+type parts struct {
+	only                  string // one part alone; all when empty
+	members, rounds, idle int
+	hold                  time.Duration
+	skipPG                bool
+}
+
+func (p parts) runs(part string) bool { return p.only == "" || p.only == part }
+
+func run(ctx context.Context, bin string, p parts) error {
 	tmp, err := os.MkdirTemp("", "rtbench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Printf("rtbench %s: %d members, %d rounds, %d idle sockets\n", time.Now().UTC().Format(time.RFC3339), members, rounds, idle)
+	members, rounds := p.members, p.rounds
+	fmt.Printf("rtbench %s: %d members, %d rounds, %d idle sockets\n", time.Now().UTC().Format(time.RFC3339), members, rounds, p.idle)
 
-	if err := bareFanOut(ctx, members, rounds); err != nil {
-		return err
+	if p.runs("bare") {
+		if err := bareFanOut(ctx, members, rounds); err != nil {
+			return err
+		}
 	}
-	node, err := startNode(ctx, bin, tmp, "sqlite:"+filepath.Join(tmp, "rt.db"), "a")
-	if err != nil {
-		return err
+	if p.runs("fan-out") || p.runs("idle") {
+		node, err := startNode(ctx, bin, tmp, "sqlite:"+filepath.Join(tmp, "rt.db"), "a")
+		if err != nil {
+			return err
+		}
+		defer node.stop()
+		if p.runs("fan-out") {
+			if err := fanOut(ctx, node, members, rounds); err != nil {
+				return err
+			}
+		}
+		if p.runs("idle") {
+			if err := idleCost(ctx, node, p.idle, p.hold); err != nil {
+				return err
+			}
+		}
 	}
-	defer node.stop()
-	if err := fanOut(ctx, node, members, rounds); err != nil {
-		return err
-	}
-	if err := idleCost(ctx, node, idle); err != nil {
-		return err
-	}
-	if skipPG {
+	if p.skipPG || !p.runs("cross-node") {
 		return nil
 	}
 	pg, err := pgserver.Start(pgserver.Options{})
@@ -309,7 +340,7 @@ func rss(pid int) int64 {
 }
 
 // idleCost opens count idle sockets (one user's devices) and reports natter's memory.
-func idleCost(ctx context.Context, n *node, count int) error {
+func idleCost(ctx context.Context, n *node, count int, hold time.Duration) error {
 	uids, jwts, err := n.users(ctx, "idle", 1)
 	if err != nil {
 		return err
@@ -323,19 +354,43 @@ func idleCost(ctx context.Context, n *node, count int) error {
 			s.ws.CloseNow()
 		}
 	}()
+	// Each socket pings once and waits for its pong, as the SDK does every 15 s: an idle
+	// socket has read and written a frame since it opened.
+	var pongs atomic.Int64
+	onPong := func(f []byte) {
+		if bytes.Contains(f, []byte(`"pong"`)) {
+			pongs.Add(1)
+		}
+	}
+	ping := []byte(`{"action":"ping","ack":"true"}`)
 	t0 := time.Now()
 	for i := range count {
-		s, err := n.open(ctx, uids[0], jwts[0], nil)
+		s, err := n.open(ctx, uids[0], jwts[0], onPong)
 		if err != nil {
 			return fmt.Errorf("socket %d: %w", i, err)
 		}
 		socks = append(socks, s)
+		if err := s.ws.Write(ctx, websocket.MessageText, ping); err != nil {
+			return fmt.Errorf("socket %d: ping: %w", i, err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); pongs.Load() < int64(count); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d pongs in 30 s", pongs.Load(), count)
+		}
 	}
 	opened := time.Since(t0)
 	runtimeGC()
 	after := rss(n.Cmd.Process.Pid)
-	fmt.Printf("idle: %d sockets opened in %s; natter RSS %d MiB → %d MiB: %.1f KiB per socket\n",
+	fmt.Printf("idle: %d sockets opened and pinged in %s; natter RSS %d MiB → %d MiB: %.1f KiB per socket\n",
 		count, opened.Round(time.Millisecond), before/1024, after/1024, float64(after-before)/float64(count))
+	if hold > 0 {
+		fmt.Printf("idle: holding the sockets open for %s\n", hold)
+		select {
+		case <-time.After(hold):
+		case <-ctx.Done():
+		}
+	}
 	return nil
 }
 

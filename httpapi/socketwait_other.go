@@ -1,0 +1,8 @@
+//go:build !linux
+
+package httpapi
+
+import "net"
+
+// readableWaiter is Linux's alone: elsewhere a read waits holding its buffer.
+func readableWaiter(net.Conn) func() error { return nil }
