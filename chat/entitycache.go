@@ -104,7 +104,8 @@ func (c *entityCache) apply(changes []Change) {
 				c.members.evict(key3(ch.App, ch.GUID, uid))
 			}
 		case ChangeSettings:
-			if ch.Subject == SettingRoles || ch.Subject == SettingApp {
+			switch ch.Subject {
+			case SettingRoles, SettingPermissions, SettingFeatures, SettingApp:
 				c.roles.evictKeysIf(inApp)
 			}
 			if ch.Subject == SettingApp { // an app deleted takes everything of it along

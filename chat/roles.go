@@ -193,7 +193,7 @@ func (s *Service) Role(ctx context.Context, p Principal, role string) (Role, err
 	if !ok {
 		return Role{}, errRoleNotFound("")
 	}
-	r, err := s.store.Role(ctx, p.App.ID, id)
+	r, err := s.cachedRole(ctx, p.App.ID, id)
 	if errors.Is(err, ErrNotFound) {
 		return Role{}, errRoleNotFound(id)
 	}
