@@ -293,6 +293,9 @@ type ChangeLog interface {
 	// live says whether this node follows the log: false when its listening connection
 	// drops, true once it is back and has read what committed meanwhile.
 	FollowChanges(ctx context.Context, apply func([]Change), behind func(), live func(bool)) error
+	// Node is this process's id on the log; empty when the store keeps none (SQLite: one
+	// node, whose changes never leave it).
+	Node() string
 }
 
 // FollowChanges applies the changes other nodes commit to this node's listeners until ctx

@@ -60,6 +60,16 @@ func (c *entityCache) apply(changes []Change) {
 		inApp := func(k string) bool { return strings.HasPrefix(k, app) }
 		switch ch.Kind {
 		case ChangeUser:
+			if ch.App == "" { // users of any app (presence that expired)
+				c.users.evictKeysIf(func(string) bool { return true })
+				continue
+			}
+			if ch.Subject == PresenceSubject {
+				for _, uid := range ch.UIDs {
+					c.users.evict(key2(ch.App, uid))
+				}
+				continue
+			}
 			// A user deleted for good also leaves its groups and blocks: every entry of
 			// the app naming one of the users goes.
 			names := map[string]bool{}

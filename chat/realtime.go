@@ -259,8 +259,57 @@ func (s *Service) GroupMemberUIDs(ctx context.Context, appID, guid string, among
 	return s.store.MemberUIDs(ctx, appID, guid, among)
 }
 
-// Presence is the presence side of the store, for the socket hub.
-func (s *Service) Presence() RealtimeStore { return s.store }
+// Presence is the presence side of the store, for the socket hub. A presence write changes
+// users (status, lastActiveAt), so it announces them on the feed as any user change does.
+func (s *Service) Presence() RealtimeStore { return presence{s} }
+
+// presenceChange is a change of the users' presence alone (Subject PresenceSubject).
+func presenceChange(app string, uids ...string) *Change {
+	return &Change{Kind: ChangeUser, App: app, UIDs: uids, Subject: PresenceSubject}
+}
+
+// PresenceSubject marks a ChangeUser that changed nothing but presence (status,
+// lastActiveAt): what a user's memberships and blocks are stays as it was.
+const PresenceSubject = "presence"
+
+// presence is the store's RealtimeStore whose writes announce their changes.
+type presence struct{ s *Service }
+
+func (p presence) MemberUIDs(ctx context.Context, appID, guid string, among []string) ([]string, error) {
+	return p.s.store.MemberUIDs(ctx, appID, guid, among)
+}
+
+func (p presence) SigningSecret(ctx context.Context) ([]byte, error) {
+	return p.s.store.SigningSecret(ctx)
+}
+
+// SetOnline announces the users it was asked about: which of them changed is known only
+// once the store has logged the change.
+func (p presence) SetOnline(ctx context.Context, appID, node string, uids []string, now, expiresAt int64) (changed []string, err error) {
+	err = p.s.write(ctx, func(ctx context.Context) error {
+		changed, err = p.s.store.SetOnline(ctx, appID, node, uids, now, expiresAt)
+		return err
+	}, presenceChange(appID, uids...))
+	return changed, err
+}
+
+func (p presence) SetOffline(ctx context.Context, appID, node string, uids []string, now int64) (changed []string, err error) {
+	err = p.s.write(ctx, func(ctx context.Context) error {
+		changed, err = p.s.store.SetOffline(ctx, appID, node, uids, now)
+		return err
+	}, presenceChange(appID, uids...))
+	return changed, err
+}
+
+// ExpirePresence announces a change of users of every app (App empty): what expired is
+// known only afterwards, and it is rare (a node that died).
+func (p presence) ExpirePresence(ctx context.Context, now int64) (gone map[string][]string, err error) {
+	err = p.s.write(ctx, func(ctx context.Context) error {
+		gone, err = p.s.store.ExpirePresence(ctx, now)
+		return err
+	}, presenceChange(""))
+	return gone, err
+}
 
 // Now is the service's clock in seconds.
 func (s *Service) Now() int64 { return s.now() }

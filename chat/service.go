@@ -91,8 +91,8 @@ func New(store Store, cfg Config) *Service {
 	s := &Service{store: store, cfg: cfg, keys: newKeyCache(cfg.KeyCacheTTL, time.Now), rollup: newRollup(cfg.Now)}
 	// One node (SQLite) hears every change as it commits; on PostgreSQL the cache waits
 	// for FollowChanges to be following the other nodes' changes.
-	_, shared := store.(ChangeLog)
-	s.entities = newEntityCache(time.Now, !shared)
+	log, shared := store.(ChangeLog)
+	s.entities = newEntityCache(time.Now, !shared || log.Node() == "")
 	s.Subscribe(s.entities.apply)
 	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
 		s.limits = newLimiter(cfg, store)
