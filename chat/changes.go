@@ -147,6 +147,7 @@ func withChanges(ctx context.Context, cs *Changes) context.Context {
 // WithChanges is withChanges for storage that is driven without the service (its tests):
 // the store logs cs's changes with the write ctx is passed to.
 func WithChanges(ctx context.Context, cs *Changes) context.Context { return withChanges(ctx, cs) }
+
 // writeCtx is the context of one write's storage call: ctx with the write's changes, which
 // the store logs (LoggedChanges) and the service announces after it. One allocation holds
 // the context, the collector and, for a write of one change (a send, a reaction), that
