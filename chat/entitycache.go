@@ -141,74 +141,45 @@ func (c *ttlCache[V]) evictKeysIf(drop func(k string) bool) {
 	c.mu.Unlock()
 }
 
+// readThrough serves k from tc while the cache is live, and otherwise, or on a miss, reads
+// it; a read that raced an eviction is not kept (ttlCache.put).
+func readThrough[V any](c *entityCache, tc *ttlCache[V], k string, read func() (V, error)) (V, error) {
+	if !c.live.Load() {
+		return read()
+	}
+	if v, ok := tc.get(k); ok {
+		return v, nil
+	}
+	gen := tc.generation()
+	v, err := read()
+	if err == nil {
+		tc.put(k, v, gen)
+	}
+	return v, err
+}
+
 // cachedUser is store.User through the cache.
 func (s *Service) cachedUser(ctx context.Context, appID, uid string) (User, error) {
-	c := s.entities
-	if !c.live.Load() {
-		return s.store.User(ctx, appID, uid)
-	}
-	k := key2(appID, uid)
-	if u, ok := c.users.get(k); ok {
-		return u, nil
-	}
-	gen := c.users.generation()
-	u, err := s.store.User(ctx, appID, uid)
-	if err == nil {
-		c.users.put(k, u, gen)
-	}
-	return u, err
+	return readThrough(s.entities, s.entities.users, key2(appID, uid), func() (User, error) { return s.store.User(ctx, appID, uid) })
 }
 
 // cachedBlocks is store.Blocks through the cache.
 func (s *Service) cachedBlocks(ctx context.Context, appID, a, b string) (aBlockedB, bBlockedA bool, err error) {
-	c := s.entities
-	if !c.live.Load() {
-		return s.store.Blocks(ctx, appID, a, b)
-	}
-	k := key3(appID, a, b)
-	if v, ok := c.blocks.get(k); ok {
-		return v[0], v[1], nil
-	}
-	gen := c.blocks.generation()
-	aBlockedB, bBlockedA, err = s.store.Blocks(ctx, appID, a, b)
-	if err == nil {
-		c.blocks.put(k, [2]bool{aBlockedB, bBlockedA}, gen)
-	}
-	return aBlockedB, bBlockedA, err
+	v, err := readThrough(s.entities, s.entities.blocks, key3(appID, a, b), func() ([2]bool, error) {
+		ab, ba, err := s.store.Blocks(ctx, appID, a, b)
+		return [2]bool{ab, ba}, err
+	})
+	return v[0], v[1], err
 }
 
 // cachedMembership is store.Membership through the cache.
 func (s *Service) cachedMembership(ctx context.Context, appID, guid, uid string) (Membership, error) {
-	c := s.entities
-	if !c.live.Load() {
+	return readThrough(s.entities, s.entities.members, key3(appID, guid, uid), func() (Membership, error) {
 		return s.store.Membership(ctx, appID, guid, uid)
-	}
-	k := key3(appID, guid, uid)
-	if m, ok := c.members.get(k); ok {
-		return m, nil
-	}
-	gen := c.members.generation()
-	m, err := s.store.Membership(ctx, appID, guid, uid)
-	if err == nil {
-		c.members.put(k, m, gen)
-	}
-	return m, err
+	})
 }
 
 // cachedRole is store.Role through the cache.
 func (s *Service) cachedRole(ctx context.Context, appID, role string) (Role, error) {
-	c := s.entities
-	if !c.live.Load() {
-		return s.store.Role(ctx, appID, role)
-	}
-	k := key2(appID, role)
-	if r, ok := c.roles.get(k); ok {
-		return r, nil
-	}
-	gen := c.roles.generation()
-	r, err := s.store.Role(ctx, appID, role)
-	if err == nil {
-		c.roles.put(k, r, gen)
-	}
-	return r, err
+	return readThrough(s.entities, s.entities.roles, key2(appID, role), func() (Role, error) { return s.store.Role(ctx, appID, role) })
 }

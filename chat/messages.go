@@ -589,6 +589,18 @@ type MessageTx interface {
 	SetMentions(m *Message) error
 }
 
+// recordAction announces the action message that records an edit or a deletion of m, with
+// the webhook event of trigger when event says the app subscribes to it.
+func (s *Service) recordAction(tx Tx, cs *Changes, action, m *Message, trigger string, event bool) error {
+	c := messageChange(action, 0)
+	cs.Add(c)
+	if !event {
+		return nil
+	}
+	c.Work = WorkWebhook
+	return tx.InsertOutbox(s.actionEvent(trigger, action, m))
+}
+
 // SystemUID is the actor of actions taken by the app itself rather than a user.
 const SystemUID = "app_system"
 
@@ -648,13 +660,7 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 		action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 		target.MarkMentioned(p.Actor)
 		action.Target = &target
-		c := messageChange(action, 0)
-		cs.Add(c)
-		if !event {
-			return nil
-		}
-		c.Work = WorkWebhook
-		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
+		return s.recordAction(tx, cs, action, &m, TriggerMessageDeleted, event)
 	})
 	if ErrorCode(err) != "" {
 		return Message{}, err
@@ -780,13 +786,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 		action.ReceiverEntity, action.ReceiverGroup = target.ReceiverEntity, target.ReceiverGroup
 		target.MarkMentioned(p.Actor)
 		action.Target = &target
-		c := messageChange(action, 0)
-		cs.Add(c)
-		if !event {
-			return nil
-		}
-		c.Work = WorkWebhook
-		return tx.InsertOutbox(s.actionEvent(TriggerMessageEdited, action, &m))
+		return s.recordAction(tx, cs, action, &m, TriggerMessageEdited, event)
 	})
 	if ErrorCode(err) != "" {
 		return Message{}, err

@@ -192,13 +192,7 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 		target := m
 		target.DeletedAt, target.DeletedBy = now, SystemUID
 		action.Target = &target
-		deletion := messageChange(action, 0)
-		cs.Add(deletion)
-		if !deleted {
-			return nil
-		}
-		deletion.Work = WorkWebhook
-		return tx.InsertOutbox(s.actionEvent(TriggerMessageDeleted, action, &m))
+		return s.recordAction(tx, cs, action, &m, TriggerMessageDeleted, deleted)
 	})
 	if err != nil {
 		return modErr("review flagged message", err)
