@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // AI agents (docs/agents.md): the hosted BYO agents' shapes, with natter's additions
@@ -184,7 +185,7 @@ func (h *Hub) Typing(ctx context.Context, appID string, from chat.User, receiver
 		action = "started"
 	}
 	body := map[string]any{"action": action, "receiver": receiver, "receiverType": receiverType,
-		"user": json.RawMessage(appendUser(nil, from.Entity(), ""))}
+		"user": json.RawMessage(wire.AppendUser(nil, from.Entity(), ""))}
 	e := chat.Event{App: appID, Except: from.UID}
 	if receiverType == chat.ReceiverGroup {
 		e.Group = receiver

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // Data import (docs/import.md): the hosted service's bodies, {"users": {"<uid>": {…}, …}}
@@ -73,8 +74,8 @@ type importKind[In, Out any] struct {
 }
 
 var (
-	userImports   = importKind[chat.UserImport, chat.User]{usersIn, (*chat.Service).ImportUsers, func(u chat.User) any { return userOut(u) }}
-	groupImports  = importKind[chat.GroupImport, chat.Group]{groupsIn, (*chat.Service).ImportGroups, func(g chat.Group) any { return groupOut(g) }}
+	userImports   = importKind[chat.UserImport, chat.User]{usersIn, (*chat.Service).ImportUsers, func(u chat.User) any { return wire.UserOut(u) }}
+	groupImports  = importKind[chat.GroupImport, chat.Group]{groupsIn, (*chat.Service).ImportGroups, func(g chat.Group) any { return wire.GroupOut(g) }}
 	memberImports = importKind[chat.MemberImport, chat.ImportedMember]{membersIn, (*chat.Service).ImportMembers,
 		func(m chat.ImportedMember) any {
 			return importedMemberJSON{GUID: m.GUID, UID: m.UID, Scope: m.Scope, IsBanned: m.IsBanned, JoinedAt: m.JoinedAt}
@@ -82,7 +83,7 @@ var (
 	messageImports = importKind[chat.MessageImport, chat.Message]{messagesIn, (*chat.Service).ImportMessages,
 		func(m chat.Message) any {
 			return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
-				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: appendData(nil, m),
+				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: wire.AppendData(nil, m),
 				SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, UpdatedAt: m.UpdatedAt, Tags: m.Tags}
 		}}
 )
@@ -205,10 +206,10 @@ func decodeItem(raw json.RawMessage, v any) error {
 
 // importItemJSON is one item's answer.
 type importItemJSON struct {
-	Success bool       `json:"success"`
-	Skipped bool       `json:"skipped,omitempty"`
-	Data    any        `json:"data,omitempty"`
-	Error   *errorJSON `json:"error,omitempty"`
+	Success bool              `json:"success"`
+	Skipped bool              `json:"skipped,omitempty"`
+	Data    any               `json:"data,omitempty"`
+	Error   *wire.ErrorObject `json:"error,omitempty"`
 }
 
 // writeImport answers every key once, in request order, with its first item's result.
@@ -229,7 +230,7 @@ func writeImport[T any](w http.ResponseWriter, r *http.Request, res []chat.Impor
 		b.WriteByte(':')
 		item := importItemJSON{Success: x.Err == nil, Skipped: x.Skipped}
 		if x.Err != nil {
-			e := errorOut(x.Err)
+			e := wire.ErrorOut(x.Err)
 			item.Error = &e
 		} else {
 			item.Data = out(x.Value)

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The socket speaks the frames of CometChat's JavaScript SDK (docs/realtime.md): one JSON
@@ -213,7 +214,7 @@ func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 		if errors.As(err, &ce) {
 			msg = ce.Message
 			if ce.Code.Kind() != chat.KindUnauthenticated && ce.Code.Kind() != chat.KindNotFound {
-				code = strconv.Itoa(StatusOf(ce.Code))
+				code = strconv.Itoa(wire.StatusOf(ce.Code))
 			}
 		}
 		resp, _ := json.Marshal(map[string]any{"appId": f.AppID, "type": "auth", "sender": f.Sender, "deviceId": f.DeviceID,
@@ -229,7 +230,7 @@ func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 	if c.deviceID == "" {
 		c.deviceID = f.Body.DeviceID
 	}
-	c.user, _ = json.Marshal(userOut(u))
+	c.user, _ = json.Marshal(wire.UserOut(u))
 	c.presence = strings.ToUpper(f.Body.Presence)
 	if c.presence == "ROLES" {
 		c.roles = map[string]bool{}

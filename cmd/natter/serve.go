@@ -150,7 +150,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() {
 		defer close(webhooksDone)
 		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor, Retention: c.WebhookRetention,
-			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
+			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	// Notification workers: every node expands the notification events and sends, through leases.
@@ -158,7 +158,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	notifyDone := make(chan struct{})
 	go func() {
 		defer close(notifyDone)
-		notify.NewWorker(svc, notify.WorkerConfig{Retention: c.NotificationLogRetention, Data: httpapi.WebhookData, Logger: log,
+		notify.NewWorker(svc, notify.WorkerConfig{Retention: c.NotificationLogRetention, Logger: log,
 			Client: notify.ClientConfig{AllowPrivate: c.WebhookAllowPrivate, Endpoints: c.NotifyEndpoints}}).Run(nctx)
 	}()
 	defer func() { stopNotify(); <-notifyDone }()
