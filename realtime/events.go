@@ -1,9 +1,8 @@
-package httpapi
+package realtime
 
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 
 	"github.com/natter-chat/natter/chat"
@@ -15,7 +14,7 @@ import (
 // that commits nothing (presence, typing).
 
 // frame encodes an event frame: the envelope {appId, receiver, receiverType, deviceId, type,
-// sender, body}, by hand as messages are (encode.go); a body that is not already JSON is
+// sender, body}, by hand as messages are (wire/encode.go); a body that is not already JSON is
 // marshalled.
 func (h *Hub) frame(app, receiver, receiverType, deviceID, typ, sender string, body any) json.RawMessage {
 	raw, ok := body.(json.RawMessage)
@@ -42,16 +41,6 @@ func (h *Hub) frame(app, receiver, receiverType, deviceID, typ, sender string, b
 	b = append(b, `,"body":`...)
 	b = append(b, raw...)
 	return append(b, '}')
-}
-
-// deviceID is the request's client session (the SDK's resource header): its own socket
-// drops the event, having the answer already.
-func deviceID(r *http.Request) string {
-	d := r.Header.Get("resource")
-	if len(d) > 200 {
-		return ""
-	}
-	return d
 }
 
 // audience is who gets events about a message: both users of a one-to-one conversation, or
@@ -196,4 +185,23 @@ func (h *Hub) friendsOf(ctx context.Context, p chat.Principal) map[string]bool {
 		out[u] = true
 	}
 	return out
+}
+
+// Typing tells an agent's conversation that its bot started or stopped typing: a typing
+// indicator from the bot, as a client's socket relays one (chat.Typist).
+func (h *Hub) Typing(ctx context.Context, appID string, from chat.User, receiverType, receiver string, started bool) {
+	action := "ended"
+	if started {
+		action = "started"
+	}
+	body := map[string]any{"action": action, "receiver": receiver, "receiverType": receiverType,
+		"user": json.RawMessage(wire.AppendUser(nil, from.Entity(), ""))}
+	e := chat.Event{App: appID, Except: from.UID}
+	if receiverType == chat.ReceiverGroup {
+		e.Group = receiver
+	} else {
+		e.Users = []string{receiver}
+	}
+	e.Frame = h.frame(appID, receiver, receiverType, "", "typing_indicator", from.UID, body)
+	h.Publish(ctx, e)
 }
