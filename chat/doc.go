@@ -1,7 +1,8 @@
 // Package chat is natter's core: every rule of the hosted service's REST API v3 that natter
 // serves, decided once, with no HTTP and no SQL driver in it. httpapi, the console, the
-// workers (webhook, notify, agent) and the command line call its Service; sqlstore
-// implements the storage interfaces it declares.
+// socket hub (realtime), the workers (webhook, notify, agent) and the command line call its
+// Service; sqlstore implements the storage interfaces it declares. Its values become the
+// API's JSON in package wire, and the hosted data-import items decode in package dataimport.
 //
 // # How a request runs
 //
@@ -41,7 +42,8 @@
 //     mutes, providers, push tokens, and the delivery pipeline: notifdelivery.go,
 //     notifexpand.go, notifyrules.go, notiftext.go, notifsource.go)
 //   - AI agents: agents.go (agents and their jobs), agentcalls.go (what the agent workers do)
-//   - real time: realtime.go (events and presence as sockets see them)
+//   - real time: realtime.go (events and presence as sockets see them; the hub that serves
+//     them is package realtime)
 //   - data import: dataimport.go, importmembers.go, importmessages.go
 //   - usage: stats.go, stats_rollup.go; rate limits: ratelimit.go
 //   - the change feed: changes.go (Change, Subscribe, s.write and s.transact)
@@ -53,7 +55,8 @@
 // (a table-driven unit test where it decides something); the storage method on that file's
 // interface, implemented in sqlstore/<aggregate>.go for both engines (and a migration under
 // sqlstore/migrations/{sqlite,postgres}/ if it needs a table); its handler and wire types in
-// httpapi/<aggregate>.go and its route in httpapi/routes.go; api/paths/<aggregate>.yaml
+// httpapi/<aggregate>.go (a response shape other packages render too — a socket frame, a
+// webhook's data — in wire/<aggregate>.go) and its route in httpapi/routes.go; api/paths/<aggregate>.yaml
 // (then go run ./api/bundle); client/<aggregate>.go; an end-to-end test on SQLite and
 // PostgreSQL with a table of refusals (httpapi/<aggregate>_e2e_test.go); and its row in the
 // README's feature table. Its Service method writes through s.write (one storage call) or

@@ -297,8 +297,7 @@ func TestBrowser(t *testing.T) {
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
-		webhook.New(e.svc, webhook.Config{Workers: 2, AllowPrivate: true, Poll: 50 * time.Millisecond, Backoff: 100 * time.Millisecond,
-			Data: func(chat.Subject) []byte { return []byte(`{}`) }}).Run(wctx)
+		webhook.New(e.svc, webhook.Config{Workers: 2, AllowPrivate: true, Poll: 50 * time.Millisecond, Backoff: 100 * time.Millisecond}).Run(wctx)
 	}()
 	defer func() { stopWorkers(); <-workersDone }()
 	var secret, secret2, dlog string

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 
@@ -174,23 +173,4 @@ func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request, p chat.Prin
 	uid, _ := chat.NormalizeID(r.PathValue("uid"))
 	writeData(w, r, success{true, "The agent " + uid + " has been deleted successfully."}, nil)
 	return nil
-}
-
-// Typing tells an agent's conversation that its bot started or stopped typing: a typing
-// indicator from the bot, as a client's socket relays one (chat.Typist).
-func (h *Hub) Typing(ctx context.Context, appID string, from chat.User, receiverType, receiver string, started bool) {
-	action := "ended"
-	if started {
-		action = "started"
-	}
-	body := map[string]any{"action": action, "receiver": receiver, "receiverType": receiverType,
-		"user": json.RawMessage(appendUser(nil, from.Entity(), ""))}
-	e := chat.Event{App: appID, Except: from.UID}
-	if receiverType == chat.ReceiverGroup {
-		e.Group = receiver
-	} else {
-		e.Users = []string{receiver}
-	}
-	e.Frame = h.frame(appID, receiver, receiverType, "", "typing_indicator", from.UID, body)
-	h.Publish(ctx, e)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // agentBackends is backends with agentEnv.
@@ -33,7 +34,7 @@ func agentBackends(t *testing.T, f func(t *testing.T, e *env)) {
 // agentEnv is an env whose server calls loopback agents, with this node's agent workers
 // running on short timeouts: an agent's timeoutSeconds counts units of 100 ms here.
 func agentEnv(t *testing.T, backend string) *env {
-	e := newEnvHub(t, backend, chat.Config{WebhookAllowPrivate: true}, httpapi.Options{}, &httpapi.HubOptions{})
+	e := newEnvHub(t, backend, chat.Config{WebhookAllowPrivate: true}, httpapi.Options{}, &realtime.HubOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	w := agent.New(e.svc, agent.Config{AllowPrivate: true, Poll: 50 * time.Millisecond, Backoff: 20 * time.Millisecond,
 		Throttle: 40 * time.Millisecond, TimeoutUnit: 100 * time.Millisecond, StreamDeadline: 10 * time.Second, TypingEvery: time.Second})

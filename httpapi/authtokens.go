@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // authTokenJSON is the auth token shape. authToken is the full token where the caller holds
@@ -21,7 +22,7 @@ type authTokenJSON struct {
 
 func authTokenOut(t chat.AuthToken, shown string) authTokenJSON {
 	return authTokenJSON{UID: t.UID, AuthToken: shown, CreatedAt: t.CreatedAt, Platform: t.Platform, UserAgent: t.UserAgent,
-		AppInfo: storedObject(t.AppInfo)}
+		AppInfo: wire.StoredObject(t.AppInfo)}
 }
 
 // createAuthTokenRequest is what POST /users/{uid}/auth_tokens reads: force, and what the

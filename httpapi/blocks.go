@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The block routes are an app's, /users/{uid}/blockedusers with its fullAccess key, and a
@@ -75,9 +76,9 @@ func (s *Server) listBlocked(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	owner := blocksOwner(r, p)
-	out := make([]userJSON, len(users))
+	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = userOut(u)
+		out[i] = wire.UserOut(u)
 		out[i].ConversationID = chat.ConversationID(owner, u.UID)
 	}
 	c := f.Cursor(users)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // conversationJSON is the hosted service's conversation, keys in its examples' order; the
@@ -33,13 +34,13 @@ func conversationOut(c chat.Conversation, viewer string) conversationJSON {
 		out.LastReadMessageID = strconv.FormatInt(c.LastRead, 10)
 	}
 	if c.Last != nil {
-		out.LastMessage = appendMessage(nil, *c.Last)
+		out.LastMessage = wire.AppendMessage(nil, *c.Last)
 	}
 	switch {
 	case c.Group != nil:
-		out.ConversationWith = groupOut(*c.Group)
+		out.ConversationWith = wire.GroupOut(*c.Group)
 	case c.With != nil:
-		u := userOut(*c.With)
+		u := wire.UserOut(*c.With)
 		if viewer != "" {
 			u.ConversationID = c.ID
 		}

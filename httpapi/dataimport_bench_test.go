@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/dataimport"
 	"github.com/natter-chat/natter/internal/pgtest"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
 // BenchmarkImportMessages measures one data import batch of 1,000 one-to-one and group
-// messages (httpapi.RunImport, what natter import --database and the endpoint both run),
+// messages (dataimport.Run, what natter import --database and the endpoint both run),
 // without HTTP, on SQLite and PostgreSQL; ns/op is per batch, and items/s is reported:
 //
 //	go test ./httpapi -run '^$' -bench ImportMessages -cpuprofile cpu.prof
@@ -39,32 +39,32 @@ func benchImport(b *testing.B, dbURL string) {
 		b.Fatal(err)
 	}
 	const users = 1000
-	var batch []httpapi.ImportItem
+	var batch []dataimport.Item
 	for i := range users {
-		batch = append(batch, httpapi.ImportItem{Key: fmt.Sprintf("u%d", i), Raw: json.RawMessage(fmt.Sprintf(`{"name":"User %d"}`, i))})
+		batch = append(batch, dataimport.Item{Key: fmt.Sprintf("u%d", i), Raw: json.RawMessage(fmt.Sprintf(`{"name":"User %d"}`, i))})
 	}
 	batch = append(batch[:0:0], batch...)
-	if _, err := httpapi.RunImport(ctx, svc, p, "users", batch); err != nil {
+	if _, err := dataimport.Run(ctx, svc, p, "users", batch); err != nil {
 		b.Fatal(err)
 	}
-	groups := []httpapi.ImportItem{{Key: "g", Raw: json.RawMessage(`{"name":"G","type":"public"}`)}}
-	if _, err := httpapi.RunImport(ctx, svc, p, "groups", groups); err != nil {
+	groups := []dataimport.Item{{Key: "g", Raw: json.RawMessage(`{"name":"G","type":"public"}`)}}
+	if _, err := dataimport.Run(ctx, svc, p, "groups", groups); err != nil {
 		b.Fatal(err)
 	}
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
-		msgs := make([]httpapi.ImportItem, chat.MaxImportItems)
+		msgs := make([]dataimport.Item, chat.MaxImportItems)
 		for j := range msgs {
 			n++
 			to := fmt.Sprintf(`"receiverType":"user","receiver":"u%d"`, (n+1+n%7)%users)
 			if n%3 == 0 {
 				to = `"receiverType":"group","receiver":"g"`
 			}
-			msgs[j] = httpapi.ImportItem{Key: fmt.Sprintf("m%d", n), Raw: json.RawMessage(fmt.Sprintf(
+			msgs[j] = dataimport.Item{Key: fmt.Sprintf("m%d", n), Raw: json.RawMessage(fmt.Sprintf(
 				`{"sender":"u%d",%s,"data":{"text":"message %d"},"sentAt":%d,"readAt":%d}`, n%users, to, n, 1_600_000_000+n, 1_600_000_000+n))}
 		}
-		res, err := httpapi.RunImport(ctx, svc, p, "messages", msgs)
+		res, err := dataimport.Run(ctx, svc, p, "messages", msgs)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/dataimport"
 )
 
 // importItem is one item's answer of a data import.
@@ -233,7 +233,7 @@ func TestDataImportRefusals(t *testing.T) {
 			{"wrapper not an object", "messages", `{"messages": []}`, "", 400, "ERR_BAD_REQUEST"},
 			{"empty", "groups", `{"groups": {}}`, "", 400, "ERR_BAD_REQUEST"},
 			{"oversized batch", "users", `{"users": {` + items(chat.MaxImportItems+1) + `}}`, "", 400, "ERR_BAD_REQUEST"},
-			{"oversized body", "users", `{"users": {"a": {"name": "` + strings.Repeat("x", httpapi.ImportMaxBodyBytes) + `"}}}`, "", 413, "ERR_BAD_REQUEST"},
+			{"oversized body", "users", `{"users": {"a": {"name": "` + strings.Repeat("x", dataimport.MaxBodyBytes) + `"}}}`, "", 413, "ERR_BAD_REQUEST"},
 			{"authOnly key", "users", `{"users": {"zed": {"name": "Zed"}}}`, e.authKey, 403, "AUTH_ERR_NO_ACCESS"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

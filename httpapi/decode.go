@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // decodeJSON reads the request body into v. An empty body decodes as {}, so that required
@@ -35,40 +36,12 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return wire.JSONError(err)
 	}
 	if dec.More() {
 		return chat.Errorf(chat.CodeBadRequest, "The request body must be a single JSON object.")
 	}
 	return nil
-}
-
-func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		field := te.Field
-		if field == "" {
-			return chat.Errorf(chat.CodeBadRequest, "The request body must be a JSON object.")
-		}
-		return chat.InvalidField(field, fmt.Sprintf("The %s field must be of type %s.", field, jsonType(te.Type.Kind().String())))
-	}
-	return &chat.Error{Code: chat.CodeBadRequest, Message: "The request body is not valid JSON.", Err: err}
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "string"
-	case "slice", "array":
-		return "array"
-	case "bool":
-		return "boolean"
-	case "map", "struct":
-		return "object"
-	case "int", "int64", "float64":
-		return "number"
-	}
-	return kind
 }
 
 // query reads typed query parameters, collecting failures as field details. It reads only

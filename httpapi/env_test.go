@@ -26,6 +26,7 @@ import (
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/internal/contract"
 	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/realtime"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
@@ -76,9 +77,9 @@ type env struct {
 	authKey string // authOnly key
 	c       *client.Client
 	auth    *client.Client
-	http    *http.Client // validates every response against api/openapi.yaml
-	raw     *sql.DB      // for asserting what is (not) written
-	hub     *httpapi.Hub // with a hub (newEnvHub), else nil
+	http    *http.Client  // validates every response against api/openapi.yaml
+	raw     *sql.DB       // for asserting what is (not) written
+	hub     *realtime.Hub // with a hub (newEnvHub), else nil
 }
 
 var (
@@ -120,7 +121,7 @@ func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Optio
 }
 
 // newEnvHub is newEnvWith with real time when hubOpt is not nil.
-func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options, hubOpt *httpapi.HubOptions) *env {
+func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options, hubOpt *realtime.HubOptions) *env {
 	t.Helper()
 	opt.Domain = testDomain
 	var dbURL string
@@ -146,10 +147,10 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	}
 	svc := chat.New(db, cfg)
 	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
-	var hub *httpapi.Hub
+	var hub *realtime.Hub
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
-		hub = httpapi.NewHub(svc, bus, *hubOpt, nil)
+		hub = realtime.NewHub(svc, bus, *hubOpt, nil)
 		svc.SetTypist(hub)
 		opt.Hub = hub
 		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // friendResultJSON is one uid's outcome of an add: success with the hosted service's
@@ -55,9 +56,9 @@ func (s *Server) listFriends(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	owner, _ := chat.NormalizeID(r.PathValue("uid"))
-	out := make([]userJSON, len(users))
+	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = userOut(u)
+		out[i] = wire.UserOut(u)
 		out[i].ConversationID = chat.ConversationID(owner, u.UID) // the friend's conversation with uid, as the hosted examples show it
 	}
 	c := f.Cursor(users)

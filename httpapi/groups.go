@@ -5,44 +5,8 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
-
-// groupJSON is the group shape of the hosted service, keys in its examples' order; scope,
-// joinedAt and hasJoined are the acting user's, present when the request names one.
-type groupJSON struct {
-	GUID           string          `json:"guid"`
-	Name           string          `json:"name"`
-	Description    string          `json:"description,omitempty"`
-	Icon           string          `json:"icon,omitempty"`
-	Type           string          `json:"type"`
-	Metadata       json.RawMessage `json:"metadata,omitempty"`
-	Scope          string          `json:"scope,omitempty"`
-	MembersCount   int64           `json:"membersCount"`
-	JoinedAt       int64           `json:"joinedAt,omitempty"`
-	ConversationID string          `json:"conversationId"`
-	HasJoined      *bool           `json:"hasJoined,omitempty"`
-	CreatedAt      int64           `json:"createdAt"`
-	Owner          string          `json:"owner,omitempty"`
-	UpdatedAt      int64           `json:"updatedAt,omitempty"`
-	UpdatedBy      string          `json:"updatedBy,omitempty"`
-	Tags           []string        `json:"tags,omitempty"`
-	// Members are a create's per-member results, when it named members.
-	Members json.RawMessage `json:"members,omitempty"`
-}
-
-func groupOut(g chat.Group) groupJSON {
-	out := groupJSON{GUID: g.GUID, Name: g.Name, Description: g.Description, Icon: g.Icon, Type: g.Type,
-		Metadata: storedObject(g.Metadata), MembersCount: g.MembersCount, ConversationID: chat.GroupConversationID(g.GUID),
-		CreatedAt: g.CreatedAt, Owner: g.Owner, UpdatedAt: g.UpdatedAt, UpdatedBy: g.UpdatedBy, Tags: g.Tags}
-	if g.Viewer != nil {
-		joined := g.Viewer.Joined()
-		out.HasJoined = &joined
-		if joined {
-			out.Scope, out.JoinedAt = g.Viewer.Scope, g.Viewer.JoinedAt
-		}
-	}
-	return out
-}
 
 type memberListsJSON struct {
 	Admins       []string `json:"admins"`
@@ -82,7 +46,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err != nil {
 		return err
 	}
-	out := groupOut(g)
+	out := wire.GroupOut(g)
 	if req.Members != nil {
 		out.Members = appendMemberResults(nil, results)
 	}
@@ -95,7 +59,7 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, p chat.Princip
 	if err != nil {
 		return err
 	}
-	writeData(w, r, groupOut(g), nil)
+	writeData(w, r, wire.GroupOut(g), nil)
 	return nil
 }
 
@@ -122,7 +86,7 @@ func (s *Server) updateGroup(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err != nil {
 		return err
 	}
-	writeData(w, r, groupOut(g), nil)
+	writeData(w, r, wire.GroupOut(g), nil)
 	return nil
 }
 
@@ -137,7 +101,7 @@ func (s *Server) transferGroup(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err != nil {
 		return err
 	}
-	writeData(w, r, groupOut(g), nil)
+	writeData(w, r, wire.GroupOut(g), nil)
 	return nil
 }
 
@@ -175,9 +139,9 @@ func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
-	out := make([]groupJSON, len(groups))
+	out := make([]wire.Group, len(groups))
 	for i, g := range groups {
-		out[i] = groupOut(g)
+		out[i] = wire.GroupOut(g)
 	}
 	c := f.Cursor(groups)
 	writeData(w, r, out, userListMeta{Pagination: pageOf(f.Page, len(out), total), Cursor: userCursorJSON{UpdatedAt: c.UpdatedAt, Affix: c.Affix}})

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The query parameters each message list reads. A name a list does not read is ignored, as
@@ -130,7 +131,7 @@ func writeMessageList(w http.ResponseWriter, r *http.Request, l chat.MessageList
 		if !withTags {
 			m.Tags = nil
 		}
-		out = appendMessage(out, m)
+		out = wire.AppendMessage(out, m)
 	}
 	out = append(out, `],"meta":`...)
 	out = appendJSON(out, meta)

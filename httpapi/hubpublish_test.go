@@ -9,7 +9,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // TestHubHearsTheFeed: a message sent through chat.Service outside the API (the console
@@ -17,7 +17,7 @@ import (
 // with nobody publishing it: the hub hears it from the service's change feed. A message a
 // rule held reaches nobody.
 func TestHubHearsTheFeed(t *testing.T) {
-	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{})
+	e := realtimeEnv(t, "sqlite", realtime.HubOptions{})
 	e.mustUser("alice", "ALICE")
 	e.mustUser("bob", "BOB")
 	bob := e.connect("bob", "")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The session endpoints of the client SDK (docs/realtime.md): the logged-in user with its
@@ -12,7 +13,7 @@ import (
 
 // meJSON is PUT/GET /me's answer: the user, its auth token and the socket credential.
 type meJSON struct {
-	userJSON
+	wire.User
 	JWT      string          `json:"jwt"`
 	Settings appSettingsJSON `json:"settings"`
 }
@@ -67,7 +68,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 	if err != nil {
 		return err
 	}
-	out := meJSON{userJSON: userOut(u), JWT: jwt, Settings: s.settings(r, p)}
+	out := meJSON{User: wire.UserOut(u), JWT: jwt, Settings: s.settings(r, p)}
 	out.AuthToken = r.Header.Get("authToken")
 	writeData(w, r, out, nil)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // appendMemberResults appends an add's results, {"usersToBan":{uid:result,…},"admins":…},
@@ -25,23 +26,23 @@ func appendMemberResults(b []byte, res chat.MemberResults) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, l.name)
+		b = wire.AppendString(b, l.name)
 		b = append(b, ":{"...)
 		for i, r := range l.rs {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, r.UID)
+			b = wire.AppendString(b, r.UID)
 			b = append(b, ':')
 			switch {
 			case r.Err != nil:
 				b = append(b, `{"success":false,"error":`...)
-				e, _ := json.Marshal(errorOut(r.Err))
+				e, _ := json.Marshal(wire.ErrorOut(r.Err))
 				b = append(b, e...)
 				b = append(b, '}')
 			case r.Action != nil:
 				b = append(b, `{"success":true,"data":`...)
-				b = appendMessage(b, *r.Action)
+				b = wire.AppendMessage(b, *r.Action)
 				b = append(b, '}')
 			default:
 				b = append(b, `{"success":true}`...)
@@ -72,7 +73,7 @@ func (s *Server) addMembers(w http.ResponseWriter, r *http.Request, p chat.Princ
 		if err != nil {
 			return err
 		}
-		writeData(w, r, groupOut(g), nil)
+		writeData(w, r, wire.GroupOut(g), nil)
 		return nil
 	}
 	res, err := s.svc.AddMembers(r.Context(), p, r.PathValue("guid"), l.lists())
@@ -101,7 +102,7 @@ func (s *Server) leaveGroup(w http.ResponseWriter, r *http.Request, p chat.Princ
 
 // memberJSON is a member in a member list: the user shape with its scope and join time.
 type memberJSON struct {
-	userJSON
+	wire.User
 	Scope    string `json:"scope"`
 	JoinedAt int64  `json:"joinedAt"`
 }
@@ -118,7 +119,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p chat.Prin
 	}
 	out := make([]memberJSON, len(members))
 	for i, m := range members {
-		out[i] = memberJSON{userJSON: userOut(m.User), Scope: m.Scope, JoinedAt: m.JoinedAt}
+		out[i] = memberJSON{User: wire.UserOut(m.User), Scope: m.Scope, JoinedAt: m.JoinedAt}
 		if p.Actor != "" && p.Actor != m.User.UID {
 			out[i].ConversationID = chat.ConversationID(p.Actor, m.User.UID)
 		}
@@ -188,9 +189,9 @@ func (s *Server) listBanned(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
-	out := make([]userJSON, len(users))
+	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = userOut(u)
+		out[i] = wire.UserOut(u)
 		if p.Actor != "" && p.Actor != u.UID {
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}

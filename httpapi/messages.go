@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 type sendMessageRequest struct {
@@ -78,22 +79,22 @@ func appendSendResults(b []byte, r *http.Request, res chat.MultiSendResults) []b
 		if li > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, l.name)
+		b = wire.AppendString(b, l.name)
 		b = append(b, ":{"...)
 		for i, rr := range l.rs {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, rr.ID)
+			b = wire.AppendString(b, rr.ID)
 			b = append(b, ':')
 			if rr.Err == nil {
-				b = appendMessage(b, rr.Message)
+				b = wire.AppendMessage(b, rr.Message)
 				continue
 			}
-			if StatusOf(chat.ErrorCode(rr.Err)) >= 500 { // also anything not a *chat.Error
+			if wire.StatusOf(chat.ErrorCode(rr.Err)) >= 500 { // also anything not a *chat.Error
 				logger(r).Error("multi-send receiver failed", "list", l.name, "receiver", rr.ID, "err", rr.Err, "request_id", requestID(r))
 			}
-			e, _ := json.Marshal(errorBody{errorOut(rr.Err)})
+			e, _ := json.Marshal(wire.ErrorBody{Error: wire.ErrorOut(rr.Err)})
 			b = append(b, e...)
 		}
 		b = append(b, '}')

@@ -84,7 +84,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, loggerKey{}, s.log)
 		// The client session the changes this request makes come from: its own socket drops
-		// their frames (hubfeed.go), having the answer already.
+		// their frames (realtime/hubfeed.go), having the answer already.
 		ctx = chat.WithDevice(ctx, deviceID(r))
 		ctx, cancel := context.WithTimeout(ctx, s.opt.RequestTimeout)
 		defer cancel()
@@ -140,4 +140,14 @@ func errBodyTooLarge(limit int64) error {
 func isTooLarge(err error) bool {
 	var mb *http.MaxBytesError
 	return errors.As(err, &mb)
+}
+
+// deviceID is the request's client session (the SDK's resource header): its own socket
+// drops the event, having the answer already.
+func deviceID(r *http.Request) string {
+	d := r.Header.Get("resource")
+	if len(d) > 200 {
+		return ""
+	}
+	return d
 }

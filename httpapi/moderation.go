@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // Moderation (docs/moderation.md): reasons, flagging, the flagged, reviewed and blocked
@@ -172,7 +173,7 @@ func (s *Server) listFlagged(reviewed bool) authHandler {
 			o := flaggedJSON{ID: strconv.FormatInt(f.MessageID, 10), Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
 				Flags: make([]flagJSON, len(f.Flags))}
 			if f.Message != nil {
-				m := rawJSON(appendMessage(nil, *f.Message))
+				m := rawJSON(wire.AppendMessage(nil, *f.Message))
 				o.Message = &m
 			}
 			for j, fl := range f.Flags {
@@ -225,7 +226,7 @@ func (s *Server) listBlockedMessages(w http.ResponseWriter, r *http.Request, p c
 	out := make([]blockedJSON, len(bs))
 	for i, b := range bs {
 		out[i] = blockedJSON{ID: strconv.FormatInt(b.ID, 10), RuleID: b.RuleID, RuleName: b.RuleName,
-			RevisionID: chat.RevisionID(p.App.ID, b.RuleID, b.Revision), Condition: b.Condition, Message: appendMessage(nil, b.Message),
+			RevisionID: chat.RevisionID(p.App.ID, b.RuleID, b.Revision), Condition: b.Condition, Message: wire.AppendMessage(nil, b.Message),
 			Action: b.Action, Status: b.Status, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 	}
 	writeData(w, r, out, metaOf(limit, len(out)))

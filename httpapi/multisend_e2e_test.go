@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // multiSendWorld is the cast of the multi-send tests: alice sends; bob and carol may
@@ -275,7 +275,7 @@ func TestSendToMultipleReceiversRealTime(t *testing.T) {
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			e := realtimeEnv(t, b, httpapi.HubOptions{})
+			e := realtimeEnv(t, b, realtime.HubOptions{})
 			for _, u := range []string{"alice", "bob", "carol"} {
 				e.mustUser(u, strings.ToUpper(u))
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
@@ -30,7 +31,7 @@ func (e *env) hubNode(cfg chat.Config) (*env, string) {
 	}
 	svc := chat.New(db, cfg)
 	bus := db.NewBus(nil)
-	hub := httpapi.NewHub(svc, bus, httpapi.HubOptions{}, nil)
+	hub := realtime.NewHub(svc, bus, realtime.HubOptions{}, nil)
 	followed := make(chan struct{})
 	go func() { defer close(followed); svc.FollowChanges(ctx) }()
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Options{Domain: testDomain, Hub: hub}))
@@ -76,7 +77,7 @@ func listenerCount(t *testing.T, raw *sql.DB, node string) int {
 // socket still gets every message, once, in id order.
 func TestSocketsAcrossNodesMissNothing(t *testing.T) {
 	t.Parallel()
-	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &httpapi.HubOptions{})
+	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &realtime.HubOptions{})
 	a.mustUser("alice", "Alice")
 	a.mustUser("bob", "Bob")
 	b, nodeB := a.hubNode(chat.Config{})
@@ -118,7 +119,7 @@ func TestSocketsAcrossNodesMissNothing(t *testing.T) {
 // answers the new state without a restart and without waiting out a TTL.
 func TestCacheCoherentAcrossNodes(t *testing.T) {
 	t.Parallel()
-	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &httpapi.HubOptions{})
+	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &realtime.HubOptions{})
 	b, nodeB := a.hubNode(chat.Config{})
 	waitFor(t, "node B listens to the change log", func() bool { return listenerCount(t, a.raw, nodeB) == 1 })
 	ctx := a.ctx()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // Notification settings (docs/notifications.md): the app's, under /notifications/v1/settings,
@@ -35,7 +36,7 @@ func (s *Server) updateNotificationSettings(w http.ResponseWriter, r *http.Reque
 			return nil
 		}
 		if err := json.Unmarshal(body, ns); err != nil {
-			return jsonError(err)
+			return wire.JSONError(err)
 		}
 		return nil
 	})

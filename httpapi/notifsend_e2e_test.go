@@ -18,7 +18,6 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/notify"
 )
 
@@ -114,7 +113,6 @@ func notifyEnvConfig(t *testing.T, backend string, cfg chat.Config, cc notify.Cl
 
 // runNotifyWorker runs this node's notification workers with wc until the test ends.
 func runNotifyWorker(t *testing.T, e *env, wc notify.WorkerConfig) {
-	wc.Data = httpapi.WebhookData
 	ctx, cancel := context.WithCancel(context.Background())
 	w := notify.NewWorker(e.svc, wc)
 	done := make(chan struct{})

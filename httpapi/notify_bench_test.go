@@ -133,7 +133,7 @@ func BenchmarkNotifyDelivery(b *testing.B) {
 			nb := newNotifyBench(b, dbURL, members, true)
 			hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 			ctx, cancel := context.WithCancel(context.Background())
-			w := notify.NewWorker(nb.svc, notify.WorkerConfig{Poll: 5 * time.Millisecond, Data: httpapi.WebhookData,
+			w := notify.NewWorker(nb.svc, notify.WorkerConfig{Poll: 5 * time.Millisecond,
 				Client: notify.ClientConfig{AllowPrivate: true}})
 			done := make(chan struct{})
 			go func() { w.Run(ctx); close(done) }()

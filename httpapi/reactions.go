@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 func (s *Server) addReaction(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -25,16 +26,6 @@ func (s *Server) removeReaction(w http.ResponseWriter, r *http.Request, p chat.P
 	return nil
 }
 
-// reactionJSON is a reaction record.
-type reactionJSON struct {
-	ID        string   `json:"id"`
-	MessageID string   `json:"messageId"`
-	Reaction  string   `json:"reaction"`
-	UID       string   `json:"uid"`
-	ReactedAt int64    `json:"reactedAt"`
-	ReactedBy userJSON `json:"reactedBy"`
-}
-
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := newQuery(r)
 	page := chat.ReactionPage{Reaction: r.PathValue("reaction"), Affix: q.str("affix"), CursorID: q.str("id"),
@@ -46,11 +37,11 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err != nil {
 		return err
 	}
-	out := make([]reactionJSON, len(rs))
+	out := make([]wire.Reaction, len(rs))
 	for i, x := range rs {
-		u := userOut(x.ReactedBy)
+		u := wire.UserOut(x.ReactedBy)
 		u.Tags = nil
-		out[i] = reactionJSON{ID: strconv.FormatInt(x.ID, 10), MessageID: strconv.FormatInt(x.MessageID, 10),
+		out[i] = wire.Reaction{ID: strconv.FormatInt(x.ID, 10), MessageID: strconv.FormatInt(x.MessageID, 10),
 			Reaction: x.Reaction, UID: x.UID, ReactedAt: x.ReactedAt, ReactedBy: u}
 	}
 	// next is on every page, the last one too: the official JavaScript client keeps its old

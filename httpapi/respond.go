@@ -10,38 +10,8 @@ import (
 	"sync"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
-
-// statusByKind is the one table from an error's kind to its HTTP status.
-var statusByKind = map[chat.Kind]int{
-	chat.KindInternal:         http.StatusInternalServerError,
-	chat.KindInvalid:          http.StatusBadRequest,
-	chat.KindUnauthenticated:  http.StatusUnauthorized,
-	chat.KindForbidden:        http.StatusForbidden,
-	chat.KindNotFound:         http.StatusNotFound,
-	chat.KindConflict:         http.StatusConflict,
-	chat.KindTooLarge:         http.StatusRequestEntityTooLarge,
-	chat.KindRateLimited:      http.StatusTooManyRequests,
-	chat.KindUnavailable:      http.StatusServiceUnavailable,
-	chat.KindNotImplemented:   http.StatusNotImplemented,
-	chat.KindMethodNotAllowed: http.StatusMethodNotAllowed,
-}
-
-// StatusOf returns the HTTP status for an error code.
-func StatusOf(c chat.Code) int { return statusByKind[c.Kind()] }
-
-// errorBody is the error envelope, keys in the hosted service's order.
-type errorBody struct {
-	Error errorJSON `json:"error"`
-}
-
-type errorJSON struct {
-	Message    string              `json:"message"`
-	DevMessage string              `json:"devMessage"`
-	Source     string              `json:"source"`
-	Details    map[string][]string `json:"details,omitempty"`
-	Code       chat.Code           `json:"code"`
-}
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -97,28 +67,14 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.As(err, &ce) {
 		ce = &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later.", Err: err}
 	}
-	status := statusByKind[ce.Kind()]
+	status := wire.KindStatus(ce.Kind())
 	switch status {
 	case http.StatusInternalServerError:
 		logger(r).Error("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
 	case http.StatusServiceUnavailable:
 		logger(r).Warn("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
 	}
-	writeJSON(w, r, status, errorBody{errorOut(ce)})
-}
-
-// errorOut is err's error object: a refusal's, or ERR_EXCEPTION for anything else, whose
-// cause stays out of the body.
-func errorOut(err error) errorJSON {
-	var ce *chat.Error
-	if !errors.As(err, &ce) {
-		ce = &chat.Error{Code: chat.CodeException, Message: "Something went wrong. Please try again later."}
-	}
-	dev := ce.DevMessage
-	if dev == "" {
-		dev = ce.Message
-	}
-	return errorJSON{Message: ce.Message, DevMessage: dev, Source: "chat-api", Details: ce.Details, Code: ce.Code}
+	writeJSON(w, r, status, wire.ErrorBody{Error: wire.ErrorOut(ce)})
 }
 
 // success is the acknowledgement shape of deletes.

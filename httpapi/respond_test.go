@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // TestEveryCodeHasAStatus walks every Code constant declared in package chat, read from its
@@ -58,7 +59,7 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 		t.Fatalf("found only %d codes: the walk is broken", len(codes))
 	}
 	for _, c := range codes {
-		got := StatusOf(c)
+		got := wire.StatusOf(c)
 		switch {
 		case c == chat.CodeException:
 			if got != http.StatusInternalServerError {
@@ -70,7 +71,7 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 	}
 	// A body over the limit keeps the hosted service's code but is too large.
 	tooLarge := errBodyTooLarge(10).(*chat.Error)
-	if got := statusByKind[tooLarge.Kind()]; tooLarge.Code != chat.CodeBadRequest || got != http.StatusRequestEntityTooLarge {
+	if got := wire.KindStatus(tooLarge.Kind()); tooLarge.Code != chat.CodeBadRequest || got != http.StatusRequestEntityTooLarge {
 		t.Errorf("body too large: %s, %d", tooLarge.Code, got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // roleJSON is the role shape of the hosted service, keys in its examples' order; settings
@@ -25,7 +26,7 @@ type settingsJSON struct {
 }
 
 func roleOut(r chat.Role) roleJSON {
-	out := roleJSON{Role: r.Role, Name: r.Name, Description: r.Description, Metadata: storedObject(r.Metadata),
+	out := roleJSON{Role: r.Role, Name: r.Name, Description: r.Description, Metadata: wire.StoredObject(r.Metadata),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.Settings != nil {
 		out.Settings = &settingsJSON{ListUsers: r.Settings.ListUsers, SendMessagesTo: r.Settings.SendMessagesTo}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/dataimport"
 )
 
 // route is one endpoint and every setting of it, relative to the version prefix: each is
@@ -310,10 +311,10 @@ func (s *Server) endpoints() []route {
 		serve("GET /stats/messages", fullAccessOnly, s.messageStats),
 
 		// Data import (docs/import.md): a fullAccess key's, on a rate limit of its own.
-		serve("POST /data_import/users", fullAccessOnly, serveImport(s, "users", userImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
-		serve("POST /data_import/groups", fullAccessOnly, serveImport(s, "groups", groupImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
-		serve("POST /data_import/members", fullAccessOnly, serveImport(s, "members", memberImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
-		serve("POST /data_import/messages", fullAccessOnly, serveImport(s, "messages", messageImports)).rated(chat.RateImport).bodyUpTo(ImportMaxBodyBytes),
+		serve("POST /data_import/users", fullAccessOnly, serveImport(s, "users", userImports)).rated(chat.RateImport).bodyUpTo(dataimport.MaxBodyBytes),
+		serve("POST /data_import/groups", fullAccessOnly, serveImport(s, "groups", groupImports)).rated(chat.RateImport).bodyUpTo(dataimport.MaxBodyBytes),
+		serve("POST /data_import/members", fullAccessOnly, serveImport(s, "members", memberImports)).rated(chat.RateImport).bodyUpTo(dataimport.MaxBodyBytes),
+		serve("POST /data_import/messages", fullAccessOnly, serveImport(s, "messages", messageImports)).rated(chat.RateImport).bodyUpTo(dataimport.MaxBodyBytes),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // Options configures the HTTP layer.
@@ -24,8 +25,8 @@ type Options struct {
 	CORSOrigins    []string // origins browsers may call from ("*": any); none: CORS off (cors.go)
 	Metrics        *Metrics // Prometheus figures (metrics.go); nil: none kept
 	// Hub serves sockets at the root path and gets the events of REST operations; nil: no
-	// real time (socket.go).
-	Hub *Hub
+	// real time (package realtime).
+	Hub *realtime.Hub
 	// PublicHost is host:port clients reach this deployment at, which the client SDK's
 	// settings point it back to (me.go); empty: the request's own Host.
 	PublicHost string

@@ -15,6 +15,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // A socket test client speaking the client SDK's frames (docs/realtime.md).
@@ -189,7 +190,7 @@ func (w *wsClient) quiet(typ string, d time.Duration) {
 	}
 }
 
-func realtimeEnv(t *testing.T, backend string, opt httpapi.HubOptions) *env {
+func realtimeEnv(t *testing.T, backend string, opt realtime.HubOptions) *env {
 	return newEnvHub(t, backend, chat.Config{}, httpapi.Options{}, &opt)
 }
 
@@ -197,7 +198,7 @@ func TestSocketEvents(t *testing.T) {
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			e := realtimeEnv(t, b, httpapi.HubOptions{})
+			e := realtimeEnv(t, b, realtime.HubOptions{})
 			for _, u := range []string{"alice", "bob", "carol"} {
 				e.mustUser(u, strings.ToUpper(u))
 			}
@@ -355,7 +356,7 @@ func TestSocketRefusals(t *testing.T) {
 	for _, b := range []string{"sqlite", "postgres"} {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
-			e := realtimeEnv(t, b, httpapi.HubOptions{AuthTimeout: 300 * time.Millisecond, FramesPerSecond: 5, FrameBurst: 5})
+			e := realtimeEnv(t, b, realtime.HubOptions{AuthTimeout: 300 * time.Millisecond, FramesPerSecond: 5, FrameBurst: 5})
 			e.mustUser("alice", "Alice")
 			e.mustUser("bob", "Bob")
 			bob := e.connect("bob", "")
@@ -435,7 +436,7 @@ func TestSocketRefusals(t *testing.T) {
 			}
 
 			// A node full of sockets refuses the next before upgrading.
-			full := realtimeEnv(t, b, httpapi.HubOptions{MaxConns: 1})
+			full := realtimeEnv(t, b, realtime.HubOptions{MaxConns: 1})
 			full.mustUser("alice", "Alice")
 			full.connect("alice", "")
 			if r := full.do(request{method: "GET", path: "/", headers: map[string]string{"Upgrade": "websocket", "Connection": "Upgrade",
@@ -470,7 +471,7 @@ func TestSocketRefusals(t *testing.T) {
 func TestSocketCredentialExpiry(t *testing.T) {
 	var now atomic.Int64
 	now.Store(testClock.Unix())
-	e := newEnvHub(t, "sqlite", chat.Config{Now: func() time.Time { return time.Unix(now.Load(), 0) }}, httpapi.Options{}, &httpapi.HubOptions{})
+	e := newEnvHub(t, "sqlite", chat.Config{Now: func() time.Time { return time.Unix(now.Load(), 0) }}, httpapi.Options{}, &realtime.HubOptions{})
 	e.mustUser("alice", "Alice")
 	tok, me := e.login("alice")
 	now.Add(int64(chat.SocketTokenTTL/time.Second) + 1)
@@ -500,7 +501,7 @@ func TestSocketCredentialExpiry(t *testing.T) {
 // TestSocketEventRightAfterAck: an event published as soon as the client holds its auth ack
 // reaches it; the socket is registered before the ack goes out.
 func TestSocketEventRightAfterAck(t *testing.T) {
-	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{})
+	e := realtimeEnv(t, "sqlite", realtime.HubOptions{})
 	e.mustUser("alice", "Alice")
 	e.mustUser("bob", "Bob")
 	for i := range 20 {

@@ -13,13 +13,14 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // TestSocketIdleGoroutines: an idle socket that has pinged and had its pong holds one
 // goroutine, its reader: no writer while nothing is queued, and nothing of the HTTP request
 // that opened it (bench/README.md, "Real time", has what that is worth in memory).
 func TestSocketIdleGoroutines(t *testing.T) {
-	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{})
+	e := realtimeEnv(t, "sqlite", realtime.HubOptions{})
 	e.mustUser("bob", "Bob")
 	_, me := e.login("bob")
 	ctx, cancel := context.WithTimeout(e.ctx(), 30*time.Second)
@@ -81,7 +82,7 @@ func settledGoroutines(want int) int {
 // TestSocketOrder: a socket's frames arrive in the order the hub delivered them, whether its
 // writer was already running or started for the frame.
 func TestSocketOrder(t *testing.T) {
-	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{})
+	e := realtimeEnv(t, "sqlite", realtime.HubOptions{})
 	e.mustUser("alice", "Alice")
 	e.mustUser("bob", "Bob")
 	bob := e.connect("bob", "")
@@ -105,7 +106,7 @@ func TestSocketShutdown(t *testing.T) {
 			e := newEnv(t, "sqlite", chat.Config{})
 			bus := chat.NewLocalBus()
 			defer bus.Close()
-			hub := httpapi.NewHub(e.svc, bus, httpapi.HubOptions{}, nil)
+			hub := realtime.NewHub(e.svc, bus, realtime.HubOptions{}, nil)
 			srv := httptest.NewUnstartedServer(httpapi.New(e.svc, httpapi.Options{Hub: hub, Domain: "natter.test"}))
 			url, opts := "ws", &websocket.DialOptions{}
 			if tls {

@@ -14,13 +14,13 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/realtime"
 )
 
 // TestSlowSocket: a socket that stops reading is dropped once its queue is full; the sender
 // and a socket that reads are not held up.
 func TestSlowSocket(t *testing.T) {
-	e := realtimeEnv(t, "sqlite", httpapi.HubOptions{QueueLen: 2, WriteTimeout: time.Second})
+	e := realtimeEnv(t, "sqlite", realtime.HubOptions{QueueLen: 2, WriteTimeout: time.Second})
 	e.mustUser("alice", "Alice")
 	e.mustUser("bob", "Bob")
 	fast := e.connect("bob", "")

@@ -6,52 +6,8 @@ import (
 	"slices"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
-
-// userJSON is the user shape of the hosted service; keys in its order, optional ones omitted
-// when unset.
-type userJSON struct {
-	UID           string          `json:"uid"`
-	Name          string          `json:"name"`
-	Link          string          `json:"link,omitempty"`
-	Avatar        string          `json:"avatar,omitempty"`
-	Metadata      json.RawMessage `json:"metadata,omitempty"`
-	Status        string          `json:"status"`
-	StatusMessage string          `json:"statusMessage,omitempty"`
-	Role          string          `json:"role"`
-	CreatedAt     int64           `json:"createdAt"`
-	UpdatedAt     int64           `json:"updatedAt,omitempty"`
-	LastActiveAt  int64           `json:"lastActiveAt,omitempty"`
-	DeactivatedAt int64           `json:"deactivatedAt,omitempty"`
-	Tags          []string        `json:"tags,omitempty"`
-	// ConversationID is the one-to-one conversation with the acting user, in lists made
-	// on a user's behalf.
-	ConversationID string `json:"conversationId,omitempty"`
-	// AuthToken is the user's first auth token, on create with withAuthToken.
-	AuthToken string `json:"authToken,omitempty"`
-	// The blocks between the user and the acting user, when a request names one.
-	BlockedByMe   *bool `json:"blockedByMe,omitempty"`
-	BlockedByMeAt int64 `json:"blockedByMeAt,omitempty"`
-	HasBlockedMe  *bool `json:"hasBlockedMe,omitempty"`
-	BlockedAt     int64 `json:"blockedAt,omitempty"`
-}
-
-func userOut(u chat.User) userJSON {
-	out := userJSON{UID: u.UID, Name: u.Name, Link: u.Link, Avatar: u.Avatar, Metadata: storedObject(u.Metadata), Status: u.Status,
-		StatusMessage: u.StatusMessage, Role: u.Role, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
-		LastActiveAt: u.LastActiveAt, DeactivatedAt: u.DeactivatedAt, Tags: u.Tags}
-	if b := u.Blocks; b != nil {
-		byMe, ofMe := b.BlockedByMeAt > 0, b.HasBlockedMeAt > 0
-		out.BlockedByMe, out.BlockedByMeAt, out.HasBlockedMe = &byMe, b.BlockedByMeAt, &ofMe
-		// blockedAt is when the block between the two was made, the viewer's own first, as
-		// in CometChat's blocked-users example (where it equals blockedByMeAt).
-		out.BlockedAt = b.BlockedByMeAt
-		if !byMe {
-			out.BlockedAt = b.HasBlockedMeAt
-		}
-	}
-	return out
-}
 
 type createUserRequest struct {
 	UID           string          `json:"uid"`
@@ -77,7 +33,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 		if err != nil {
 			return err
 		}
-		out := userOut(u)
+		out := wire.UserOut(u)
 		out.AuthToken = t.Value
 		writeData(w, r, out, nil)
 		return nil
@@ -86,7 +42,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
-	writeData(w, r, userOut(u), nil)
+	writeData(w, r, wire.UserOut(u), nil)
 	return nil
 }
 
@@ -95,7 +51,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request, p chat.Principa
 	if err != nil {
 		return err
 	}
-	writeData(w, r, userOut(u), nil)
+	writeData(w, r, wire.UserOut(u), nil)
 	return nil
 }
 
@@ -120,7 +76,7 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
-	writeData(w, r, userOut(u), nil)
+	writeData(w, r, wire.UserOut(u), nil)
 	return nil
 }
 
@@ -170,9 +126,9 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 	if err != nil {
 		return err
 	}
-	out := make([]userJSON, len(users))
+	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = userOut(u)
+		out[i] = wire.UserOut(u)
 		if p.Actor != "" {
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}
@@ -196,7 +152,7 @@ type userListMeta struct {
 }
 
 type userListJSON struct {
-	Data   []userJSON     `json:"data"`
+	Data   []wire.User    `json:"data"`
 	Meta   userListMeta   `json:"meta"`
 	Cursor userCursorJSON `json:"cursor"`
 }

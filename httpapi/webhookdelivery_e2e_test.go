@@ -16,7 +16,6 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/webhook"
 )
 
@@ -94,7 +93,7 @@ func webhookEnv(t *testing.T, backend string) *env {
 func startDeliverer(t *testing.T, e *env, workers int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := webhook.New(e.svc, webhook.Config{Workers: workers, Poll: 20 * time.Millisecond, Backoff: 50 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-		Timeout: 2 * time.Second, AllowPrivate: true, Data: httpapi.WebhookData})
+		Timeout: 2 * time.Second, AllowPrivate: true})
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
@@ -527,7 +526,7 @@ func TestWebhookSlowEndpointHoldsItsShare(t *testing.T) {
 func TestWebhookCommitWakesWorkers(t *testing.T) {
 	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true, Now: time.Now})
 	ctx, cancel := context.WithCancel(context.Background())
-	d := webhook.New(e.svc, webhook.Config{Poll: time.Hour, Timeout: 2 * time.Second, AllowPrivate: true, Data: httpapi.WebhookData})
+	d := webhook.New(e.svc, webhook.Config{Poll: time.Hour, Timeout: 2 * time.Second, AllowPrivate: true})
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })

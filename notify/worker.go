@@ -9,6 +9,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/internal/jobloop"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The notification workers (docs/notifications.md, "Sending"): every node expands the
@@ -38,10 +39,7 @@ type WorkerConfig struct {
 	Poll       time.Duration
 	Retention  time.Duration // how long log records are kept
 	Client     ClientConfig  // the providers' endpoints, timeouts and TLS
-	// Data renders a message as a webhook event's data (httpapi.WebhookData): custom
-	// providers receive it, and push templates read it.
-	Data   func(chat.Subject) []byte
-	Logger *slog.Logger
+	Logger     *slog.Logger
 }
 
 // Worker runs a node's notification workers.
@@ -250,7 +248,7 @@ func (w *Worker) send(ctx context.Context, s chat.NotificationSend, c chat.Notif
 	if sender == nil {
 		return res
 	}
-	data := w.cfg.Data(c.Subject)
+	data := wire.WebhookData(c.Subject)
 	var vars any
 	if err := json.Unmarshal(data, &vars); err != nil {
 		return Result{Err: err}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // hookCache keeps each webhook's settings and its app for hookTTL, so that a burst of
@@ -118,5 +119,5 @@ func (d *Deliverer) render(ctx context.Context, del chat.Delivery) ([]byte, erro
 	case err != nil:
 		return nil, fmt.Errorf("render event %d: %w", del.EventID, err)
 	}
-	return d.cfg.Data(sub), nil
+	return wire.WebhookData(sub), nil
 }

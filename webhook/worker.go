@@ -48,9 +48,7 @@ type Config struct {
 	Poll         time.Duration // how often the outbox is looked at when idle
 	Retention    time.Duration // how long done events and their log are kept
 	AllowPrivate bool          // deliver to loopback, private and link-local addresses
-	// Data renders an event's data from what it is about (httpapi.WebhookData).
-	Data   func(chat.Subject) []byte
-	Logger *slog.Logger
+	Logger       *slog.Logger
 	// Observe, when set, learns each attempt's outcome ("delivered", "failed", "dead") and
 	// how long it took (the Prometheus figures of cmd/natter).
 	Observe func(outcome string, took time.Duration)

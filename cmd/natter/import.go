@@ -17,7 +17,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/dataimport"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
@@ -124,7 +124,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 }
 
 // importBatchBytes ends a batch early when its items add up to this many bytes, well within
-// the server's 16 MiB cap on an import body (httpapi.ImportMaxBodyBytes).
+// the server's 16 MiB cap on an import body (dataimport.MaxBodyBytes).
 const importBatchBytes = 8 << 20
 
 // needsValue reports whether a flag argument takes the next argument as its value.
@@ -141,7 +141,7 @@ func needsValue(a string) bool {
 
 // sender imports one batch and answers per item.
 type sender interface {
-	send(ctx context.Context, kind string, items []httpapi.ImportItem) ([]httpapi.ImportOutcome, error)
+	send(ctx context.Context, kind string, items []dataimport.Item) ([]dataimport.Outcome, error)
 }
 
 type dbSender struct {
@@ -149,8 +149,8 @@ type dbSender struct {
 	p   chat.Principal
 }
 
-func (d dbSender) send(ctx context.Context, kind string, items []httpapi.ImportItem) ([]httpapi.ImportOutcome, error) {
-	return httpapi.RunImport(context.WithoutCancel(ctx), d.svc, d.p, kind, items)
+func (d dbSender) send(ctx context.Context, kind string, items []dataimport.Item) ([]dataimport.Outcome, error) {
+	return dataimport.Run(context.WithoutCancel(ctx), d.svc, d.p, kind, items)
 }
 
 type httpSender struct {
@@ -158,7 +158,7 @@ type httpSender struct {
 	stderr io.Writer
 }
 
-func (h httpSender) send(ctx context.Context, kind string, items []httpapi.ImportItem) ([]httpapi.ImportOutcome, error) {
+func (h httpSender) send(ctx context.Context, kind string, items []dataimport.Item) ([]dataimport.Outcome, error) {
 	batch := make([]client.ImportItem, len(items))
 	for i, it := range items {
 		batch[i] = client.ImportItem{Key: it.Key, Item: it.Raw}
@@ -183,20 +183,20 @@ func (h httpSender) send(ctx context.Context, kind string, items []httpapi.Impor
 		if err != nil {
 			return nil, err
 		}
-		out := make([]httpapi.ImportOutcome, 0, len(items))
+		out := make([]dataimport.Outcome, 0, len(items))
 		for _, it := range items {
 			r, ok := res[it.Key]
 			switch {
 			case !ok:
-				out = append(out, httpapi.ImportOutcome{Key: it.Key, Err: errors.New("no answer for this key")})
+				out = append(out, dataimport.Outcome{Key: it.Key, Err: errors.New("no answer for this key")})
 			case r.Success:
-				out = append(out, httpapi.ImportOutcome{Key: it.Key, Skipped: r.Skipped})
+				out = append(out, dataimport.Outcome{Key: it.Key, Skipped: r.Skipped})
 			default:
 				msg := "refused"
 				if r.Error != nil {
 					msg = r.Error.Code + ": " + r.Error.Message
 				}
-				out = append(out, httpapi.ImportOutcome{Key: it.Key, Err: errors.New(msg)})
+				out = append(out, dataimport.Outcome{Key: it.Key, Err: errors.New(msg)})
 			}
 		}
 		return out, nil
@@ -282,7 +282,7 @@ func runImport(ctx context.Context, o importOptions, send sender, stdout, stderr
 	rd := bufio.NewReaderSize(f, 1<<20)
 	offset := st.Offset // where the next line starts
 	var kind string
-	var batch []httpapi.ImportItem
+	var batch []dataimport.Item
 	var batchBytes int
 	var failures int
 	batches := 0
@@ -396,7 +396,7 @@ func importStopped(err error, o importOptions, st importState, stderr io.Writer)
 }
 
 // parseLine reads one line: an item with its kind, or a whole hosted import body.
-func parseLine(line []byte) ([]httpapi.ImportItem, string, error) {
+func parseLine(line []byte) ([]dataimport.Item, string, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return nil, "", fmt.Errorf("not a JSON object: %v", err)
@@ -408,7 +408,7 @@ func parseLine(line []byte) ([]httpapi.ImportItem, string, error) {
 		if !ok {
 			return nil, "", fmt.Errorf("unknown kind %s (user, group, member or message)", raw)
 		}
-		return []httpapi.ImportItem{{Key: itemKey(kind, obj), Raw: line}}, kind, nil
+		return []dataimport.Item{{Key: itemKey(kind, obj), Raw: line}}, kind, nil
 	}
 	if len(obj) == 1 {
 		for w, raw := range obj {
@@ -419,7 +419,7 @@ func parseLine(line []byte) ([]httpapi.ImportItem, string, error) {
 			if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 				return nil, "", fmt.Errorf("%s must be an object of items", w)
 			}
-			var items []httpapi.ImportItem
+			var items []dataimport.Item
 			for dec.More() {
 				tok, err := dec.Token()
 				if err != nil {
@@ -429,7 +429,7 @@ func parseLine(line []byte) ([]httpapi.ImportItem, string, error) {
 				if err := dec.Decode(&v); err != nil {
 					return nil, "", err
 				}
-				items = append(items, httpapi.ImportItem{Key: tok.(string), Raw: v})
+				items = append(items, dataimport.Item{Key: tok.(string), Raw: v})
 			}
 			return items, w, nil
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/dataimport"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/sqlstore"
 )
@@ -158,7 +159,7 @@ type cancelAfter struct {
 	cancel context.CancelFunc
 }
 
-func (c cancelAfter) send(ctx context.Context, kind string, items []httpapi.ImportItem) ([]httpapi.ImportOutcome, error) {
+func (c cancelAfter) send(ctx context.Context, kind string, items []dataimport.Item) ([]dataimport.Outcome, error) {
 	res, err := c.sender.send(ctx, kind, items)
 	c.cancel()
 	return res, err

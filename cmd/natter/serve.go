@@ -24,6 +24,7 @@ import (
 	"github.com/natter-chat/natter/console"
 	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/notify"
+	"github.com/natter-chat/natter/realtime"
 	"github.com/natter-chat/natter/sqlstore"
 	"github.com/natter-chat/natter/webhook"
 )
@@ -86,7 +87,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// SQLite), and this node's sockets.
 	bus := db.NewBus(log)
 	defer bus.Close()
-	hub := httpapi.NewHub(svc, bus, httpapi.HubOptions{MaxConns: c.MaxSockets}, log)
+	hub := realtime.NewHub(svc, bus, realtime.HubOptions{MaxConns: c.MaxSockets}, log)
 	svc.SetTypist(hub) // agents' typing indicators; committed changes reach the hub through svc's feed
 
 	ln, err := net.Listen("tcp", c.Addr)
@@ -150,7 +151,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() {
 		defer close(webhooksDone)
 		webhook.New(svc, webhook.Config{Workers: c.WebhookWorkers, Timeout: c.WebhookTimeout, RetryFor: c.WebhookRetryFor, Retention: c.WebhookRetention,
-			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Data: httpapi.WebhookData, Logger: log, Observe: observe}).Run(wctx)
+			Backoff: c.WebhookRetryBase, AllowPrivate: c.WebhookAllowPrivate, Logger: log, Observe: observe}).Run(wctx)
 	}()
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	// Notification workers: every node expands the notification events and sends, through leases.
@@ -158,7 +159,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	notifyDone := make(chan struct{})
 	go func() {
 		defer close(notifyDone)
-		notify.NewWorker(svc, notify.WorkerConfig{Retention: c.NotificationLogRetention, Data: httpapi.WebhookData, Logger: log,
+		notify.NewWorker(svc, notify.WorkerConfig{Retention: c.NotificationLogRetention, Logger: log,
 			Client: notify.ClientConfig{AllowPrivate: c.WebhookAllowPrivate, Endpoints: c.NotifyEndpoints}}).Run(nctx)
 	}()
 	defer func() { stopNotify(); <-notifyDone }()
@@ -273,7 +274,7 @@ or in the hosted service's host form, %[8]s:
 // database pools' (go_sql_* per pool: connections open, in use, idle, waits), the Go
 // runtime's and the process's, open sockets and webhook deliveries; observe is what the
 // webhook workers report their attempts to.
-func newMetrics(db *sqlstore.DB, hub *httpapi.Hub) (*prometheus.Registry, *httpapi.Metrics, func(string, time.Duration), error) {
+func newMetrics(db *sqlstore.DB, hub *realtime.Hub) (*prometheus.Registry, *httpapi.Metrics, func(string, time.Duration), error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for name, pool := range db.Pools() {

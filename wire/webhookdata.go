@@ -1,4 +1,4 @@
-package httpapi
+package wire
 
 import (
 	"encoding/json"
@@ -8,7 +8,8 @@ import (
 )
 
 // WebhookData renders a webhook event's data in the hosted service's shapes (API-reference
-// §7). cmd/natter hands it to the webhook workers.
+// §7). The webhook workers send it, and the notification workers give it to custom providers
+// and push templates.
 //   - message events, user_mentioned: {"message": <message>} (an edit's or deletion's action
 //     message carries its target in data.entities.on);
 //   - reactions: {"reaction": <reaction record>};
@@ -26,10 +27,10 @@ func WebhookData(sub chat.Subject) []byte {
 	switch {
 	case sub.Reaction != nil:
 		r := sub.Reaction
-		rec := reactionJSON{ID: strconv.FormatInt(r.ID, 10), MessageID: strconv.FormatInt(r.MessageID, 10), Reaction: r.Reaction,
-			UID: r.UID, ReactedAt: r.ReactedAt, ReactedBy: userOut(r.ReactedBy)}
+		rec := Reaction{ID: strconv.FormatInt(r.ID, 10), MessageID: strconv.FormatInt(r.MessageID, 10), Reaction: r.Reaction,
+			UID: r.UID, ReactedAt: r.ReactedAt, ReactedBy: UserOut(r.ReactedBy)}
 		b, _ := json.Marshal(struct {
-			Reaction reactionJSON `json:"reaction"`
+			Reaction Reaction `json:"reaction"`
 		}{rec})
 		return b
 	case ref.Receipt != nil:
@@ -39,10 +40,10 @@ func WebhookData(sub chat.Subject) []byte {
 	case sub.User != nil:
 		return connectionData(sub)
 	case sub.Message != nil:
-		b := append([]byte(`{"message":`), appendMessage(nil, *sub.Message)...)
+		b := append([]byte(`{"message":`), AppendMessage(nil, *sub.Message)...)
 		return append(b, '}')
 	case ref.Group != nil:
-		b := append([]byte(`{"group":`), mustJSON(groupOut(*ref.Group))...)
+		b := append([]byte(`{"group":`), mustJSON(GroupOut(*ref.Group))...)
 		if len(ref.Members) > 0 {
 			b = appendMembers(append(b, `,"members":`...), ref.Members)
 		}
@@ -61,14 +62,14 @@ func appendMembers(b []byte, ms []chat.EventMember) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendString(b, m.UID), ':')
-		b = appendUser(b, m.Entity, "")
+		b = append(AppendString(b, m.UID), ':')
+		b = AppendUser(b, m.Entity, "")
 		if m.Scope != "" {
 			b = append(b[:len(b)-1], `,"scope":`...)
-			b = appendString(b, m.Scope)
+			b = AppendString(b, m.Scope)
 			if m.OldScope != "" {
 				b = append(b, `,"oldScope":`...)
-				b = appendString(b, m.OldScope)
+				b = AppendString(b, m.OldScope)
 			}
 			b = append(b, '}')
 		}
@@ -78,7 +79,7 @@ func appendMembers(b []byte, ms []chat.EventMember) []byte {
 
 func appendBy(b []byte, by *chat.Entity) []byte {
 	if by != nil {
-		b = appendUser(append(b, `,"by":`...), *by, "")
+		b = AppendUser(append(b, `,"by":`...), *by, "")
 	}
 	return append(b, '}')
 }
@@ -94,7 +95,7 @@ func receiptData(sub chat.Subject) []byte {
 	out := map[string]any{
 		"receiver": rc.Receiver, "receiverType": rc.ReceiverType, "type": "receipts", "sender": rc.Reader.UID,
 		"body": map[string]any{"action": rc.Action, "messageId": strconv.FormatInt(sub.Ref.MessageID, 10),
-			"user": json.RawMessage(appendUser(nil, rc.Reader, "")), "timestamp": rc.At},
+			"user": json.RawMessage(AppendUser(nil, rc.Reader, "")), "timestamp": rc.At},
 	}
 	if sub.Message != nil {
 		out["messageSender"] = sub.Message.Sender
@@ -114,6 +115,6 @@ func connectionData(sub chat.Subject) []byte {
 	if action == "connected" {
 		conn["connectedAt"] = sub.At / 1000
 	}
-	return mustJSON(map[string]any{"timestamp": sub.At, "user": userOut(*sub.User), "status": sub.User.Status,
+	return mustJSON(map[string]any{"timestamp": sub.At, "user": UserOut(*sub.User), "status": sub.User.Status,
 		"currentConnection": conn, "userPresenceChanged": true})
 }

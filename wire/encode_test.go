@@ -1,4 +1,4 @@
-package httpapi
+package wire
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// The reflection-based encoder that writeMessage replaced, kept as its oracle: the hand
+// The reflection-based encoder that AppendMessage replaced, kept as its oracle: the hand
 // encoder must produce exactly these bytes.
 
 // messageJSON is the hosted service's message shape, keys in its order; the optional keys
@@ -150,7 +150,7 @@ func oracleBody(m chat.Message) string {
 }
 
 func handBody(m chat.Message) string {
-	return string(append(appendMessage([]byte(`{"data":`), m), "}\n"...))
+	return string(append(AppendMessage([]byte(`{"data":`), m), "}\n"...))
 }
 
 func sampleMessage(s string) chat.Message {

@@ -1,6 +1,7 @@
-package httpapi
+package realtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // The socket speaks the frames of CometChat's JavaScript SDK (docs/realtime.md): one JSON
@@ -66,13 +68,13 @@ type socket struct {
 // ServeHTTP accepts a socket at the root path.
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.open.Load() >= int64(h.opt.MaxConns) {
-		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "This node holds as many sockets as it may; connect again later."))
+		h.refuse(w, chat.Errorf(chat.CodeServiceUnavailable, "This node holds as many sockets as it may; connect again later."))
 		return
 	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		writeError(w, r, chat.Errorf(chat.CodeServiceUnavailable, "This node is shutting down; connect again."))
+		h.refuse(w, chat.Errorf(chat.CodeServiceUnavailable, "This node is shutting down; connect again."))
 		return
 	}
 	h.sockets.Add(1)
@@ -166,6 +168,20 @@ func (c *socket) end() {
 	c.left()
 }
 
+// refuse answers a socket this node will not open in the REST error envelope, as httpapi
+// answers a request.
+func (h *Hub) refuse(w http.ResponseWriter, err *chat.Error) {
+	h.log.Warn("request failed", "code", err.Code, "err", err)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(wire.ErrorBody{Error: wire.ErrorOut(err)})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(wire.KindStatus(err.Kind()))
+	_, _ = w.Write(buf.Bytes())
+}
+
 // authFrame is what the client's first frame carries.
 type authFrame struct {
 	AppID    string `json:"appId"`
@@ -213,7 +229,7 @@ func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 		if errors.As(err, &ce) {
 			msg = ce.Message
 			if ce.Code.Kind() != chat.KindUnauthenticated && ce.Code.Kind() != chat.KindNotFound {
-				code = strconv.Itoa(StatusOf(ce.Code))
+				code = strconv.Itoa(wire.StatusOf(ce.Code))
 			}
 		}
 		resp, _ := json.Marshal(map[string]any{"appId": f.AppID, "type": "auth", "sender": f.Sender, "deviceId": f.DeviceID,
@@ -229,7 +245,7 @@ func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 	if c.deviceID == "" {
 		c.deviceID = f.Body.DeviceID
 	}
-	c.user, _ = json.Marshal(userOut(u))
+	c.user, _ = json.Marshal(wire.UserOut(u))
 	c.presence = strings.ToUpper(f.Body.Presence)
 	if c.presence == "ROLES" {
 		c.roles = map[string]bool{}

@@ -1,12 +1,12 @@
-package httpapi
+package realtime
 
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/wire"
 )
 
 // What the hub tells sockets, in the frames of the client SDK: the committed changes it
@@ -14,7 +14,7 @@ import (
 // that commits nothing (presence, typing).
 
 // frame encodes an event frame: the envelope {appId, receiver, receiverType, deviceId, type,
-// sender, body}, by hand as messages are (encode.go); a body that is not already JSON is
+// sender, body}, by hand as messages are (wire/encode.go); a body that is not already JSON is
 // marshalled.
 func (h *Hub) frame(app, receiver, receiverType, deviceID, typ, sender string, body any) json.RawMessage {
 	raw, ok := body.(json.RawMessage)
@@ -27,30 +27,20 @@ func (h *Hub) frame(app, receiver, receiverType, deviceID, typ, sender string, b
 	}
 	b := make([]byte, 0, len(raw)+160)
 	b = append(b, `{"appId":`...)
-	b = appendString(b, app)
+	b = wire.AppendString(b, app)
 	b = append(b, `,"receiver":`...)
-	b = appendString(b, receiver)
+	b = wire.AppendString(b, receiver)
 	b = append(b, `,"receiverType":`...)
-	b = appendString(b, receiverType)
+	b = wire.AppendString(b, receiverType)
 	b = append(b, `,"deviceId":`...)
-	b = appendString(b, deviceID)
+	b = wire.AppendString(b, deviceID)
 	b = append(b, `,"type":`...)
-	b = appendString(b, typ)
+	b = wire.AppendString(b, typ)
 	b = append(b, `,"sender":`...)
-	b = appendString(b, sender)
+	b = wire.AppendString(b, sender)
 	b = append(b, `,"body":`...)
 	b = append(b, raw...)
 	return append(b, '}')
-}
-
-// deviceID is the request's client session (the SDK's resource header): its own socket
-// drops the event, having the answer already.
-func deviceID(r *http.Request) string {
-	d := r.Header.Get("resource")
-	if len(d) > 200 {
-		return ""
-	}
-	return d
 }
 
 // audience is who gets events about a message: both users of a one-to-one conversation, or
@@ -78,7 +68,7 @@ func (h *Hub) messageEvent(m *chat.Message, device string) (chat.Event, bool) {
 	if m.Category == chat.CategoryAction && m.Type == "groupMember" && m.TargetUID != "" {
 		e.Users = append(e.Users, m.TargetUID)
 	}
-	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "message", m.Sender, json.RawMessage(appendMessage(nil, *m)))
+	e.Frame = h.frame(m.AppID, m.Receiver, m.ReceiverType, device, "message", m.Sender, json.RawMessage(wire.AppendMessage(nil, *m)))
 	return e, true
 }
 
@@ -111,15 +101,15 @@ func (h *Hub) reactionEvent(ctx context.Context, c *chat.Change) (chat.Event, bo
 	var by json.RawMessage
 	switch c.Actor {
 	case m.SenderEntity.UID:
-		by = appendUser(nil, m.SenderEntity, "")
+		by = wire.AppendUser(nil, m.SenderEntity, "")
 	case m.ReceiverEntity.UID:
-		by = appendUser(nil, m.ReceiverEntity, "")
+		by = wire.AppendUser(nil, m.ReceiverEntity, "")
 	default:
 		u, err := h.svc.User(ctx, chat.Principal{App: chat.App{ID: c.App}}, c.Actor)
 		if err != nil {
 			return chat.Event{}, false
 		}
-		by, _ = json.Marshal(userOut(u))
+		by, _ = json.Marshal(wire.UserOut(u))
 	}
 	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: c.Actor, Reaction: c.Subject,
 		ReactedBy: by, ReactedAt: c.At, ConversationID: m.ConversationID}
@@ -178,7 +168,7 @@ func (h *Hub) announce(ctx context.Context, app string, uids []string, action st
 			continue
 		}
 		now := h.svc.Now()
-		body := map[string]any{"action": action, "timestamp": now, "user": userOut(u)}
+		body := map[string]any{"action": action, "timestamp": now, "user": wire.UserOut(u)}
 		h.Publish(ctx, chat.Event{App: app, Presence: &chat.PresenceOf{UID: uid, Role: u.Role},
 			Frame: h.frame(app, "", "", "", "presence", uid, body)})
 	}
@@ -195,4 +185,23 @@ func (h *Hub) friendsOf(ctx context.Context, p chat.Principal) map[string]bool {
 		out[u] = true
 	}
 	return out
+}
+
+// Typing tells an agent's conversation that its bot started or stopped typing: a typing
+// indicator from the bot, as a client's socket relays one (chat.Typist).
+func (h *Hub) Typing(ctx context.Context, appID string, from chat.User, receiverType, receiver string, started bool) {
+	action := "ended"
+	if started {
+		action = "started"
+	}
+	body := map[string]any{"action": action, "receiver": receiver, "receiverType": receiverType,
+		"user": json.RawMessage(wire.AppendUser(nil, from.Entity(), ""))}
+	e := chat.Event{App: appID, Except: from.UID}
+	if receiverType == chat.ReceiverGroup {
+		e.Group = receiver
+	} else {
+		e.Users = []string{receiver}
+	}
+	e.Frame = h.frame(appID, receiver, receiverType, "", "typing_indicator", from.UID, body)
+	h.Publish(ctx, e)
 }

@@ -1,4 +1,4 @@
-package httpapi
+package wire
 
 import (
 	"bytes"
@@ -13,10 +13,10 @@ import (
 // row must not make a whole page unreadable, so every stored object is checked on its way
 // out, and repaired or left out.
 
-// storedObject returns b, a JSON object natter stored, fit to write: b itself when it is
+// StoredObject returns b, a JSON object natter stored, fit to write: b itself when it is
 // valid UTF-8 JSON without escaped lone surrogates, else its repair (chat.RepairJSONText),
 // else nil when even that is not a JSON object.
-func storedObject(b []byte) []byte {
+func StoredObject(b []byte) []byte {
 	if len(b) == 0 {
 		return b
 	}
