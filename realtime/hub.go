@@ -99,14 +99,7 @@ func (h *Hub) Close() {
 	h.wg.Wait()
 	h.mu.Lock()
 	h.closed = true
-	var all []*socket
-	for _, users := range h.apps {
-		for _, set := range users {
-			for c := range set {
-				all = append(all, c)
-			}
-		}
-	}
+	all := h.held()
 	h.mu.Unlock()
 	for _, c := range all {
 		c.shutdown(statusGoingAway, "server shutting down")
@@ -120,6 +113,19 @@ func (h *Hub) Close() {
 	case <-time.After(h.opt.WriteTimeout):
 		h.log.Warn("real time: sockets still closing at shutdown")
 	}
+}
+
+// held lists every socket of this node; the caller holds h.mu.
+func (h *Hub) held() []*socket {
+	var all []*socket
+	for _, users := range h.apps {
+		for _, set := range users {
+			for c := range set {
+				all = append(all, c)
+			}
+		}
+	}
+	return all
 }
 
 // Publish sends an event to every node. It does not wait for delivery, and a failure is only

@@ -71,14 +71,7 @@ func (h *Hub) publishChange(c *chat.Change) {
 // reads what it missed (hubfeed.go's doc).
 func (h *Hub) resync() {
 	h.mu.RLock()
-	var all []*socket
-	for _, users := range h.apps {
-		for _, set := range users {
-			for c := range set {
-				all = append(all, c)
-			}
-		}
-	}
+	all := h.held()
 	h.mu.RUnlock()
 	h.log.Warn("real time: this node fell behind the change log; its sockets reconnect", "sockets", len(all))
 	for _, c := range all {
