@@ -424,7 +424,7 @@ func crossNode(ctx context.Context, a, b *node, rounds int) error {
 			return fmt.Errorf("round %d: the message did not reach node b's socket in 10 s", r)
 		}
 	}
-	fmt.Printf("cross-node (send on node A's REST API → frame on node B's socket, PostgreSQL LISTEN/NOTIFY), %d messages: p50 %s ms, p99 %s ms\n",
+	fmt.Printf("cross-node (send on node A's REST API → frame on node B's socket, through the change log), %d messages: p50 %s ms, p99 %s ms\n",
 		rounds, ms(pct(lat, .5)), ms(pct(lat, .99)))
 	return nil
 }
