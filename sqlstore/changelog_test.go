@@ -263,3 +263,62 @@ func TestChangeLogOrderUnderConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeLogBehind: a node that could not read the log for longer than half the
+// retention (here, shortened, an idle wait between polls stands for it) tells its listeners
+// to resync, and reads on: what is still in the log still arrives.
+func TestChangeLogBehind(t *testing.T) {
+	defer func(r time.Duration) { sqlstore.ChangeRetention = r }(sqlstore.ChangeRetention)
+	sqlstore.ChangeRetention = time.Second // behind after 0.5 s without a read; the poll is 2 s
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url := pgtest.URL(t)
+	a, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	seedMessage(t, a, 2)
+	var mu sync.Mutex
+	var got []chat.Change
+	behind := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.FollowChanges(ctx, func(cs []chat.Change) {
+			mu.Lock()
+			got = append(got, cs...)
+			mu.Unlock()
+		}, func() { mu.Lock(); behind++; mu.Unlock() }, func(bool) {})
+	}()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			ok := cond()
+			mu.Unlock()
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 20 s", what)
+			}
+		}
+	}
+	waitFor("B behind after an idle poll", func() bool { return behind > 0 })
+	m := &chat.Message{AppID: "a", ConversationID: chat.ConversationID("u0", "u1"), Sender: "u0", Receiver: "u1",
+		ReceiverType: "user", Category: "message", Type: "text", Data: []byte(`{"text":"after"}`)}
+	cs := &chat.Changes{}
+	cs.Add(&chat.Change{Kind: chat.ChangeMessage, App: "a", Message: m})
+	if err := a.CreateMessage(chat.WithChanges(ctx, cs), m); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the change after it", func() bool { return len(got) == 1 && got[0].MessageID == m.ID })
+	cancel()
+	<-done
+}
