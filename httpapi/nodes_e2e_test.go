@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
@@ -179,4 +181,31 @@ func TestCacheCoherentAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "B no longer finds the deleted role", func() bool { return getRole() != nil })
+}
+
+// TestSocketsResyncWhenBehind (issue 28): a node that could not read the change log for
+// longer than half its retention may have missed changes; its sockets are closed with 1013
+// (try again later), and the client SDK reconnects and reads what it missed. Here the
+// retention is shortened so that an idle poll stands for the outage. Not parallel: the
+// retention is the package's.
+func TestSocketsResyncWhenBehind(t *testing.T) {
+	// Restored last, once node B's follower has stopped (cleanups run last first).
+	retention := sqlstore.ChangeRetention
+	t.Cleanup(func() { sqlstore.ChangeRetention = retention })
+	sqlstore.ChangeRetention = time.Second // behind after 0.5 s without a read; the poll is 2 s
+	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &realtime.HubOptions{})
+	a.mustUser("bob", "Bob")
+	b, _ := a.hubNode(chat.Config{})
+	bob := b.connect("bob", "")
+	select {
+	case <-time.After(10 * time.Second):
+		t.Fatal("bob's socket still open 10 s after node B fell behind")
+	case err := <-bob.err:
+		if got := websocket.CloseStatus(err); got != websocket.StatusTryAgainLater {
+			t.Fatalf("bob's socket closed with %v (%v), want 1013 try again later", got, err)
+		}
+	}
+	// The client comes back on the same node and is served.
+	again := b.connect("bob", "")
+	again.sync()
 }
