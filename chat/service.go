@@ -94,6 +94,7 @@ func New(store Store, cfg Config) *Service {
 	log, shared := store.(ChangeLog)
 	s.entities = newEntityCache(time.Now, !shared || log.Node() == "")
 	s.Subscribe(s.entities.apply)
+	s.Subscribe(s.keys.forget)
 	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
 		s.limits = newLimiter(cfg, store)
 	}

@@ -122,7 +122,8 @@ func TestSocketsAcrossNodesMissNothing(t *testing.T) {
 func TestCacheCoherentAcrossNodes(t *testing.T) {
 	t.Parallel()
 	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &realtime.HubOptions{})
-	b, nodeB := a.hubNode(chat.Config{})
+	// B keeps keys and tokens for a minute: what it drops sooner, the feed told it to.
+	b, nodeB := a.hubNode(chat.Config{KeyCacheTTL: time.Minute})
 	waitFor(t, "node B listens to the change log", func() bool { return listenerCount(t, a.raw, nodeB) == 1 })
 	ctx := a.ctx()
 	a.mustUser("alice", "Alice")
@@ -181,6 +182,20 @@ func TestCacheCoherentAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "B no longer finds the deleted role", func() bool { return getRole() != nil })
+
+	// An auth token: used on B, deleted on A; B refuses it long before its key cache's TTL.
+	tok, err := a.auth.CreateAuthToken(ctx, "bob", client.CreateAuthTokenRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asBob := client.New(b.srv.URL, "", client.WithHTTPClient(b.http), client.WithAuthToken(tok.AuthToken))
+	if _, err := asBob.Me(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.c.DeleteAuthToken(ctx, "bob", tok.AuthToken); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "B refuses the deleted token", func() bool { _, err := asBob.Me(ctx); return err != nil })
 }
 
 // TestSocketsResyncWhenBehind (issue 28): a node that could not read the change log for
