@@ -208,7 +208,7 @@ func (s *Service) conversations(ctx context.Context, appID, viewer string, rows 
 	if err != nil {
 		return nil, internal("read last messages", err)
 	}
-	users, err := s.store.UsersByID(ctx, appID, uids)
+	users, err := s.cachedUsersByID(ctx, appID, uids)
 	if err != nil {
 		return nil, internal("read conversation users", err)
 	}

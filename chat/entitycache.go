@@ -228,3 +228,36 @@ func (c *keyCache) forget(changes []Change) {
 		}
 	}
 }
+
+// cachedUsersByID is store.UsersByID (active users by uid) through the cache: the users it
+// holds are answered from it, one read fetches the rest.
+func (s *Service) cachedUsersByID(ctx context.Context, appID string, uids []string) (map[string]User, error) {
+	c := s.entities
+	if !c.live.Load() {
+		return s.store.UsersByID(ctx, appID, uids)
+	}
+	out := make(map[string]User, len(uids))
+	var missing []string
+	for _, uid := range uids {
+		if u, ok := c.users.get(key2(appID, uid)); ok {
+			if u.Active() {
+				out[uid] = u
+			}
+			continue
+		}
+		missing = append(missing, uid)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	gen := c.users.generation()
+	read, err := s.store.UsersByID(ctx, appID, missing)
+	if err != nil {
+		return nil, err
+	}
+	for uid, u := range read {
+		out[uid] = u
+		c.users.put(key2(appID, uid), u, gen)
+	}
+	return out, nil
+}

@@ -143,7 +143,7 @@ func (s *Service) mentions(ctx context.Context, appID string, data json.RawMessa
 	if len(uids) == 0 {
 		return nil, nil
 	}
-	users, err := s.store.UsersByID(ctx, appID, uids)
+	users, err := s.cachedUsersByID(ctx, appID, uids)
 	if err != nil {
 		return nil, internal("read mentioned users", err)
 	}

@@ -67,7 +67,7 @@ func (s *Service) withReceipts(ctx context.Context, appID string, ms []*Message)
 			uids = append(uids, mk.UID)
 		}
 	}
-	users, err := s.store.UsersByID(ctx, appID, uids)
+	users, err := s.cachedUsersByID(ctx, appID, uids)
 	if err != nil {
 		return internal("read receipts", err)
 	}

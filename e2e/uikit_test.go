@@ -344,7 +344,8 @@ func TestUIKit(t *testing.T) {
 		}
 	})
 	// The whole run is bounded by a timeout on a child of the context that started the
-	// browser (a timeout on that one would stop the browser); each step by 20 s.
+	// browser (a timeout on that one would stop the browser); each step by 20 s, the first
+	// by a minute.
 	bctx, cancel = context.WithTimeout(bctx, 3*time.Minute)
 	defer cancel()
 	shots := newShots(t)
@@ -353,7 +354,14 @@ func TestUIKit(t *testing.T) {
 	steps := func(t *testing.T) runStep {
 		return func(step string, actions ...chromedp.Action[chromedp.Void]) {
 			t.Helper()
-			sctx, cancel := context.WithTimeout(bctx, 20*time.Second)
+			// The first step loads and parses the Kit's bundle, several MB: on two cores
+			// busy with other tests it once took more than 20 s (a blank page, no request
+			// made), so it gets a minute.
+			d := 20 * time.Second
+			if step == "log in" {
+				d = time.Minute
+			}
+			sctx, cancel := context.WithTimeout(bctx, d)
 			defer cancel()
 			if err := chromedp.Do(sctx, actions...); err != nil {
 				_ = chromedp.Do(bctx, shots.snap("failed-"+strings.ReplaceAll(step, " ", "-")))
