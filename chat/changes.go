@@ -351,6 +351,11 @@ func settingsChange(app, subject string) *Change {
 	return &Change{Kind: ChangeSettings, App: app, Subject: subject}
 }
 
+// UserRemoved marks a ChangeUser that deleted the users (soft or for good): their
+// memberships and blocks are gone or no longer count, where any other user change leaves
+// them as they were.
+const UserRemoved = "removed"
+
 func userChange(app string, uids ...string) *Change {
 	return &Change{Kind: ChangeUser, App: app, UIDs: uids}
 }

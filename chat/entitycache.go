@@ -60,39 +60,32 @@ func (c *entityCache) apply(changes []Change) {
 		inApp := func(k string) bool { return strings.HasPrefix(k, app) }
 		switch ch.Kind {
 		case ChangeUser:
-			if ch.App == "" { // users of any app (presence that expired)
+			switch {
+			case ch.App == "": // users of any app (presence that expired)
 				c.users.evictKeysIf(func(string) bool { return true })
-				continue
-			}
-			if ch.Subject == PresenceSubject {
+			case len(ch.UIDs) == 0:
+				c.users.evictKeysIf(inApp)
+				if ch.Subject == UserRemoved {
+					c.blocks.evictKeysIf(inApp)
+					c.members.evictKeysIf(inApp)
+				}
+			default:
 				for _, uid := range ch.UIDs {
 					c.users.evict(key2(ch.App, uid))
 				}
-				continue
-			}
-			// A user deleted for good also leaves its groups and blocks: every entry of
-			// the app naming one of the users goes.
-			names := map[string]bool{}
-			for _, uid := range ch.UIDs {
-				names[uid] = true
-			}
-			drop := func(k string) bool {
-				if !inApp(k) {
-					return false
+				if ch.Subject != UserRemoved {
+					continue
 				}
-				if len(names) == 0 {
-					return true
+				// A user deleted also leaves its groups and blocks: the entries naming it
+				// go (blocks are keyed app, blocker, blocked; memberships app, guid, uid).
+				for _, uid := range ch.UIDs {
+					first, last := app+uid+"\x00", "\x00"+uid
+					c.blocks.evictKeysIf(func(k string) bool {
+						return strings.HasPrefix(k, first) || inApp(k) && strings.HasSuffix(k, last)
+					})
+					c.members.evictKeysIf(func(k string) bool { return inApp(k) && strings.HasSuffix(k, last) })
 				}
-				for _, part := range strings.Split(k[len(app):], "\x00") {
-					if names[part] {
-						return true
-					}
-				}
-				return false
 			}
-			c.users.evictKeysIf(drop)
-			c.blocks.evictKeysIf(drop)
-			c.members.evictKeysIf(drop)
 		case ChangeBlock:
 			if len(ch.UIDs) < 2 {
 				c.blocks.evictKeysIf(inApp)
@@ -182,51 +175,6 @@ func (s *Service) cachedMembership(ctx context.Context, appID, guid, uid string)
 // cachedRole is store.Role through the cache.
 func (s *Service) cachedRole(ctx context.Context, appID, role string) (Role, error) {
 	return readThrough(s.entities, s.entities.roles, key2(appID, role), func() (Role, error) { return s.store.Role(ctx, appID, role) })
-}
-
-// forget evicts from the short-lived caches of keycache.go what committed changes made
-// stale, on every node: keys, tokens, apps, permission policies, webhooks' triggers,
-// notification providers and agents. Their TTL (--key-cache-ttl) stays the bound should a
-// change not reach a node; with the feed, one made elsewhere applies here within the change
-// log's latency.
-func (c *keyCache) forget(changes []Change) {
-	for _, ch := range changes {
-		app := ch.App
-		switch ch.Kind {
-		case ChangeToken, ChangeUser:
-			if ch.Subject == PresenceSubject {
-				continue
-			}
-			uids := map[string]bool{}
-			for _, uid := range ch.UIDs {
-				uids[uid] = true
-			}
-			c.tokens.evictIf(func(t AuthToken) bool { return t.AppID == app && (len(uids) == 0 || uids[t.UID]) })
-		case ChangeSettings:
-			switch ch.Subject {
-			case SettingApp:
-				c.apps.evict(app)
-				c.keys.evictIf(func(k APIKey) bool { return k.AppID == app })
-				c.tokens.evictIf(func(t AuthToken) bool { return t.AppID == app })
-				fallthrough
-			case SettingRoles, SettingPermissions, SettingFeatures:
-				c.policies.evict(app)
-				c.scopes.evictKeysIf(func(k string) bool { return strings.HasPrefix(k, app+"\x00") })
-			case SettingAPIKeys:
-				c.keys.evictIf(func(k APIKey) bool { return k.AppID == app })
-			case SettingWebhooks:
-				c.webhooks.evict(app)
-			case SettingNotification:
-				c.notifiers.evict(app)
-			case SettingAgents:
-				c.agents.evict(app)
-			}
-		case ChangeResync:
-			for _, tc := range []interface{ evictKeysIf(func(string) bool) }{c.keys, c.apps, c.tokens, c.policies, c.scopes, c.webhooks, c.notifiers, c.agents, c.content} {
-				tc.evictKeysIf(func(string) bool { return true })
-			}
-		}
-	}
 }
 
 // cachedUsersByID is store.UsersByID (active users by uid) through the cache: the users it

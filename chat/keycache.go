@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -110,4 +111,49 @@ func (c *ttlCache[V]) evictIf(drop func(V) bool) {
 	}
 	c.gen++
 	c.mu.Unlock()
+}
+
+// forget evicts from these caches what committed changes made
+// stale, on every node: keys, tokens, apps, permission policies, webhooks' triggers,
+// notification providers and agents. Their TTL (--key-cache-ttl) stays the bound should a
+// change not reach a node; with the feed, one made elsewhere applies here within the change
+// log's latency.
+func (c *keyCache) forget(changes []Change) {
+	for _, ch := range changes {
+		app := ch.App
+		switch ch.Kind {
+		case ChangeToken, ChangeUser:
+			if ch.Subject == PresenceSubject {
+				continue
+			}
+			uids := map[string]bool{}
+			for _, uid := range ch.UIDs {
+				uids[uid] = true
+			}
+			c.tokens.evictIf(func(t AuthToken) bool { return t.AppID == app && (len(uids) == 0 || uids[t.UID]) })
+		case ChangeSettings:
+			switch ch.Subject {
+			case SettingApp:
+				c.apps.evict(app)
+				c.keys.evictIf(func(k APIKey) bool { return k.AppID == app })
+				c.tokens.evictIf(func(t AuthToken) bool { return t.AppID == app })
+				fallthrough
+			case SettingRoles, SettingPermissions, SettingFeatures:
+				c.policies.evict(app)
+				c.scopes.evictKeysIf(func(k string) bool { return strings.HasPrefix(k, app+"\x00") })
+			case SettingAPIKeys:
+				c.keys.evictIf(func(k APIKey) bool { return k.AppID == app })
+			case SettingWebhooks:
+				c.webhooks.evict(app)
+			case SettingNotification:
+				c.notifiers.evict(app)
+			case SettingAgents:
+				c.agents.evict(app)
+			}
+		case ChangeResync:
+			for _, tc := range []interface{ evictKeysIf(func(string) bool) }{c.keys, c.apps, c.tokens, c.policies, c.scopes, c.webhooks, c.notifiers, c.agents, c.content} {
+				tc.evictKeysIf(func(string) bool { return true })
+			}
+		}
+	}
 }

@@ -395,7 +395,7 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 			return s.store.PurgeUser(ctx, p.App.ID, uid)
 		}
 		return s.store.SoftDeleteUser(ctx, p.App.ID, uid, s.now())
-	}, userChange(p.App.ID, uid))
+	}, &Change{Kind: ChangeUser, App: p.App.ID, UIDs: []string{uid}, Subject: UserRemoved})
 	if errors.Is(err, ErrNotFound) {
 		return errUIDNotFound(uid)
 	}
