@@ -125,7 +125,7 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 	// B follows the log again after the second cut before it stops.
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		mu.Lock()
-		back := len(lives) == 5
+		back := len(lives) >= 3 && lives[len(lives)-1] // live again after a cut
 		mu.Unlock()
 		if back {
 			break
@@ -151,9 +151,15 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 			t.Fatalf("change %d: %+v, want the reaction to %d", 2*i+1, react, id)
 		}
 	}
-	// Live, then off and on again at each of the two cuts, and off when it stopped.
-	if fmt.Sprint(lives) != "[true false true false true false]" {
-		t.Errorf("B's live states %v, want true, then false and true at each cut, and false at the end", lives)
+	// Live, then off and on again at each cut, and off when it stopped. A cut that lands
+	// after the connection shows in pg_stat_activity but before its LISTEN ends a session
+	// that never listened, so it may leave no off and on of its own: at least one cycle.
+	ok := len(lives) >= 4 && len(lives)%2 == 0
+	for i, on := range lives {
+		ok = ok && on == (i%2 == 0)
+	}
+	if !ok {
+		t.Errorf("B's live states %v, want true, then false and true at each cut (at least one), and false at the end", lives)
 	}
 	if behind != 0 {
 		t.Errorf("behind called %d times; B never fell behind the retention", behind)
