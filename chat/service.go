@@ -69,6 +69,9 @@ type Service struct {
 	// entities caches users, blocks, memberships and roles, kept true by the feed
 	// (entitycache.go).
 	entities *entityCache
+	// recent keeps the messages the feed announced last, for their events' data
+	// (recentmessages.go).
+	recent *recentMessages
 }
 
 // New returns a Service over store.
@@ -95,6 +98,8 @@ func New(store Store, cfg Config) *Service {
 	s.entities = newEntityCache(time.Now, !shared || log.Node() == "")
 	s.Subscribe(s.entities.apply)
 	s.Subscribe(s.keys.forget)
+	s.recent = newRecentMessages()
+	s.Subscribe(s.recent.apply)
 	if cfg.RateLimits != (RateLimits{}) || len(cfg.AppRateLimits) > 0 {
 		s.limits = newLimiter(cfg, store)
 	}

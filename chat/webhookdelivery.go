@@ -121,7 +121,7 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 	switch d.Trigger {
 	case TriggerReactionAdded, TriggerReactionRemoved:
 		r := &Reaction{ID: d.Ref.ReactionID, MessageID: d.Ref.MessageID, Reaction: d.Ref.Reaction, UID: d.Ref.UID, ReactedAt: d.Ref.ReactedAt}
-		u, err := s.store.User(ctx, d.AppID, d.Ref.UID)
+		u, err := s.cachedUser(ctx, d.AppID, d.Ref.UID)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return sub, err
 		}
@@ -143,9 +143,17 @@ func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error)
 		sub.Message = &m
 		return sub, nil
 	case TriggerMessageSent, TriggerUserMentioned, TriggerModerationEngineApproved, TriggerModerationManualApproved:
-		m, err := s.store.Message(ctx, d.AppID, d.Ref.MessageID, "")
-		if err != nil {
-			return sub, err
+		// A message just sent is rendered from what this node's feed announced: an approval's
+		// events read the message the approval left.
+		m, ok := Message{}, false
+		if d.Trigger == TriggerMessageSent || d.Trigger == TriggerUserMentioned {
+			m, ok = s.recent.get(d.AppID, d.Ref.MessageID)
+		}
+		if !ok {
+			var err error
+			if m, err = s.store.Message(ctx, d.AppID, d.Ref.MessageID, ""); err != nil {
+				return sub, err
+			}
 		}
 		// As sent: neither a later edit, deletion nor reaction.
 		m.Data, m.Tags, m.UpdatedAt, m.Reactions = d.Ref.Data, d.Ref.Tags, m.SentAt, nil

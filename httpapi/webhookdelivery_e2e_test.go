@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -16,7 +17,9 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/sqlstore"
 	"github.com/natter-chat/natter/webhook"
+	"github.com/natter-chat/natter/wire"
 )
 
 // receiver is a local webhook endpoint: it records what it accepts, and refuses with 500
@@ -545,5 +548,66 @@ func TestWebhookCommitWakesWorkers(t *testing.T) {
 	got := rc.wait(t, 2)
 	if ts := []string{got[0].env.Trigger, got[1].env.Trigger}; !sameMultiset(ts, []string{"message_sent", "user_blocked"}) {
 		t.Fatalf("got %v, want message_sent and user_blocked", ts)
+	}
+}
+
+// TestWebhookDataFromFeedAsFromStore: a new message's events are rendered from the copy
+// this node's change feed announced, without reading the message back; the data is the
+// same, byte for byte, as a node that reads it from the store renders (a second service on
+// the same database, whose feed announced nothing).
+func TestWebhookDataFromFeedAsFromStore(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := webhookEnv(t, b)
+			rc := newReceiver(t)
+			e.mustUser("ann", "Ann")
+			e.mustUser("bob", "Bob")
+			wh, err := e.c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(rc.srv.URL + "/hook"),
+				Triggers: &[]string{chat.TriggerMessageSent, chat.TriggerUserMentioned}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.c.OnBehalfOf("ann").CreateGroup(e.ctx(), client.CreateGroupRequest{GUID: "g1", Name: "G1", Type: "public",
+				Members: &client.MemberLists{Participants: []string{"bob"}}}); err != nil {
+				t.Fatal(err)
+			}
+			e.mustText("ann", "bob", "one to one")
+			for _, data := range []map[string]any{
+				{"text": "to the group", "metadata": map[string]any{"k": "v"}},
+				{"text": "hi <@uid:bob>"},
+			} {
+				if _, err := e.c.OnBehalfOf("ann").SendMessage(e.ctx(), client.SendMessageRequest{Receiver: "g1", ReceiverType: "group",
+					Category: "message", Type: "text", Data: data, Tags: []string{"t1"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := rc.wait(t, 4); len(got) != 4 { // three message_sent, one user_mentioned
+				t.Fatalf("%d deliveries, want 4", len(got))
+			}
+			dels, err := e.svc.Outbox().Deliveries(e.ctx(), e.app.ID, wh.ID, chat.DeliveryQuery{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqlstore.Open(e.ctx(), e.dbURL, sqlstore.Options{Shared: true}) // it only reads
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			other := chat.New(db, chat.Config{})
+			defer other.Close(e.ctx())
+			for _, d := range dels {
+				if len(d.Payload) == 0 {
+					t.Fatalf("event %d (%s): no data kept", d.EventID, d.Trigger)
+				}
+				sub, err := other.EventSubject(e.ctx(), d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := wire.WebhookData(sub); !bytes.Equal(d.Payload, want) {
+					t.Errorf("event %d (%s):\nfrom the feed  %s\nfrom the store %s", d.EventID, d.Trigger, d.Payload, want)
+				}
+			}
+		})
 	}
 }
