@@ -32,19 +32,27 @@ func (s *costStore) memberPage(guid string, number, perPage int) ([]string, erro
 	return uids, err
 }
 
-// TestMemberPageCost: page 100 of a 10,000-member group, reached as the SDK reaches it (page
-// after page), costs what page 1 of a 200-member group does.
+// TestMemberPageCost: the SDK's GroupMembersRequest asks for page 1, 2, 3 … of 100
+// members (it sends page and per_page, nothing else). Page 1 of a 10,000-member group costs
+// what page 1 of a 200-member group does, and page 100 of it, reached page after page, what
+// its page 1 does: the remembered end of page 99 starts page 100, no offset is walked.
 func TestMemberPageCost(t *testing.T) {
 	costBackends(t, func(t *testing.T, backend string) {
-		page := func(n, number int) cost {
+		// The app has 12,000 users at both sizes, so that only the group's size varies. A
+		// page looks up its 100 users one by one, and SQLite's counters see such a lookup
+		// cost a page less in a users B-tree of 200 (a level shallower) and next to nothing
+		// at the B-tree's end (no descent), which would hide a walk; with 12,000 users, no
+		// page's members sit there.
+		open := func(n int) *costStore {
 			s := openCostStore(t, backend)
 			s.seedMembers(t, "g", n)
+			s.exec(t, `INSERT INTO users (app_id, uid, name, role, status, created_at) SELECT 'a', 'u' || `+s.pad("i - 1")+`, 'User', 'default', 'offline', 1
+				FROM (`+s.series(12_000)+`) AS n WHERE i > `+fmt.Sprint(n))
 			s.analyze(t)
-			for i := 1; i < number; i++ {
-				if _, err := s.memberPage("g", i, 100); err != nil {
-					t.Fatal(err)
-				}
-			}
+			return s
+		}
+		page := func(s *costStore, number int) cost {
+			t.Helper()
 			return s.measure(t, func() error {
 				uids, err := s.memberPage("g", number, 100)
 				if want := fmt.Sprintf("u%05d", (number-1)*100); err == nil && (len(uids) != 100 || uids[0] != want) {
@@ -53,7 +61,21 @@ func TestMemberPageCost(t *testing.T) {
 				return err
 			})
 		}
-		sameCost(t, backend, "member page", page(200, 1), page(10_000, 100), 40)
+		small := page(open(200), 1)
+		s := open(10_000)
+		// A jump: no page 99 was served, so page 100 walks its offset. Measured first, while
+		// nothing is remembered; its figure is reported, not held (docs/read-model.md).
+		jump := page(s, 100)
+		first := page(s, 1)
+		for i := 2; i < 100; i++ {
+			if _, err := s.memberPage("g", i, 100); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sequential := page(s, 100)
+		t.Logf("member page 100 of 10,000 by a jump: %+v", jump)
+		sameCost(t, backend, "member page 1, 200 → 10,000 members", small, first, 40)
+		sameCost(t, backend, "member page 1 → 100 of 10,000, in order", first, sequential, 40)
 	})
 }
 
