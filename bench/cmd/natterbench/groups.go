@@ -104,8 +104,8 @@ func groupReactionScenario(base string, g *groupData) *scenario {
 			return fmt.Sprintf("group-reaction: %d requests (warmup included) on one %d-member group's %d messages, over a space of %d (message, member, reaction) triples; %d (%.1f%%) repeated a triple.",
 				n, groupSize, m, space, r, 100*float64(r)/float64(max(n, 1)))
 		},
-		verify: func(ctx context.Context, a *api, errors uint64) (string, error) {
-			return verifyGroupReactions(ctx, a, g, min(issued.Load(), space), errors)
+		verify: func(ctx context.Context, a *api, res result) (string, error) {
+			return verifyGroupReactions(ctx, a, g, min(issued.Load(), space), res.errors+res.warmErrs)
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/bits"
+	"sync/atomic"
 	"time"
 )
 
@@ -112,4 +113,37 @@ func (h *hist) mean() time.Duration {
 		return 0
 	}
 	return time.Duration(h.sum / h.n)
+}
+
+// atomicHist is a hist that many goroutines record into at once, to be read when they have
+// stopped. It keeps no minimum or maximum: its snapshot takes them from the outer buckets,
+// off by at most a bucket's width as every value is.
+type atomicHist struct {
+	counts [histBuckets]atomic.Uint64
+	sum    atomic.Uint64
+}
+
+func (a *atomicHist) record(d time.Duration) {
+	v := uint64(max(d, 0))
+	a.counts[bucketOf(v)].Add(1)
+	a.sum.Add(v)
+}
+
+func (a *atomicHist) snapshot() hist {
+	var h hist
+	for i := range a.counts {
+		c := a.counts[i].Load()
+		if c == 0 {
+			continue
+		}
+		lo, hi := bucketRange(i)
+		if h.n == 0 {
+			h.min = lo
+		}
+		h.max = hi - 1
+		h.counts[i] = c
+		h.n += c
+	}
+	h.sum = a.sum.Load()
+	return h
 }

@@ -42,3 +42,23 @@ func TestQuantileMatchesSortedSample(t *testing.T) {
 		}
 	}
 }
+
+func TestAtomicHistMatchesHist(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var h hist
+	var a atomicHist
+	for range 50000 {
+		d := time.Duration(r.ExpFloat64() * float64(time.Millisecond))
+		h.record(d)
+		a.record(d)
+	}
+	got := a.snapshot()
+	if got.n != h.n || got.sum != h.sum {
+		t.Fatalf("snapshot has n=%d sum=%d, want n=%d sum=%d", got.n, got.sum, h.n, h.sum)
+	}
+	for _, q := range []float64{0.5, 0.99} {
+		if g, w := got.quantile(q), h.quantile(q); g != w {
+			t.Errorf("q%.2f: got %v, want %v", q, g, w)
+		}
+	}
+}

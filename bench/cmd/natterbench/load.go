@@ -19,10 +19,13 @@ type scenario struct {
 	base   string // "http://127.0.0.1:PORT"
 	method string
 	next   func(w *worker)
+	// kinds, when set, names the kinds of request a mixed workload sends: next sets the
+	// worker's kind (an index into kinds) and method, and each kind is counted apart.
+	kinds []string
 	// notes, filled after the run, are printed under the table.
 	notes func() string
 	// verify, when set, checks natter's state after the run.
-	verify func(ctx context.Context, a *api, errors uint64) (string, error)
+	verify func(ctx context.Context, a *api, res result) (string, error)
 }
 
 // worker is one connection's closed loop. Everything it sends is built in buffers it
@@ -36,6 +39,8 @@ type worker struct {
 	path   []byte   // the request-URI being built, reused
 	body   []byte   // the request body being built, reused; nil for no body
 	behalf []string // the onBehalfOf header's value, set by the scenario
+	method string   // the request's method: the scenario's, unless next sets another
+	kind   int      // the request's kind in scenario.kinds, set by next; -1 without kinds
 	sample [512]byte
 
 	hist     hist
@@ -44,6 +49,24 @@ type worker struct {
 	netErrs  uint64
 	warmErrs uint64 // failed warmup requests, not in the figures
 	firstErr string
+	kinds    []kindStat // per scenario.kinds, shared by the loops
+}
+
+// kindStat is one kind of request's share of a mixed run. The loops share it, counting
+// with atomics: a histogram per kind and loop would cost megabytes at -conns 512.
+type kindStat struct {
+	requests atomic.Uint64 // in the measured window, errors included
+	errors   atomic.Uint64 // non-2xx and transport errors in the window
+	okAll    atomic.Uint64 // 2xx answers, warmup included
+	lat      atomicHist    // latencies in the window
+}
+
+// kindResult is one kind's figures in a mixed run.
+type kindResult struct {
+	name             string
+	requests, errors uint64
+	okAll            uint64 // 2xx answers, warmup included
+	p50, p99, mean   time.Duration
 }
 
 // result is one scenario's figures.
@@ -65,7 +88,8 @@ type result struct {
 	pgCPU     float64 // cores used by PostgreSQL (-postgres mode)
 	busyCPU   float64 // cores busy machine-wide
 	notes     string
-	capped    bool // stopped by -max-requests rather than by -duration
+	capped    bool         // stopped by -max-requests rather than by -duration
+	kinds     []kindResult // per the scenario's kinds
 
 	pgLatMS, pgConnMS string // pgbench's own latency average and initial connection time
 }
@@ -95,6 +119,7 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	}
 	deadline := time.Now().Add(cfg.warmup + cfg.duration + 30*time.Second)
 	workers := make([]*worker, cfg.conns)
+	kinds := make([]kindStat, len(sc.kinds))
 	for i := range workers {
 		w := &worker{id: i, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)))}
 		w.conn = rawConn{addr: base.Host, deadline: deadline, dial: func() (net.Conn, error) {
@@ -104,6 +129,7 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 		w.apiKey = cfg.apiKey
 		w.behalf = []string{""}
 		w.status = map[int]uint64{}
+		w.kinds = kinds
 		workers[i] = w
 	}
 	defer func() {
@@ -145,6 +171,12 @@ func runScenario(ctx context.Context, sc *scenario, cfg loadConfig) (result, err
 	}
 
 	res := result{name: sc.name, elapsed: elapsed, status: map[int]uint64{}, dials: dials.Load(), capped: capped}
+	for i := range kinds {
+		k := &kinds[i]
+		kh := k.lat.snapshot()
+		res.kinds = append(res.kinds, kindResult{name: sc.kinds[i], requests: k.requests.Load(), errors: k.errors.Load(),
+			okAll: k.okAll.Load(), p50: kh.quantile(0.50), p99: kh.quantile(0.99), mean: kh.mean()})
+	}
 	var h hist
 	for _, w := range workers {
 		h.merge(&w.hist)
@@ -175,6 +207,7 @@ func (w *worker) once(sc *scenario, record bool) {
 	w.body = w.body[:0]
 	w.path = w.path[:0]
 	w.behalf[0] = ""
+	w.method, w.kind = sc.method, -1
 	sc.next(w)
 	w.hdrs = append(w.hdrs[:0], header{"Apikey", w.apiKey}, header{"Accept", "application/json"})
 	if len(w.body) > 0 {
@@ -185,8 +218,22 @@ func (w *worker) once(sc *scenario, record bool) {
 	}
 
 	start := time.Now()
-	status, n, err := w.conn.roundTrip(sc.method, w.path, w.hdrs, w.body, w.sample[:])
+	status, n, err := w.conn.roundTrip(w.method, w.path, w.hdrs, w.body, w.sample[:])
 	d := time.Since(start)
+	if w.kind >= 0 {
+		k := &w.kinds[w.kind]
+		failed := err != nil || status/100 != 2
+		if !failed {
+			k.okAll.Add(1)
+		}
+		if record {
+			k.requests.Add(1)
+			k.lat.record(d)
+			if failed {
+				k.errors.Add(1)
+			}
+		}
+	}
 	if !record {
 		if err != nil || status/100 != 2 {
 			w.warmErrs++
@@ -198,12 +245,12 @@ func (w *worker) once(sc *scenario, record bool) {
 	case err != nil:
 		w.netErrs++
 		if w.firstErr == "" {
-			w.firstErr = fmt.Sprintf("%s %s: %v", sc.method, w.path, err)
+			w.firstErr = fmt.Sprintf("%s %s: %v", w.method, w.path, err)
 		}
 	case status/100 != 2:
 		w.status[status]++
 		if w.firstErr == "" {
-			w.firstErr = fmt.Sprintf("%s %s: %d %s", sc.method, w.path, status, strings.TrimSpace(string(w.sample[:n])))
+			w.firstErr = fmt.Sprintf("%s %s: %d %s", w.method, w.path, status, strings.TrimSpace(string(w.sample[:n])))
 		}
 	default:
 		w.ok++

@@ -119,6 +119,24 @@ func (r report) detailRows() [][]string {
 	return rows
 }
 
+// kindRows splits the mixed rows by kind of request: header first; nil without a mixed row.
+func (r report) kindRows() [][]string {
+	var rows [][]string
+	for _, x := range r.results {
+		if len(x.kinds) == 0 {
+			continue
+		}
+		if rows == nil {
+			rows = [][]string{{"scenario", "kind", "share", "requests/s", "p50 ms", "p99 ms", "mean ms", "errors"}}
+		}
+		for _, k := range x.kinds {
+			rows = append(rows, []string{x.name, k.name, fmt.Sprintf("%.1f%%", 100*float64(k.requests)/float64(max(x.requests, 1))),
+				fmt.Sprintf("%.0f", float64(k.requests)/x.elapsed.Seconds()), ms(k.p50), ms(k.p99), ms(k.mean), fmt.Sprint(k.errors)})
+		}
+	}
+	return rows
+}
+
 // cpuPerReq is the CPU time, in µs, natter, PostgreSQL (if any) and the load generator spent
 // per request: a figure that other load on the machine disturbs far less than requests/s.
 func cpuPerReq(x result) float64 {
@@ -211,12 +229,12 @@ func (r report) notes() []string {
 func (r report) cpuLegend(sep string) string {
 	if !r.postgres {
 		return strings.Join([]string{"CPU columns are cores used during the measured window (CPU-seconds per second, from /proc):",
-			"natter = the natter process, bench = this process (load generator, and the bare server in the bare row),",
+			"natter = the natter process, bench = this process (load generator; the bare server in the bare row, the webhook receiver and the sockets in the mixed row),",
 			"other = the rest of the machine. CPU µs/req = (natter + bench CPU) per request; vs bare per CPU compares it with the bare row's."}, sep)
 	}
 	return strings.Join([]string{"CPU columns are cores used during the measured window (CPU-seconds per second, from /proc):",
 		"natter = the natter process; postgres = the postmaster and all its backends and workers, summed;",
-		"bench = this process (load generator, and the bare server in the bare row), in the pgbench-insert row pgbench's own CPU",
+		"bench = this process (load generator; the bare server in the bare row, the webhook receiver and the sockets in the mixed row), in the pgbench-insert row pgbench's own CPU",
 		"(from its rusage; that row's window is pgbench's whole run, connections included); other = the rest of the machine.",
 		"CPU µs/req = (natter + postgres + bench CPU) per request; vs bare per CPU compares it with the bare row's.",
 		"vs pgbench = requests/s ÷ pgbench-insert's tps (without initial connection time)."}, sep)
@@ -232,8 +250,12 @@ func (r report) settings() string {
 	if o.natterConns > 0 {
 		pool = fmt.Sprintf("NATTER_DB_MAX_CONNS=%d", o.natterConns)
 	}
-	return fmt.Sprintf("conns %d, %v warmup + %v measured per scenario, %d users, %d messages seeded in %v, database %s, natter pool %s, extra natter env: %s; total run %v",
-		o.conns, o.warmup, o.duration, o.users, o.messages, r.seedTook.Round(time.Millisecond), r.database, pool, env, r.total.Round(time.Second))
+	mixed := ""
+	if o.runs("mixed") {
+		mixed = fmt.Sprintf(", %d sockets and one webhook during mixed", min(o.sockets, o.users))
+	}
+	return fmt.Sprintf("conns %d, %v warmup + %v measured per scenario, %d users, %d messages seeded in %v%s, database %s, natter pool %s, extra natter env: %s; total run %v",
+		o.conns, o.warmup, o.duration, o.users, o.messages, r.seedTook.Round(time.Millisecond), mixed, r.database, pool, env, r.total.Round(time.Second))
 }
 
 func (r report) machineLine() string {
@@ -256,6 +278,14 @@ func (r report) text() string {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
+	if rows := r.kindRows(); rows != nil {
+		b.WriteString("\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, row := range rows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+	}
 	b.WriteString("\nTargets (add-reaction" + r.targetsOn() + "):\n")
 	for _, t := range r.targets() {
 		b.WriteString("  " + t + "\n")
@@ -294,6 +324,10 @@ func (r report) markdown() string {
 	mdTable(&b, r.rows())
 	b.WriteString("\n")
 	mdTable(&b, r.detailRows())
+	if rows := r.kindRows(); rows != nil {
+		b.WriteString("\n")
+		mdTable(&b, rows)
+	}
 	b.WriteString("\n" + r.cpuLegend(" ") + "\n")
 	b.WriteString("\n## Targets (add-reaction" + r.targetsOn() + ")\n\n")
 	for _, t := range r.targets() {

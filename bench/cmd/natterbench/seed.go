@@ -37,8 +37,14 @@ func newAPI(base, apiKey string, conns int) *api {
 	return &api{base: base, apiKey: apiKey, client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
 }
 
-// do sends one request and decodes a 2xx response into out (when not nil).
+// do sends one request with the API key and decodes a 2xx response into out (when not nil).
 func (a *api) do(ctx context.Context, method, path, onBehalfOf string, body any, out any) error {
+	return a.doAs(ctx, method, path, onBehalfOf, "", body, out)
+}
+
+// doAs is do as a client SDK with authToken when it is not empty (and then without the API
+// key).
+func (a *api) doAs(ctx context.Context, method, path, onBehalfOf, authToken string, body any, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -51,7 +57,11 @@ func (a *api) do(ctx context.Context, method, path, onBehalfOf string, body any,
 	if err != nil {
 		return err
 	}
-	req.Header.Set("apikey", a.apiKey)
+	if authToken != "" {
+		req.Header.Set("authToken", authToken)
+	} else {
+		req.Header.Set("apikey", a.apiKey)
+	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

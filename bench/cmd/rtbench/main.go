@@ -30,6 +30,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/natter-chat/natter/bench/internal/natterproc"
+	"github.com/natter-chat/natter/bench/internal/sdksock"
 	"github.com/natter-chat/natter/internal/pgserver"
 )
 
@@ -222,29 +223,10 @@ type sock struct {
 }
 
 func (n *node) open(ctx context.Context, uid, jwt string, onFrame func([]byte)) (*sock, error) {
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(n.base, "http")+"/", nil)
+	ws, err := sdksock.Open(ctx, n.base, "rt", uid, jwt, onFrame)
 	if err != nil {
 		return nil, err
 	}
-	ws.SetReadLimit(1 << 20)
-	auth, _ := json.Marshal(map[string]any{"appId": "rt", "type": "auth", "sender": uid, "deviceId": "d-" + uid, "body": map[string]any{"auth": jwt}})
-	if err := ws.Write(ctx, websocket.MessageText, auth); err != nil {
-		return nil, err
-	}
-	if _, ack, err := ws.Read(ctx); err != nil || !bytes.Contains(ack, []byte(`"code":"200"`)) {
-		return nil, fmt.Errorf("auth %s: %v %s", uid, err, ack)
-	}
-	go func() {
-		for {
-			_, data, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			if onFrame != nil {
-				onFrame(data)
-			}
-		}
-	}()
 	return &sock{ws: ws}, nil
 }
 
@@ -362,7 +344,6 @@ func idleCost(ctx context.Context, n *node, count int, hold time.Duration) error
 			pongs.Add(1)
 		}
 	}
-	ping := []byte(`{"action":"ping","ack":"true"}`)
 	t0 := time.Now()
 	for i := range count {
 		s, err := n.open(ctx, uids[0], jwts[0], onPong)
@@ -370,7 +351,7 @@ func idleCost(ctx context.Context, n *node, count int, hold time.Duration) error
 			return fmt.Errorf("socket %d: %w", i, err)
 		}
 		socks = append(socks, s)
-		if err := s.ws.Write(ctx, websocket.MessageText, ping); err != nil {
+		if err := s.ws.Write(ctx, websocket.MessageText, sdksock.Ping); err != nil {
 			return fmt.Errorf("socket %d: ping: %w", i, err)
 		}
 	}
