@@ -137,7 +137,8 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 	// webhook events the send is an ordinary transaction: their fan-out needs the id.
 	notifyOnly := len(events) == 1 && events[0].Kind == chat.EventNotification
 	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly {
-		return e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) })
+		// mapErr, as DB.transact does: a database gone mid-send is ErrUnavailable (503), not a 500.
+		return mapErr(e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) }))
 	}
 	changes := chat.LoggedChanges(ctx)
 	ctx, cancel := writeContext(ctx)

@@ -54,6 +54,7 @@ type options struct {
 	pgSet      []string      // postgresql.conf settings, name=value
 	pgLog      string        // a file to copy PostgreSQL's log to
 	notify     bool          // then the notification phase, through fcm
+	faults     bool          // then the fault phases (faults.go)
 	fcm        *fcmFake
 }
 
@@ -83,6 +84,7 @@ func main() {
 	flag.IntVar(&o.reactEvery, "react-every", 4, "every n-th send is followed by a reaction to it, delivered to a second webhook on the reaction triggers; 0: no reactions")
 	flag.StringVar(&o.profile, "cpuprofile", "", "a directory: write the first node's CPU profile of each throughput phase and its drain there")
 	flag.BoolVar(&o.notify, "notify", false, "after the webhook phases, the notification phase: one-to-one messages pushed through an FCM provider whose endpoints are a local fake")
+	flag.BoolVar(&o.faults, "faults", false, "at the end, the fault phases on a PostgreSQL of their own (2 nodes): kill -9 of one node mid-run, then a PostgreSQL restart mid-run; every event answered 200 must arrive")
 	flag.StringVar(&o.pgLog, "pg-log", "", "copy PostgreSQL's server log to this file at the end (with -pg-set for auto_explain)")
 	var pgSet envFlag
 	flag.Var((*pgFlag)(&pgSet), "pg-set", "a postgresql.conf setting name=value for the throwaway server, repeatable, e.g. shared_preload_libraries='auto_explain'")
@@ -175,6 +177,9 @@ func run(ctx context.Context, o options) error {
 				return err
 			}
 		}
+	}
+	if o.faults {
+		return faults(ctx, o, tmp)
 	}
 	return nil
 }

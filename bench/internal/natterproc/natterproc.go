@@ -26,6 +26,9 @@ type Spec struct {
 	// left out, so that the tool's flags alone configure natter.
 	Env    []string
 	OwnEnv bool
+	// Log, when set, gets natter's log lines (its stderr), for a tool to show when
+	// something went wrong.
+	Log io.Writer
 }
 
 // Proc is a started natter.
@@ -64,6 +67,9 @@ func Start(ctx context.Context, s Spec) (*Proc, error) {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			if s.Log != nil {
+				s.Log.Write(append(sc.Bytes(), '\n'))
+			}
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case addr <- m[1]:
