@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/natter-chat/natter/chat"
@@ -21,8 +22,9 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultWorkers    = 64
+	DefaultWorkers    = 1024
 	DefaultPerLane    = 16
+	DefaultConns      = 32
 	DefaultTimeout    = 10 * time.Second
 	DefaultRetryFor   = jobloop.DefaultRetryFor
 	DefaultBackoff    = jobloop.DefaultBackoff
@@ -36,11 +38,16 @@ const (
 
 // Config tunes the workers; zero values take the defaults.
 type Config struct {
-	Node         string        // this node's name in leases; random when empty
-	Workers      int           // attempts in flight on this node
-	PerWebhook   int           // attempts in flight for one webhook, across nodes; default Workers/4, at least 1
-	PerApp       int           // attempts in flight for one app's webhooks, across nodes; default Workers/2, at least PerWebhook
-	PerLane      int           // a conversation's due deliveries one worker takes at once and posts in order; default 16
+	Node string // this node's name in leases; random when empty
+	// Workers is how many lanes (a webhook's conversations) this node serves at once, each
+	// a worker posting its lane's due deliveries in order.
+	Workers    int
+	PerWebhook int // lanes in flight for one webhook, across nodes; default Workers/4, at least 1
+	PerApp     int // lanes in flight for one app's webhooks, across nodes; default Workers/2, at least PerWebhook
+	PerLane    int // a conversation's due deliveries one worker takes at once and posts in order; default 16
+	// Conns is how many requests this node has in flight to one webhook (its lanes take
+	// turns); default DefaultConns, at most PerWebhook.
+	Conns        int
 	Timeout      time.Duration // per attempt
 	RetryFor     time.Duration // how long a delivery is retried before it is dead-lettered
 	Backoff      time.Duration // the first retry's delay; each next one doubles, up to MaxBackoff
@@ -56,15 +63,17 @@ type Config struct {
 
 // Deliverer runs this node's workers.
 type Deliverer struct {
-	svc    *chat.Service
-	store  chat.DeliveryStore
-	cfg    Config
-	client *http.Client
-	log    *slog.Logger
-	loop   *jobloop.Loop[laneBatch, []chat.Delivery]
-	retry  jobloop.Retry // RetryFor, Backoff and MaxBackoff
-	hooks  hookCache
-	data   payloadCache
+	svc     *chat.Service
+	store   chat.DeliveryStore
+	cfg     Config
+	client  *http.Client
+	log     *slog.Logger
+	loop    *jobloop.Loop[laneBatch, []chat.Delivery]
+	retry   jobloop.Retry // RetryFor, Backoff and MaxBackoff
+	hooks   hookCache
+	data    payloadCache
+	gatesMu sync.Mutex
+	gates   map[[2]string]chan struct{} // per webhook, Conns requests in flight
 
 	lastPurge time.Time // only the loop's goroutine reads and writes it
 }
@@ -87,15 +96,20 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.PerLane <= 0 {
 		cfg.PerLane = DefaultPerLane
 	}
+	if cfg.Conns <= 0 {
+		cfg.Conns = DefaultConns
+	}
+	cfg.Conns = min(cfg.Conns, cfg.PerWebhook)
 	def(&cfg.Timeout, DefaultTimeout)
 	def(&cfg.Poll, DefaultPoll)
 	def(&cfg.Retention, DefaultRetention)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.PerWebhook),
+	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.Conns),
 		log: cfg.Logger, retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff),
-		hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}}}
+		hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}},
+		gates: map[[2]string]chan struct{}{}}
 	d.loop = jobloop.New[laneBatch, []chat.Delivery](cfg.Workers, cfg.Poll)
 	d.loop.Claim, d.loop.Round = d.claim, d.purge
 	d.loop.Do = func(ctx context.Context, b laneBatch) []chat.Delivery {
@@ -132,7 +146,11 @@ type laneBatch struct {
 // webhook no faster than one attempt and one round trip to the outbox each when a worker
 // takes one at a time: with 16 of a webhook's lanes in flight and rounds of tens of ms on a
 // loaded PostgreSQL, under 100 events a second. A worker that takes a lane's backlog posts
-// it at the receiver's pace, and a round's writes serve as many events as there are.
+// it at the receiver's pace, and a round's writes serve as many events as there are. And
+// since a busy app spreads its events over many conversations, each with a few due at a
+// time, a webhook's lanes in flight are many (256 by default): with 16 (2026-11-26), a
+// round served 16 of 256 busy conversations, and on a loaded PostgreSQL the outbox fell
+// behind the sends (35-45 % delivered while they ran; 96-100 % with 256).
 func (d *Deliverer) claim(ctx context.Context, limit int, done [][]chat.Delivery) ([]laneBatch, bool) {
 	now := time.Now()
 	claimed, err := d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
@@ -168,11 +186,15 @@ func lanes(at time.Time, claimed []chat.Delivery) []laneBatch {
 // the first that fails (those after it wait for its retry, in order), and starts none once
 // Timeout has passed since the claim, so that the batch ends (each attempt bounded by
 // Timeout) well within its lease of two attempts' time; the deliveries it does not attempt
-// go back to the outbox uncounted.
+// go back to the outbox uncounted. Each attempt waits for one of its webhook's Conns: many
+// lanes of a webhook are leased at once, so that a round serves every conversation with
+// events due (a lane holds a conversation's events, a few each round when each
+// conversation is busy but not hot), and they take turns at the receiver.
 //
 // The events' data is rendered for all of them at once first (each a read of what it is
-// about): posted one after the other, a lane would otherwise wait for a database round trip
-// before every post, and on a loaded database a lane's pace is that of its reads.
+// about, unless the feed announced it): posted one after the other, a lane would otherwise
+// wait for a database round trip before every post, and on a loaded database a lane's pace
+// is that of its reads.
 func (d *Deliverer) attemptLane(ctx context.Context, b laneBatch) []chat.Delivery {
 	for _, del := range b.dels[1:] {
 		if del.Payload == nil {
@@ -180,17 +202,49 @@ func (d *Deliverer) attemptLane(ctx context.Context, b laneBatch) []chat.Deliver
 		}
 	}
 	out := make([]chat.Delivery, len(b.dels))
+	gate := d.gate(b.dels[0].AppID, b.dels[0].WebhookID)
+	deadline := time.NewTimer(time.Until(b.claimed.Add(d.cfg.Timeout)))
+	defer deadline.Stop()
 	stop := false
 	for i, del := range b.dels {
-		if stop || i > 0 && time.Since(b.claimed) >= d.cfg.Timeout {
-			del.Unattempted, stop = true, true
+		stop = stop || i > 0 && time.Since(b.claimed) >= d.cfg.Timeout
+		if !stop {
+			select {
+			case gate <- struct{}{}:
+			default: // the webhook's requests are all in flight: wait for one, up to the deadline
+				select {
+				case gate <- struct{}{}:
+				case <-deadline.C:
+					stop = true
+				}
+			}
+		}
+		if stop {
+			del.Unattempted = true
 			out[i] = del
 			continue
 		}
 		out[i] = d.attempt(ctx, del)
+		<-gate
 		stop = out[i].State != chat.DeliveryDelivered
 	}
 	return out
+}
+
+// gate is webhook id of app's share of requests in flight: a slot taken for each attempt.
+func (d *Deliverer) gate(app, id string) chan struct{} {
+	k := [2]string{app, id}
+	d.gatesMu.Lock()
+	defer d.gatesMu.Unlock()
+	g, ok := d.gates[k]
+	if !ok {
+		if len(d.gates) > 10000 { // webhooks of many apps: start afresh (a gate in use stays with its holders)
+			clear(d.gates)
+		}
+		g = make(chan struct{}, d.cfg.Conns)
+		d.gates[k] = g
+	}
+	return g
 }
 
 // purge drops, once a minute, the done events and their log past their retention.

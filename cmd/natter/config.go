@@ -163,7 +163,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
 	fs.StringVar(&c.Console, "console", env("NATTER_CONSOLE", "on"), "on or off: serve the web console at /console, on every host name but the API's <appId>.api-<region>.<domain> ones (NATTER_CONSOLE)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks, and accept custom notification providers, to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
-	fs.IntVar(&c.WebhookWorkers, "webhook-workers", envInt("NATTER_WEBHOOK_WORKERS", webhook.DefaultWorkers), "webhook deliveries in flight on this node (NATTER_WEBHOOK_WORKERS)")
+	fs.IntVar(&c.WebhookWorkers, "webhook-workers", envInt("NATTER_WEBHOOK_WORKERS", webhook.DefaultWorkers), "webhook lanes (conversations of a webhook) served at once on this node (NATTER_WEBHOOK_WORKERS)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", envDur("NATTER_WEBHOOK_TIMEOUT", webhook.DefaultTimeout), "how long one webhook delivery attempt may take (NATTER_WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.WebhookRetention, "webhook-retention", envDur("NATTER_WEBHOOK_RETENTION", webhook.DefaultRetention), "how long delivered and dead-lettered webhook events stay in the delivery log, for replay (NATTER_WEBHOOK_RETENTION)")
 	fs.DurationVar(&c.WebhookRetryFor, "webhook-retry-for", envDur("NATTER_WEBHOOK_RETRY_FOR", webhook.DefaultRetryFor), "how long a failing webhook delivery is retried before it is dead-lettered (NATTER_WEBHOOK_RETRY_FOR)")
