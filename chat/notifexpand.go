@@ -95,7 +95,7 @@ const maxRecipientsPage = 500
 // that passed. A message gone since is no error: there is nothing to notify.
 func (s *Service) ExpandNotification(ctx context.Context, ev NotificationEvent, now time.Time) (Expansion, error) {
 	var out Expansion
-	m, err := s.store.Message(ctx, ev.AppID, ev.MessageID, "")
+	m, err := s.recentMessage(ctx, ev.AppID, ev.MessageID)
 	if errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0 {
 		return out, nil
 	}

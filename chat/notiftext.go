@@ -40,7 +40,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 	}
 	gen := svc.keys.content.generation()
 	var ec eventContent
-	m, err := svc.store.Message(ctx, s.AppID, s.MessageID, "")
+	m, err := svc.recentMessage(ctx, s.AppID, s.MessageID)
 	switch {
 	case errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0:
 		svc.keys.content.put(key, ec, gen)

@@ -18,7 +18,7 @@ import (
 
 // Defaults of WorkerConfig.
 const (
-	DefaultWorkers    = 64
+	DefaultWorkers    = 256
 	DefaultRetryFor   = jobloop.DefaultRetryFor
 	DefaultBackoff    = jobloop.DefaultBackoff
 	DefaultMaxBackoff = jobloop.DefaultMaxBackoff
@@ -52,7 +52,8 @@ type Worker struct {
 	loop   *jobloop.Loop[chat.NotificationSend, chat.NotificationAttempt]
 	retry  jobloop.Retry // RetryFor, Backoff and MaxBackoff
 
-	lastPurge time.Time // only the loop's goroutine reads and writes it
+	lastPurge  time.Time     // only the loop's goroutine reads and writes it
+	expandWake chan struct{} // wakes the expander (expandLoop)
 
 	mu      sync.Mutex
 	senders map[string]cachedSender // by app, provider kind and id
@@ -80,7 +81,8 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	}
 	cfg.Client.Timeout = cfg.Timeout
 	w := &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
-		retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff), senders: map[string]cachedSender{}}
+		retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff), senders: map[string]cachedSender{},
+		expandWake: make(chan struct{}, 1)}
 	w.loop = jobloop.New[chat.NotificationSend, chat.NotificationAttempt](cfg.Workers, cfg.Poll)
 	w.loop.Claim, w.loop.Round = w.claim, w.round
 	w.loop.Do = func(ctx context.Context, s chat.NotificationSend) chat.NotificationAttempt {
@@ -88,19 +90,50 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 	}
 	svc.Subscribe(func(changes []chat.Change) { // an event committed on this node is expanded and sent at once
 		if chat.WorkIn(changes)&chat.WorkNotify != 0 {
-			w.loop.Wake()
+			w.wakeExpander()
 		}
 	})
 	return w
 }
 
 // Run expands events and sends until ctx ends, then waits for the sends in flight.
-func (w *Worker) Run(ctx context.Context) { w.loop.Run(ctx) }
+//
+// Expanding and sending are two loops: the expander's rounds (many recipients' settings
+// read per event) took the sends' claim loop's turn when they were its rounds, and on a
+// loaded database a round of both let through a few dozen pushes a second while the
+// sends went on (issue 30: 3 % pushed while sending on PostgreSQL).
+func (w *Worker) Run(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { defer close(done); w.expandLoop(ctx) }()
+	w.loop.Run(ctx)
+	<-done
+}
 
-// round expands due events into sends, and once a minute drops old log records; busy when
-// more events are due.
+func (w *Worker) wakeExpander() {
+	select {
+	case w.expandWake <- struct{}{}:
+	default:
+	}
+}
+
+// expandLoop expands due events until ctx ends: at once while it finds some, else when
+// woken or every Poll. The sends it writes wake the send loop.
+func (w *Worker) expandLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		if w.expand(ctx) {
+			w.loop.Wake()
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.expandWake:
+		case <-time.After(w.cfg.Poll):
+		}
+	}
+}
+
+// round drops old log records once a minute.
 func (w *Worker) round(ctx context.Context) (busy bool) {
-	busy = w.expand(ctx)
 	if time.Since(w.lastPurge) > time.Minute {
 		w.lastPurge = time.Now()
 		if err := w.store.PurgeNotificationLogs(ctx, time.Now().Add(-w.cfg.Retention).UnixMilli()); err != nil && ctx.Err() == nil {
@@ -126,10 +159,10 @@ func (w *Worker) claim(ctx context.Context, limit int, done []chat.NotificationA
 // recipients' settings, mutes and sockets, and waits on the database, not the CPU.
 // expandPerRound is how many events a round leases to expand. With 8 at once, 32 a round
 // and 16 sends in flight, whbench -notify on SQLite pushed 14 % of one-to-one messages
-// while they were sent; with these, 35-41 % (issue 30).
+// while they were sent; with 16, 128 and 64, 35-41 %.
 const (
-	expandAtOnce   = 16
-	expandPerRound = 128
+	expandAtOnce   = 32
+	expandPerRound = 256
 )
 
 // expand leases a batch of events, expands them (expandAtOnce at a time; each decision
