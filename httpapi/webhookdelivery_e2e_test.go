@@ -611,3 +611,168 @@ func TestWebhookDataFromFeedAsFromStore(t *testing.T) {
 		})
 	}
 }
+
+// badEndpoint is a webhook endpoint that answers each request after delay, or 500 to every
+// one while failing, until heal; it notes the most requests it had in flight at once and
+// how often it accepted each event id.
+type badEndpoint struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	delay    time.Duration
+	failing  bool
+	inFlight int
+	most     int
+	posts    int
+	got      map[string]int // event id → accepted
+}
+
+func newBadEndpoint(t *testing.T, delay time.Duration, failing bool) *badEndpoint {
+	be := &badEndpoint{delay: delay, failing: failing, got: map[string]int{}}
+	be.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		be.mu.Lock()
+		be.inFlight++
+		be.posts++
+		be.most = max(be.most, be.inFlight)
+		delay, failing := be.delay, be.failing
+		be.mu.Unlock()
+		time.Sleep(delay)
+		be.mu.Lock()
+		defer be.mu.Unlock()
+		be.inFlight--
+		if failing {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		be.got[r.Header.Get(webhook.HeaderEventID)]++
+	}))
+	t.Cleanup(be.srv.Close)
+	return be
+}
+
+func (be *badEndpoint) heal() {
+	be.mu.Lock()
+	be.delay, be.failing = 0, false
+	be.mu.Unlock()
+}
+
+// accepted is how many distinct events the endpoint accepted.
+func (be *badEndpoint) accepted() int {
+	be.mu.Lock()
+	defer be.mu.Unlock()
+	return len(be.got)
+}
+
+// TestWebhookFairAcrossWebhooksAndApps: a slow endpoint (100 ms an answer) or a failing one
+// (500s) of app A's webhook W1 slows only W1: app A's healthy W2 and app B's W3 get all
+// their events while W1 has made little headway, and W1's deliveries are kept and retried
+// until its endpoint heals, then each arrives once.
+//
+// W1's backlog is older than every delivery of W2 and W3 (W1 exists first), and runs over
+// more lanes than a claim looks at, so that a claim taking the oldest due deliveries across
+// webhooks (or one that let a webhook's backlog fill its look-ahead) would hand the workers
+// to W1 until its backlog was nearly gone: 8 workers, so at most 2 of W1's lanes in flight
+// and 4 of app A's; W1 then goes at 2 answers per 100 ms at most.
+func TestWebhookFairAcrossWebhooksAndApps(t *testing.T) {
+	const workers, backlog, fresh = 8, 48, 8
+	for _, mode := range []string{"slow", "failing"} {
+		for _, b := range []string{"sqlite", "postgres"} {
+			t.Run(mode+"/"+b, func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t, b, chat.Config{WebhookAllowPrivate: true, Now: time.Now})
+				// The failing endpoint takes a while to fail too, so that its attempts in
+				// flight overlap and are counted.
+				w1 := newBadEndpoint(t, 100*time.Millisecond, mode == "failing")
+				if mode == "failing" {
+					w1.delay = 50 * time.Millisecond
+				}
+				w2, w3 := newReceiver(t), newReceiver(t)
+				hook := func(c *client.Client, url string) string {
+					t.Helper()
+					wh, err := c.CreateWebhook(e.ctx(), client.WebhookRequest{WebhookURL: ptr(url), Triggers: &[]string{"message_sent"}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return wh.ID
+				}
+				send := func(c *client.Client, from, to string) {
+					t.Helper()
+					if _, err := c.CreateUser(e.ctx(), client.CreateUserRequest{UID: to, Name: to}); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.OnBehalfOf(from).SendMessage(e.ctx(), client.SendMessageRequest{Receiver: to, ReceiverType: "user",
+						Category: "message", Type: "text", Data: map[string]any{"text": "hi"}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				e.mustUser("ann", "Ann")
+				w1ID := hook(e.c, w1.srv.URL)
+				for i := range backlog { // one conversation each: lanes that need not wait for one another
+					send(e.c, "ann", fmt.Sprintf("old%d", i))
+				}
+				hook(e.c, w2.srv.URL)
+				for i := range fresh {
+					send(e.c, "ann", fmt.Sprintf("new%d", i))
+				}
+				appB, _ := e.newApp("other", "us")
+				if _, err := appB.CreateUser(e.ctx(), client.CreateUserRequest{UID: "bea", Name: "Bea"}); err != nil {
+					t.Fatal(err)
+				}
+				hook(appB, w3.srv.URL)
+				for i := range fresh {
+					send(appB, "bea", fmt.Sprintf("b%d", i))
+				}
+				count := func(rc *receiver) int {
+					rc.mu.Lock()
+					defer rc.mu.Unlock()
+					return len(rc.got)
+				}
+
+				startDeliverer(t, e, workers)
+				for deadline := time.Now().Add(30 * time.Second); count(w2) < fresh || count(w3) < fresh; time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("W2 got %d and W3 %d of their %d events", count(w2), count(w3), fresh)
+					}
+				}
+				// Counted, not timed: the healthy webhooks were done while W1 had had a few
+				// rounds' worth of answers.
+				if n := w1.accepted(); n > backlog/4 {
+					t.Errorf("W1 had %d of its %d events delivered before W2 and W3 had their %d: they waited for it", n, backlog+fresh, fresh)
+				}
+				w1.mu.Lock()
+				most := w1.most
+				w1.mu.Unlock()
+				if most > workers/4 {
+					t.Errorf("W1's endpoint had %d requests in flight at once, want at most %d (a quarter of %d workers)", most, workers/4, workers)
+				}
+				if mode == "failing" {
+					for deadline := time.Now().Add(10 * time.Second); e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1 AND attempts > 1`, w1ID) == 0; time.Sleep(20 * time.Millisecond) {
+						if time.Now().After(deadline) {
+							t.Fatal("W1's failed deliveries were not retried")
+						}
+					}
+					if n := e.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = $1 AND state <> 0`, w1ID); n != 0 {
+						t.Fatalf("%d of W1's deliveries are done while its endpoint fails, want none (retried, not dead)", n)
+					}
+				}
+				w1.heal()
+				for deadline := time.Now().Add(30 * time.Second); w1.accepted() < backlog+fresh; time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("W1 got %d of its %d events once healed", w1.accepted(), backlog+fresh)
+					}
+				}
+				time.Sleep(200 * time.Millisecond) // a duplicate would come now
+				w1.mu.Lock()
+				for id, n := range w1.got {
+					if n != 1 {
+						t.Errorf("W1 accepted event %s %d times", id, n)
+					}
+				}
+				w1.mu.Unlock()
+				if n2, n3 := count(w2), count(w3); n2 != fresh || n3 != fresh {
+					t.Errorf("W2 got %d and W3 %d, want %d each, once", n2, n3, fresh)
+				}
+			})
+		}
+	}
+}

@@ -1,11 +1,9 @@
 package sqlstore
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -30,7 +28,9 @@ import (
 // node's workers.) Rows of a webhook or an app at its cap are left out before the LIMIT, so
 // that they do not crowd out the others'; and more due rows are looked at than are taken
 // ($7), so that a backlog of one webhook at the head of the queue leaves room in the same
-// claim for the others behind it. The leases held are read once, by the lease index (a few
+// claim for the others behind it. A backlog of more lanes than that is left out by the
+// claim's next pass (claimHeads), once this one has brought it to its cap. The leases held
+// are read once, by the lease index (a few
 // rows: at most the nodes' workers' batches), and counted by lane, which keeps a claim cheap
 // with a backlog: per due row it probes one index (the order check) and scans that list.
 //
@@ -60,7 +60,8 @@ const claimQuery = `WITH held AS MATERIALIZED (SELECT DISTINCT app_id, webhook_i
 	WHERE id IN (SELECT id FROM fair WHERE app_slot <= $6 ORDER BY next_at, id LIMIT $4)
 	RETURNING id, app_id, webhook_id, conversation_id, event_id`
 
-// claimLookahead is how many due rows a claim looks at for each it may take.
+// claimLookahead is how many due rows a pass of claimQuery (SQLite) looks at for each it
+// may take.
 const claimLookahead = 4
 
 // Where statements are round trips to a planner working from statistics
@@ -72,16 +73,21 @@ const claimLookahead = 4
 // index, the primary key), so no plan can go far wrong. SQLite, in process, runs claimQuery
 // in a few µs a due row.
 const (
-	// $1 now, $2 how many: the lanes' heads (the first pending delivery of each webhook
-	// and conversation) that are due, unleased and of an enabled webhook, oldest first.
+	// $1 now, $2 how many, $3 the per-webhook cap, $4 the per-app cap: the lanes' heads
+	// (the first pending delivery of each webhook and conversation) that are due, unleased
+	// and of an enabled webhook, oldest first, as many of each webhook and app as their caps
+	// leave room for beside the lanes held (leased, by any node).
 	// The lanes are walked one index probe each (a loose index scan: each step the next
 	// lane's first row by the order index), so a claim reads one row per lane however long
 	// the lanes' backlogs: reading every pending row for DISTINCT ON, PostgreSQL's plan on
 	// a queue's stale statistics (a bitmap of every pending row, then a sort) took 30-60 ms
 	// a claim at a 2,500-row backlog on a loaded machine.
 	//
-	// With them, in the same statement, the lanes held (leased) per webhook: rows whose id
-	// is 0.
+	// The caps are applied before the LIMIT, over every due head (the walk has read them
+	// all anyway): applied after it, in Go, a webhook at its cap whose backlog held the
+	// oldest heads of more lanes than the LIMIT left nothing for the others (a slow
+	// endpoint's webhook, with 48 lanes behind it, held back every other webhook, of its app
+	// and of others, until its backlog was down to the LIMIT).
 	headsQueryPostgres = `WITH RECURSIVE heads AS (
 			(SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries
 				WHERE state = 0 ORDER BY app_id, webhook_id, conversation_id, event_id LIMIT 1)
@@ -90,14 +96,18 @@ const (
 				SELECT id, app_id, webhook_id, conversation_id, next_at, lease_until FROM webhook_deliveries d
 				WHERE d.state = 0 AND (d.app_id, d.webhook_id, d.conversation_id) > (h.app_id, h.webhook_id, h.conversation_id)
 				ORDER BY d.app_id, d.webhook_id, d.conversation_id, d.event_id LIMIT 1) n),
-		due AS (SELECT id, app_id, webhook_id, next_at FROM heads h
-			WHERE next_at <= $1 AND lease_until < $1
-			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)
-			ORDER BY next_at, id LIMIT $2)
-		SELECT id, app_id, webhook_id, next_at, 0 FROM due
-		UNION ALL
-		SELECT 0, app_id, webhook_id, 0, count(DISTINCT conversation_id) FROM webhook_deliveries
-			WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id`
+		held AS MATERIALIZED (SELECT app_id, webhook_id, count(DISTINCT conversation_id) AS n FROM webhook_deliveries
+			WHERE state = 0 AND lease_until >= $1 GROUP BY app_id, webhook_id),
+		due AS (SELECT id, app_id, next_at,
+			coalesce((SELECT k.n FROM held k WHERE k.app_id = h.app_id AND k.webhook_id = h.webhook_id), 0)
+				+ row_number() OVER (PARTITION BY app_id, webhook_id ORDER BY next_at, id) AS slot
+			FROM heads h WHERE next_at <= $1 AND lease_until < $1
+			AND EXISTS (SELECT 1 FROM webhooks w WHERE w.app_id = h.app_id AND w.id = h.webhook_id AND w.enabled = 1)),
+		fair AS (SELECT id, next_at,
+			coalesce((SELECT sum(k.n) FROM held k WHERE k.app_id = d.app_id), 0)
+				+ row_number() OVER (PARTITION BY app_id ORDER BY next_at, id) AS app_slot
+			FROM due d WHERE slot <= $3)
+		SELECT id FROM fair WHERE app_slot <= $4 ORDER BY next_at, id LIMIT $2`
 	// $4 the heads chosen, $5 how many more of each lane: the heads are leased, with each
 	// one's lane's next deliveries up to the first that is not due or is leased (bool_and
 	// over the lane's order: a batch skips none), and read with their events, in one
@@ -139,40 +149,9 @@ const claimLockPostgres = `, pg_advisory_xact_lock(hashtext('natter-webhook-clai
 // statements (on a database loaded by the writes the deliveries report, each round trip
 // waits its turn: a round of nine took 100-600 ms while whbench sent).
 func claimPostgres(tx *wtx, l chat.Lease) ([]chat.Delivery, error) {
-	type hook struct{ app, id string }
-	type head struct {
-		id, nextAt int64
-		h          hook
-	}
-	held, heldApp := map[hook]int{}, map[string]int{}
-	var heads []head
-	err := each(tx.rows(headsQueryPostgres, l.Now, claimLookahead*l.Limit), func(s scanner) error {
-		var r head
-		var n int
-		if err := s.Scan(&r.id, &r.h.app, &r.h.id, &r.nextAt, &n); err != nil {
-			return err
-		}
-		if r.id == 0 {
-			held[r.h], heldApp[r.h.app] = n, heldApp[r.h.app]+n
-		} else {
-			heads = append(heads, r)
-		}
-		return nil
-	})
-	if err != nil {
+	ids, err := collect(tx.rows(headsQueryPostgres, l.Now, l.Limit, l.PerWebhook, l.PerApp), scanID)
+	if err != nil || len(ids) == 0 {
 		return nil, err
-	}
-	slices.SortFunc(heads, func(a, b head) int { return cmp.Or(cmp.Compare(a.nextAt, b.nextAt), cmp.Compare(a.id, b.id)) })
-	var ids []int64
-	for _, r := range heads {
-		if len(ids) < l.Limit && held[r.h] < l.PerWebhook && heldApp[r.h.app] < l.PerApp {
-			ids = append(ids, r.id)
-			held[r.h]++
-			heldApp[r.h.app]++
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
 	}
 	got, err := collect(tx.rows(leaseQueryPostgres, l.Now, l.Until, l.Node, ids, max(l.PerLane, 1)-1), scanDelivery)
 	if err != nil {
@@ -200,6 +179,27 @@ func claimPostgres(tx *wtx, l chat.Lease) ([]chat.Delivery, error) {
 		}
 	}
 	return keep, release(tx, l.Node, back)
+}
+
+// claimHeads runs claimQuery (SQLite) until the limit is reached or a pass takes nothing.
+// A pass looks at a few times the limit's due rows, oldest first; where a webhook below its
+// cap has the oldest heads of more lanes than that, the pass takes its cap's worth and
+// nothing else, though the others' heads are due behind them (a slow endpoint's backlog
+// held its app's other webhook and other apps' back until the workers' next round). The
+// next pass counts those leases, leaves that webhook out before its look-ahead, and takes
+// the others'. Each pass that takes something costs one more, which finds nothing when
+// nothing else is due; SQLite runs them in process, µs a due row.
+func claimHeads(tx *wtx, l chat.Lease) ([]laneRow, error) {
+	var heads []laneRow
+	for len(heads) < l.Limit {
+		left := l.Limit - len(heads)
+		got, err := collect(tx.rows(claimQuery, l.Now, l.Until, l.Node, left, l.PerWebhook, l.PerApp, claimLookahead*left), scanLaneRow)
+		if err != nil || len(got) == 0 {
+			return heads, err
+		}
+		heads = append(heads, got...)
+	}
+	return heads, nil
 }
 
 // laneRow is a delivery SQLite's claim leased, and its lane.
@@ -450,7 +450,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 			claimed, err = claimPostgres(tx, l)
 			return err
 		}
-		heads, err := collect(tx.rows(claimQuery, l.Now, l.Until, l.Node, l.Limit, l.PerWebhook, l.PerApp, claimLookahead*l.Limit), scanLaneRow)
+		heads, err := claimHeads(tx, l)
 		if err != nil {
 			return err
 		}

@@ -266,3 +266,77 @@ func TestDeliveryLaneBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliveryClaimLooksPastABacklog, on both databases: where one webhook's backlog holds
+// the oldest due heads of more lanes than a claim looks at, the claim still takes the other
+// webhooks' heads behind them, in the same claim and while that webhook is at its cap: a
+// slow endpoint's backlog does not hold back its app's other webhooks or other apps'.
+func TestDeliveryClaimLooksPastABacklog(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := open(t, backend)
+			for _, app := range []string{"a", "b"} {
+				if err := db.CreateApp(ctx, chat.App{ID: app, Region: "us", Name: app}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hook := func(app, id string) {
+				w := chat.Webhook{AppID: app, ID: id, URL: "https://example.com/" + id, Enabled: true, Triggers: []string{chat.TriggerMessageSent}}
+				if err := db.CreateWebhook(ctx, w, chat.WebhookSecret{Secret: []byte("x")}, 25); err != nil {
+					t.Fatal(err)
+				}
+			}
+			event := func(app, conv string, at int64) {
+				if err := db.Transact(ctx, func(tx chat.Tx) error {
+					return tx.InsertOutbox(chat.OutboxEvent{AppID: app, Trigger: chat.TriggerMessageSent, ConversationID: conv, MessageID: at, At: at})
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hook("a", "slow")
+			for i := range 60 { // the backlog: a lane each, older than anything else
+				event("a", fmt.Sprintf("old%d", i), 1000+int64(i))
+			}
+			hook("a", "fast")
+			hook("b", "other")
+			for i := range 4 {
+				event("a", fmt.Sprintf("new%d", i), 2000+int64(i))
+				event("b", fmt.Sprintf("b%d", i), 2000+int64(i))
+			}
+			count := func(ds []chat.Delivery) map[string]int {
+				m := map[string]int{}
+				for _, d := range ds {
+					m[d.AppID+"/"+d.WebhookID]++
+				}
+				return m
+			}
+			lease := chat.Lease{Node: "n1", Now: 3000, Until: 100000, Limit: 8, PerWebhook: 2, PerApp: 4}
+			got, err := db.ClaimDeliveries(ctx, lease, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := count(got); c["a/slow"] != 2 || c["a/fast"] != 2 || c["b/other"] != 2 {
+				t.Fatalf("one claim took %v, want 2 of each webhook (its cap)", c)
+			}
+			// With the backlog's webhook at its cap, held from an earlier claim, the others'
+			// next heads are taken, however many of its heads are older.
+			var done []chat.Delivery
+			for _, d := range got {
+				if d.WebhookID != "slow" {
+					d.State, d.DoneAt = chat.DeliveryDelivered, 3000
+					done = append(done, d)
+				}
+			}
+			lease.Limit = 6
+			got, err = db.ClaimDeliveries(ctx, lease, done)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := count(got); c["a/slow"] != 0 || c["a/fast"] != 2 || c["b/other"] != 2 {
+				t.Fatalf("with the backlog's webhook at its cap a claim took %v, want 2 of a/fast and 2 of b/other", c)
+			}
+		})
+	}
+}

@@ -6,7 +6,8 @@
 // per-conversation order violations counted on each endpoint. One webhook subscribes to
 // message_sent, a second to the reaction triggers. With -notify, the same for push
 // notifications of one-to-one messages through an FCM provider whose endpoints are a local
-// fake (notify.go). As the machine's ceiling it first drives
+// fake (notify.go). With -fairness, whether a slow and a failing webhook slow only
+// themselves (fairness.go). As the machine's ceiling it first drives
 // the same receiver with a plain Go HTTP client posting bodies of the same size, as many at
 // a time as natter may send to one webhook. Every run is bounded: it stops by itself.
 //
@@ -55,6 +56,7 @@ type options struct {
 	pgLog      string        // a file to copy PostgreSQL's log to
 	notify     bool          // then the notification phase, through fcm
 	faults     bool          // then the fault phases (faults.go)
+	fairness   bool          // then the fairness phase: slow and failing webhooks beside fast ones (fairness.go)
 	fcm        *fcmFake
 }
 
@@ -85,6 +87,7 @@ func main() {
 	flag.StringVar(&o.profile, "cpuprofile", "", "a directory: write the first node's CPU profile of each throughput phase and its drain there")
 	flag.BoolVar(&o.notify, "notify", false, "after the webhook phases, the notification phase: one-to-one messages pushed through an FCM provider whose endpoints are a local fake")
 	flag.BoolVar(&o.faults, "faults", false, "at the end, the fault phases on a PostgreSQL of their own (2 nodes): kill -9 of one node mid-run, then a PostgreSQL restart mid-run; every event answered 200 must arrive")
+	flag.BoolVar(&o.fairness, "fairness", false, "after the other phases, the fairness phase: an app with a fast, a slow (100 ms) and a failing (500) webhook and a second app with a fast one, against a baseline with the fast ones alone")
 	flag.StringVar(&o.pgLog, "pg-log", "", "copy PostgreSQL's server log to this file at the end (with -pg-set for auto_explain)")
 	var pgSet envFlag
 	flag.Var((*pgFlag)(&pgSet), "pg-set", "a postgresql.conf setting name=value for the throwaway server, repeatable, e.g. shared_preload_libraries='auto_explain'")
@@ -117,7 +120,11 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	if err := run(ctx, o); err != nil {
+	err := run(ctx, o)
+	if err == nil && o.fairness {
+		err = fairness(ctx, o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "whbench:", err)
 		os.Exit(1)
 	}
