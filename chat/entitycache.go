@@ -24,6 +24,10 @@ type entityCache struct {
 	blocks  *ttlCache[[2]bool]
 	members *ttlCache[Membership]
 	roles   *ttlCache[Role]
+	// An app's notification providers and settings, which each notification's decisions
+	// and sending read (keyed by the app alone).
+	providers     *ttlCache[[]Provider]
+	notifSettings *ttlCache[NotificationSettings]
 }
 
 // entityTTL bounds an entry's life whatever the feed says.
@@ -31,7 +35,8 @@ const entityTTL = 30 * time.Second
 
 func newEntityCache(now func() time.Time, live bool) *entityCache {
 	c := &entityCache{users: newTTLCache[User](entityTTL, now), blocks: newTTLCache[[2]bool](entityTTL, now),
-		members: newTTLCache[Membership](entityTTL, now), roles: newTTLCache[Role](entityTTL, now)}
+		members: newTTLCache[Membership](entityTTL, now), roles: newTTLCache[Role](entityTTL, now),
+		providers: newTTLCache[[]Provider](entityTTL, now), notifSettings: newTTLCache[NotificationSettings](entityTTL, now)}
 	c.live.Store(live)
 	return c
 }
@@ -51,6 +56,8 @@ func (c *entityCache) clear() {
 	c.blocks.evictKeysIf(all)
 	c.members.evictKeysIf(all)
 	c.roles.evictKeysIf(all)
+	c.providers.evictKeysIf(all)
+	c.notifSettings.evictKeysIf(all)
 }
 
 // apply evicts what committed changes made stale: the feed's listener.
@@ -111,6 +118,11 @@ func (c *entityCache) apply(changes []Change) {
 			case SettingRoles, SettingPermissions, SettingFeatures, SettingApp:
 				c.roles.evictKeysIf(inApp)
 			}
+			switch ch.Subject {
+			case SettingNotification, SettingApp:
+				c.providers.evict(key2(ch.App, ""))
+				c.notifSettings.evict(key2(ch.App, ""))
+			}
 			if ch.Subject == SettingApp { // an app deleted takes everything of it along
 				c.users.evictKeysIf(inApp)
 				c.blocks.evictKeysIf(inApp)
@@ -149,6 +161,19 @@ func readThrough[V any](c *entityCache, tc *ttlCache[V], k string, read func() (
 		tc.put(k, v, gen)
 	}
 	return v, err
+}
+
+// cachedProviders is store.AllProviders through the cache: the caller must not change
+// the list.
+func (s *Service) cachedProviders(ctx context.Context, appID string) ([]Provider, error) {
+	return readThrough(s.entities, s.entities.providers, key2(appID, ""), func() ([]Provider, error) { return s.store.AllProviders(ctx, appID) })
+}
+
+// cachedNotificationSettings is store.NotificationSettings through the cache.
+func (s *Service) cachedNotificationSettings(ctx context.Context, appID string) (NotificationSettings, error) {
+	return readThrough(s.entities, s.entities.notifSettings, key2(appID, ""), func() (NotificationSettings, error) {
+		return s.store.NotificationSettings(ctx, appID)
+	})
 }
 
 // cachedUser is store.User through the cache.

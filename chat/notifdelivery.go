@@ -177,7 +177,7 @@ func (s *Service) notifying(ctx context.Context, appID string) bool {
 		return v
 	}
 	gen := c.generation()
-	ps, err := s.store.AllProviders(ctx, appID)
+	ps, err := s.cachedProviders(ctx, appID)
 	if err != nil {
 		return true
 	}

@@ -102,7 +102,7 @@ func (s *Service) ExpandNotification(ctx context.Context, ev NotificationEvent, 
 	if err != nil {
 		return out, internal("read message", err)
 	}
-	ps, err := s.store.AllProviders(ctx, ev.AppID)
+	ps, err := s.cachedProviders(ctx, ev.AppID)
 	if err != nil {
 		return out, internal("read providers", err)
 	}
@@ -110,7 +110,7 @@ func (s *Service) ExpandNotification(ctx context.Context, ev NotificationEvent, 
 	if !ch.push && !ch.sms && !ch.email {
 		return out, nil
 	}
-	app, err := s.store.NotificationSettings(ctx, ev.AppID)
+	app, err := s.cachedNotificationSettings(ctx, ev.AppID)
 	if err != nil {
 		return out, internal("read notification settings", err)
 	}

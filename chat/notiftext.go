@@ -57,7 +57,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 			return ec, internal("read reaction", err)
 		}
 	}
-	if ec.settings, err = svc.store.NotificationSettings(ctx, s.AppID); err != nil {
+	if ec.settings, err = svc.cachedNotificationSettings(ctx, s.AppID); err != nil {
 		return ec, internal("read notification settings", err)
 	}
 	svc.keys.content.put(key, ec, gen)
@@ -87,7 +87,7 @@ func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSe
 	}
 	c.Privacy = rs[s.UID].Prefs(c.Settings).UsePrivacyTemplate
 	c.Mentioned = slices.ContainsFunc(m.Mentions, func(e Entity) bool { return e.UID == s.UID })
-	if u, err := svc.store.User(ctx, s.AppID, s.UID); err == nil {
+	if u, err := svc.cachedUser(ctx, s.AppID, s.UID); err == nil {
 		c.Name = u.Name
 	}
 	if s.Recheck {

@@ -33,7 +33,7 @@ type recentKey struct {
 // maxRecentMessages bounds the messages kept: a few seconds of a busy node's sends, the
 // time their events take to go out when the workers keep up. A backlog older than that
 // renders from the store as before.
-const maxRecentMessages = 4096
+const maxRecentMessages = 8192
 
 func newRecentMessages() *recentMessages {
 	return &recentMessages{m: make(map[recentKey]*Message, maxRecentMessages)}

@@ -112,29 +112,52 @@ func (db *DB) FinishNotificationEvent(ctx context.Context, node string, eventID 
 }
 
 // FinishNotificationEvents writes events' expansions and deletes them, while node holds
-// them, in one transaction.
+// them, in one transaction: the events deleted in one statement, then every log record and
+// every send in as few multi-row INSERTs as the dialect takes. (One event after the other,
+// three round trips each, a round of 256 events took a second on a PostgreSQL loaded by
+// the sends it reports, and pushes went out at under 200 a second.)
 func (db *DB) FinishNotificationEvents(ctx context.Context, node string, xs []chat.ExpandedEvent) error {
 	if len(xs) == 0 {
 		return nil
 	}
 	return mapErr(db.transact(ctx, func(tx *wtx) error {
-		for _, x := range xs {
-			if err := finishEvent(tx, node, x.EventID, x.Logs, x.Sends); err != nil {
+		ids := make([]int64, len(xs))
+		for i, x := range xs {
+			ids[i] = x.EventID
+		}
+		var ours []int64 // still leased by node: another node took over the others, and its expansion counts
+		if tx.db.dialect.roundTrips {
+			var err error
+			if ours, err = collect(tx.rows(`DELETE FROM notification_events WHERE id = ANY($1::bigint[]) AND leased_by = $2 RETURNING id`,
+				ids, node), scanID); err != nil {
 				return err
 			}
+		} else {
+			for _, id := range ids { // in process: a prepared statement a row
+				res, err := tx.exec(`DELETE FROM notification_events WHERE id = $1 AND leased_by = $2`, id, node)
+				if err != nil {
+					return err
+				}
+				if n, err := res.RowsAffected(); err != nil {
+					return err
+				} else if n > 0 {
+					ours = append(ours, id)
+				}
+			}
 		}
-		return nil
+		var logs []chat.NotificationLog
+		var sends []chat.NotificationSend
+		for _, x := range xs {
+			if slices.Contains(ours, x.EventID) {
+				logs, sends = append(logs, x.Logs...), append(sends, x.Sends...)
+			}
+		}
+		return insertExpansion(tx, logs, sends)
 	}))
 }
 
-func finishEvent(tx *wtx, node string, eventID int64, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
-	res, err := tx.exec(`DELETE FROM notification_events WHERE id = $1 AND leased_by = $2`, eventID, node)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return err // another node took it over: its expansion counts
-	}
+// insertExpansion writes expansions' log records and sends.
+func insertExpansion(tx *wtx, logs []chat.NotificationLog, sends []chat.NotificationSend) error {
 	if err := insertLogs(tx, logs); err != nil {
 		return err
 	}
