@@ -117,12 +117,12 @@ func (w *Worker) wakeExpander() {
 }
 
 // expandLoop expands due events until ctx ends, expanders rounds at once (their claims
-// skip each other's events): each woken, or every Poll, and again at once while it finds
-// some. A round that found a full batch wakes another expander. The sends a round writes
+// skip each other's events): each woken (the first also every Poll), and again at once
+// while it finds some. A round that found a full batch wakes another expander. The sends a round writes
 // wake the send loop.
 func (w *Worker) expandLoop(ctx context.Context) {
 	var wg sync.WaitGroup
-	for range expanders {
+	for i := range expanders {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				if n := w.expand(ctx); n > 0 {
@@ -132,10 +132,14 @@ func (w *Worker) expandLoop(ctx context.Context) {
 					}
 					continue
 				}
+				var poll <-chan time.Time // only the first polls: an idle node claims twice a second, not 16 times
+				if i == 0 {
+					poll = time.After(w.cfg.Poll)
+				}
 				select {
 				case <-ctx.Done():
 				case <-w.expandWake:
-				case <-time.After(w.cfg.Poll):
+				case <-poll:
 				}
 			}
 		})
