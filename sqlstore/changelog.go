@@ -364,6 +364,10 @@ func (f *follower) maybeSweep(ctx context.Context, log *slog.Logger) {
 	}
 }
 
+// stableSession is how long a listening connection must have held for its loss to be
+// reconnected at once again, rather than after the back-off of the losses before it.
+const stableSession = 10 * time.Second
+
 // listenChanges holds the listening connection until ctx ends, reconnecting after a
 // failure; poke wakes the follower for each notice of another node, and once each time the
 // connection is (back) in place, so that what committed while it was down is read.
@@ -371,7 +375,11 @@ func (f *follower) maybeSweep(ctx context.Context, log *slog.Logger) {
 func (db *DB) listenChanges(ctx context.Context, node string, poke func(), listening func(bool), log *slog.Logger) {
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
+		began := time.Now()
 		err := db.changesSession(ctx, node, poke, listening)
+		if time.Since(began) > stableSession { // it held: this loss is a first, not a repeat
+			wait = 100 * time.Millisecond
+		}
 		if ctx.Err() != nil {
 			return
 		}

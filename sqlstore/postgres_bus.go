@@ -166,7 +166,11 @@ func (b *pgBus) listen() {
 	defer close(b.done)
 	wait := 100 * time.Millisecond
 	for b.ctx.Err() == nil {
+		began := time.Now()
 		err := b.session()
+		if time.Since(began) > stableSession { // it held: this loss is a first, not a repeat
+			wait = 100 * time.Millisecond
+		}
 		if b.ctx.Err() != nil {
 			return
 		}
