@@ -69,12 +69,68 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	out := make([]conversationJSON, len(cs))
+	b := bytesPool.Get().(*[]byte)
+	defer bytesPool.Put(b)
+	out := append((*b)[:0], `{"data":[`...)
 	for i, c := range cs {
-		out[i] = conversationOut(c, p.Actor)
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendConversation(out, conversationOut(c, p.Actor))
 	}
-	writeData(w, r, out, pageMeta(f.Page, len(out), total))
+	out = append(out, `],"meta":`...)
+	out = appendJSON(out, pageMeta(f.Page, len(cs), total))
+	out = append(out, "}\n"...)
+	*b = out
+	writeBody(w, r, http.StatusOK, out)
 	return nil
+}
+
+// appendConversation appends c as encoding/json writes a conversationJSON, by hand: given
+// the whole page, encoding/json validated each last message's bytes again, a fifth of a
+// conversation page's CPU (its other party or group, a few fields, still goes through it).
+func appendConversation(b []byte, c conversationJSON) []byte {
+	b = append(b, `{"conversationId":`...)
+	b = wire.AppendString(b, c.ConversationID)
+	b = append(b, `,"conversationType":`...)
+	b = wire.AppendString(b, c.ConversationType)
+	b = append(b, `,"unreadMessageCount":`...)
+	b = wire.AppendString(b, c.UnreadMessageCount)
+	b = append(b, `,"unreadMentionsCount":`...)
+	b = strconv.AppendInt(b, c.UnreadMentionsCount, 10)
+	if c.LastReadMessageID != "" {
+		b = append(b, `,"lastReadMessageId":`...)
+		b = wire.AppendString(b, c.LastReadMessageID)
+	}
+	b = append(b, `,"createdAt":`...)
+	b = strconv.AppendInt(b, c.CreatedAt, 10)
+	b = append(b, `,"updatedAt":`...)
+	b = strconv.AppendInt(b, c.UpdatedAt, 10)
+	if len(c.LastMessage) > 0 {
+		b = append(append(b, `,"lastMessage":`...), c.LastMessage...)
+	}
+	if c.ConversationWith != nil {
+		b = appendJSON(append(b, `,"conversationWith":`...), c.ConversationWith)
+	}
+	if len(c.Tags) > 0 {
+		b = append(b, `,"tags":[`...)
+		for i, t := range c.Tags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = wire.AppendString(b, t)
+		}
+		b = append(b, ']')
+	}
+	if c.PinnedAt != 0 {
+		b = append(b, `,"pinnedAt":`...)
+		b = strconv.AppendInt(b, c.PinnedAt, 10)
+	}
+	if c.PinnedBy != "" {
+		b = append(b, `,"pinnedBy":`...)
+		b = wire.AppendString(b, c.PinnedBy)
+	}
+	return append(b, '}')
 }
 
 // conversationKind is the kind and key a /users/{uid}/conversation… or
