@@ -328,7 +328,7 @@ func createUsers(ctx context.Context, nd *node, n int) error {
 }
 
 func printFairness(name string, o options, convs int, runs []fairRun) {
-	fmt.Printf("\nfairness, %s, one node (default 64 workers: 16 lanes per webhook, 32 per app; retries from %s): %d senders for %v, half from app A, half from app B, over %d conversations each; webhooks on message_sent\n",
+	fmt.Printf("\nfairness, %s, one node (default 1024 workers: 256 lanes per webhook, 512 per app, 32 requests in flight per webhook; retries from %s): %d senders for %v, half from app A, half from app B, over %d conversations each; webhooks on message_sent\n",
 		name, fairRetryBase, max(o.conns, 2), o.duration, convs)
 	fmt.Println("| run | A sends/s | B sends/s | A fast: delivered/s during · share during · drain | B fast: delivered/s during · share during · drain | A slow (100 ms): delivered/s during · left | A failing (500): refused/s during | duplicates |")
 	fmt.Println("|---|---:|---:|---|---|---|---|---:|")
