@@ -8,7 +8,8 @@ import (
 )
 
 // entityCache holds, per node, what requests read on every call and rarely changes: users,
-// blocks between two users, memberships and roles. The change feed keeps it true: a change
+// blocks between two users, groups (as nobody in particular sees them), memberships and
+// roles. The change feed keeps it true: a change
 // this node commits evicts what it touched before the write answers (so a writer reads its
 // own write), and one another node commits evicts it when the change log brings it here
 // (FollowChanges: a few milliseconds). While this node cannot follow the log (its listening
@@ -24,6 +25,8 @@ type entityCache struct {
 	blocks  *ttlCache[[2]bool]
 	members *ttlCache[Membership]
 	roles   *ttlCache[Role]
+	// groups as no viewer sees them: a viewer's membership comes from members.
+	groups *ttlCache[Group]
 	// An app's notification providers and settings, which each notification's decisions
 	// and sending read (keyed by the app alone).
 	providers     *ttlCache[[]Provider]
@@ -36,6 +39,7 @@ const entityTTL = 30 * time.Second
 func newEntityCache(now func() time.Time, live bool) *entityCache {
 	c := &entityCache{users: newTTLCache[User](entityTTL, now), blocks: newTTLCache[[2]bool](entityTTL, now),
 		members: newTTLCache[Membership](entityTTL, now), roles: newTTLCache[Role](entityTTL, now),
+		groups:    newTTLCache[Group](entityTTL, now),
 		providers: newTTLCache[[]Provider](entityTTL, now), notifSettings: newTTLCache[NotificationSettings](entityTTL, now)}
 	c.live.Store(live)
 	return c
@@ -56,6 +60,7 @@ func (c *entityCache) clear() {
 	c.blocks.evictKeysIf(all)
 	c.members.evictKeysIf(all)
 	c.roles.evictKeysIf(all)
+	c.groups.evictKeysIf(all)
 	c.providers.evictKeysIf(all)
 	c.notifSettings.evictKeysIf(all)
 }
@@ -75,6 +80,7 @@ func (c *entityCache) apply(changes []Change) {
 				if ch.Subject == UserRemoved {
 					c.blocks.evictKeysIf(inApp)
 					c.members.evictKeysIf(inApp)
+					c.groups.evictKeysIf(inApp)
 				}
 			default:
 				for _, uid := range ch.UIDs {
@@ -83,6 +89,7 @@ func (c *entityCache) apply(changes []Change) {
 				if ch.Subject != UserRemoved {
 					continue
 				}
+				c.groups.evictKeysIf(inApp) // its groups' member counts, and those it owned
 				// A user deleted also leaves its groups and blocks: the entries naming it
 				// go (blocks are keyed app, blocker, blocked; memberships app, guid, uid).
 				for _, uid := range ch.UIDs {
@@ -103,6 +110,12 @@ func (c *entityCache) apply(changes []Change) {
 				c.blocks.evict(key3(ch.App, other, ch.UIDs[0]))
 			}
 		case ChangeMember, ChangeGroup:
+			// A group's row holds its member count: a member change is its change too.
+			if ch.GUID == "" {
+				c.groups.evictKeysIf(inApp)
+			} else {
+				c.groups.evict(key2(ch.App, ch.GUID))
+			}
 			if ch.GUID == "" || len(ch.UIDs) == 0 || ch.Kind == ChangeGroup {
 				group := app + ch.GUID + "\x00"
 				c.members.evictKeysIf(func(k string) bool {
@@ -123,8 +136,12 @@ func (c *entityCache) apply(changes []Change) {
 				c.providers.evict(key2(ch.App, ""))
 				c.notifSettings.evict(key2(ch.App, ""))
 			}
+			if ch.Subject == SettingImport { // imported members count in their groups' rows
+				c.groups.evictKeysIf(inApp)
+			}
 			if ch.Subject == SettingApp { // an app deleted takes everything of it along
 				c.users.evictKeysIf(inApp)
+				c.groups.evictKeysIf(inApp)
 				c.blocks.evictKeysIf(inApp)
 				c.members.evictKeysIf(inApp)
 			}
@@ -188,6 +205,12 @@ func (s *Service) cachedBlocks(ctx context.Context, appID, a, b string) (aBlocke
 		return [2]bool{ab, ba}, err
 	})
 	return v[0], v[1], err
+}
+
+// cachedGroup is store.Group for no viewer through the cache: the caller must not change
+// what its slices and pointers share.
+func (s *Service) cachedGroup(ctx context.Context, appID, guid string) (Group, error) {
+	return readThrough(s.entities, s.entities.groups, key2(appID, guid), func() (Group, error) { return s.store.Group(ctx, appID, guid, "") })
 }
 
 // cachedMembership is store.Membership through the cache.

@@ -341,12 +341,19 @@ func (s *Service) groupAs(ctx context.Context, appID, guid, viewer string) (Grou
 	if !ok {
 		return Group{}, errGUIDNotFound("")
 	}
-	g, err := s.store.Group(ctx, appID, id, viewer)
+	g, err := s.cachedGroup(ctx, appID, id)
 	if errors.Is(err, ErrNotFound) {
 		return Group{}, errGUIDNotFound(id)
 	}
 	if err != nil {
 		return Group{}, internal("get group", err)
+	}
+	if viewer != "" {
+		m, err := s.cachedMembership(ctx, appID, id, viewer)
+		if err != nil {
+			return Group{}, internal("get membership", err)
+		}
+		g.Viewer = &m
 	}
 	return g, nil
 }

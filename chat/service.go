@@ -66,7 +66,8 @@ type Service struct {
 	mod modCache
 	// feed hands committed changes to this node's listeners (changes.go).
 	feed feed
-	// entities caches users, blocks, memberships and roles, kept true by the feed
+	// entities caches users, blocks, groups, memberships, roles and notification settings,
+	// kept true by the feed
 	// (entitycache.go).
 	entities *entityCache
 	// recent keeps the messages the feed announced last, for their events' data

@@ -174,6 +174,27 @@ func TestCacheCoherentAcrossNodes(t *testing.T) {
 	}
 	waitFor(t, "B refuses the kicked member", func() bool { return groupSend() != nil })
 
+	// A group: read (and cached) on B, renamed on A; B reads the new name, and the member
+	// count the kick left.
+	groupOnB := func() *client.Group {
+		g, err := b.c.GetGroup(ctx, "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	if g := groupOnB(); g.Name != "G" || g.MembersCount != 0 {
+		t.Fatalf("B reads group %q with %d members, want G with none (the app made it; alice was kicked)", g.Name, g.MembersCount)
+	}
+	if _, err := a.c.UpdateGroup(ctx, "g", client.UpdateGroupRequest{Name: ptr("G2")}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "B sees the group renamed", func() bool { return groupOnB().Name == "G2" })
+	if _, err := a.c.AddMembers(ctx, "g", client.MemberLists{Participants: []string{"bob"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "B counts the new member", func() bool { return groupOnB().MembersCount == 1 })
+
 	// A role: a new role read on B, then deleted on A; B no longer finds it.
 	a.mustRole("editors")
 	getRole := func() error { _, err := b.c.GetRole(ctx, "editors"); return err }
