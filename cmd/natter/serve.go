@@ -177,6 +177,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	callsDone := make(chan struct{})
 	go func() { defer close(callsDone); svc.RunCallExpiry(cctx, c.CallRingTimeout, log) }()
 	defer func() { stopCalls(); <-callsDone }()
+	// Tables grown without statistics are analyzed (PostgreSQL; on SQLite it returns at once).
+	actx, stopAnalyze := context.WithCancel(context.WithoutCancel(ctx))
+	analyzeDone := make(chan struct{})
+	go func() { defer close(analyzeDone); db.AnalyzeYoungTables(actx, log) }()
+	defer func() { stopAnalyze(); <-analyzeDone }()
 	// The changes other nodes commit (PostgreSQL's change log) reach this node's listeners:
 	// sockets, workers, caches. On SQLite FollowChanges returns at once.
 	fctx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
