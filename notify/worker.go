@@ -177,11 +177,11 @@ func (w *Worker) claim(ctx context.Context, limit int, done []chat.NotificationA
 // while they were sent; with 16, 128 and 64, 35-41 %. expanders is how many rounds run at
 // once: a round waits on its database round trips (claim, decisions, writes), so on a
 // loaded PostgreSQL one expander alone was the pipeline's bound (whbench -notify: 25 %
-// pushed while sending with one, 77 % with 4, 87-90 % with 8).
+// pushed while sending with one, 77 % with 4, 87-90 % with 8, 92-93 % with 16).
 const (
 	expandAtOnce   = 32
 	expandPerRound = 256
-	expanders      = 8
+	expanders      = 16
 )
 
 // expand leases a batch of events, expands them (expandAtOnce at a time; each decision
