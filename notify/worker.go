@@ -124,22 +124,26 @@ func (w *Worker) expandLoop(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i := range expanders {
 		wg.Go(func() {
+			idle := w.cfg.Poll
 			for ctx.Err() == nil {
 				if n := w.expand(ctx); n > 0 {
+					idle = w.cfg.Poll
 					w.loop.Wake()
 					if n == expandPerRound {
 						w.wakeExpander()
 					}
 					continue
 				}
-				var poll <-chan time.Time // only the first polls: an idle node claims twice a second, not 16 times
+				var poll <-chan time.Time // only the first polls, as the claim loops do (jobloop.IdleBackoff)
 				if i == 0 {
-					poll = time.After(w.cfg.Poll)
+					poll = time.After(idle)
 				}
 				select {
 				case <-ctx.Done():
 				case <-w.expandWake:
+					idle = w.cfg.Poll
 				case <-poll:
+					idle = jobloop.IdleBackoff(idle, w.cfg.Poll)
 				}
 			}
 		})

@@ -1,7 +1,8 @@
 // Package jobloop is the claim loop that natter's background workers share (webhook
 // deliveries, notification sends, agent calls): claim what is due, up to the free slots; run
 // each job in a goroutine of its own; and, when a round found less than it could take, sleep
-// until woken or until the poll interval passes. The jobs' leases, retries and records are
+// until woken or until the poll interval passes (doubling, up to MaxIdlePolls polls, while
+// the rounds find nothing). The jobs' leases, retries and records are
 // the callers'.
 //
 // A job reports an outcome (R), and the loop hands the outcomes of every job finished since
@@ -69,6 +70,7 @@ func (l *Loop[J, R]) Run(ctx context.Context) {
 			cancel()
 		}
 	}()
+	idle := l.Poll // the next idle wait: Poll, doubling while rounds find nothing
 	for ctx.Err() == nil {
 		busy := l.Round != nil && l.Round(ctx)
 		free := l.Workers - len(slots)
@@ -92,15 +94,30 @@ func (l *Loop[J, R]) Run(ctx context.Context) {
 			}()
 		}
 		if busy || len(claimed) == free && free > 0 {
+			idle = l.Poll
 			continue // there may be more due
+		}
+		if len(claimed) > 0 || len(done) > 0 {
+			idle = l.Poll
 		}
 		select {
 		case <-ctx.Done():
 		case <-l.wake:
-		case <-time.After(l.Poll):
+			idle = l.Poll
+		case <-time.After(idle):
+			idle = IdleBackoff(idle, l.Poll)
 		}
 	}
 }
+
+// IdleBackoff is the wait after an idle look that found nothing and waited last: double
+// it, up to MaxIdlePolls times poll. New work wakes a loop (the change feed), so the poll
+// is only the bound on work whose wake was lost and on retries coming due; an idle node
+// looks a few times a minute rather than twice a second.
+func IdleBackoff(last, poll time.Duration) time.Duration { return min(2*last, MaxIdlePolls*poll) }
+
+// MaxIdlePolls bounds an idle loop's wait, in polls.
+const MaxIdlePolls = 8
 
 // take returns the outcomes reported since it last ran.
 func (l *Loop[J, R]) take() []R {

@@ -168,3 +168,43 @@ func TestOutcomes(t *testing.T) {
 		t.Fatalf("%d outcomes recorded, want 20: %v", len(recorded), recorded)
 	}
 }
+
+// TestIdleBackoff: a loop whose rounds find nothing looks less and less often, up to
+// MaxIdlePolls polls apart; work it is woken for starts at once, and the polls start afresh.
+func TestIdleBackoff(t *testing.T) {
+	var q queue
+	var claims atomic.Int64
+	ran := make(chan int, 1)
+	l := New[int, struct{}](1, 100*time.Millisecond)
+	l.Claim = func(ctx context.Context, limit int, done []struct{}) ([]int, bool) {
+		claims.Add(1)
+		return q.claim(ctx, limit, done)
+	}
+	l.Do = func(_ context.Context, j int) struct{} { ran <- j; return struct{}{} }
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { l.Run(ctx); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	time.Sleep(2 * time.Second)
+	// Every 100 ms: 20 looks. Doubling: 100, 200, 400, then 800 ms apart, about 5.
+	if n := claims.Load(); n > 10 {
+		t.Errorf("%d looks in 2 s of nothing to do, want at most 10 (polls doubling to %v apart)", n, MaxIdlePolls*100*time.Millisecond)
+	}
+	q.add(1)
+	start := time.Now()
+	l.Wake()
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the job woken for never ran")
+	}
+	if took := time.Since(start); took > 400*time.Millisecond { // the idle wait is 800 ms by now
+		t.Errorf("the job woken for started after %v, want at once", took)
+	}
+	if got := IdleBackoff(10*time.Millisecond, 10*time.Millisecond); got != 20*time.Millisecond {
+		t.Errorf("IdleBackoff(10ms) = %v, want 20ms", got)
+	}
+	if got := IdleBackoff(time.Second, 10*time.Millisecond); got != MaxIdlePolls*10*time.Millisecond {
+		t.Errorf("IdleBackoff(1s) = %v, want its bound", got)
+	}
+}
