@@ -125,11 +125,15 @@ func (db *DB) FinishNotificationEvents(ctx context.Context, node string, xs []ch
 		for i, x := range xs {
 			ids[i] = x.EventID
 		}
-		var ours []int64 // still leased by node: another node took over the others, and its expansion counts
+		ours := map[int64]bool{} // still leased by node: another node took over the others, and its expansion counts
 		if tx.db.dialect.roundTrips {
-			var err error
-			if ours, err = collect(tx.rows(`DELETE FROM notification_events WHERE id = ANY($1::bigint[]) AND leased_by = $2 RETURNING id`,
-				ids, node), scanID); err != nil {
+			err := each(tx.rows(`DELETE FROM notification_events WHERE id = ANY($1::bigint[]) AND leased_by = $2 RETURNING id`,
+				ids, node), func(s scanner) error {
+				id, err := scanID(s)
+				ours[id] = true
+				return err
+			})
+			if err != nil {
 				return err
 			}
 		} else {
@@ -141,14 +145,14 @@ func (db *DB) FinishNotificationEvents(ctx context.Context, node string, xs []ch
 				if n, err := res.RowsAffected(); err != nil {
 					return err
 				} else if n > 0 {
-					ours = append(ours, id)
+					ours[id] = true
 				}
 			}
 		}
 		var logs []chat.NotificationLog
 		var sends []chat.NotificationSend
 		for _, x := range xs {
-			if slices.Contains(ours, x.EventID) {
+			if ours[x.EventID] {
 				logs, sends = append(logs, x.Logs...), append(sends, x.Sends...)
 			}
 		}
