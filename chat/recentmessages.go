@@ -10,9 +10,9 @@ import (
 // reading it back: they run within milliseconds of its commit, and on a loaded PostgreSQL
 // reading the message cost more than the rest of the work together (on a young table,
 // whose statistics said it was empty, a plan that walked the app's messages: 0.5-1.6 ms
-// a read, two reads per notification). The
-// committing node holds the send's own copy; other nodes the one the change log read back
-// (FollowChanges), once for all their listeners.
+// a read, two reads per notification). The committing node holds the send's own copy;
+// other nodes the one the change log read back (FollowChanges), once for all their
+// listeners.
 //
 // A message is kept as sent, until an edit or a deletion of it is announced (a
 // notification is not sent for a deleted message, nor says an edited one's old text); what
