@@ -160,7 +160,7 @@ func fairness(ctx context.Context, o options) error {
 	var pg *pgserver.Server
 	for _, b := range o.backends {
 		if b == "postgres" && pg == nil {
-			if pg, err = pgserver.Start(pgserver.Options{}); err != nil {
+			if pg, err = o.startPostgres(); err != nil {
 				return fmt.Errorf("fairness: start PostgreSQL: %w", err)
 			}
 			defer pg.Close()

@@ -60,12 +60,7 @@ var faultEnv = []string{"NATTER_WEBHOOK_TIMEOUT=" + faultTimeout.String(), "NATT
 
 // faults runs both fault phases on a throwaway PostgreSQL of their own.
 func faults(ctx context.Context, o options, tmp string) error {
-	settings := map[string]string{}
-	for _, kv := range o.pgSet {
-		k, v, _ := strings.Cut(kv, "=")
-		settings[k] = v
-	}
-	pg, err := pgserver.Start(pgserver.Options{Settings: settings})
+	pg, err := o.startPostgres()
 	if err != nil {
 		return fmt.Errorf("faults: start PostgreSQL: %w", err)
 	}

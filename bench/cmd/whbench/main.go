@@ -159,15 +159,8 @@ func run(ctx context.Context, o options) error {
 			}
 			continue
 		}
-		// A throwaway server with pgserver's test settings (no fsync), run as the postgres
-		// account when whbench runs as root; it dies with whbench. Each node count gets a
-		// database of its own.
-		settings := map[string]string{}
-		for _, kv := range o.pgSet {
-			k, v, _ := strings.Cut(kv, "=")
-			settings[k] = v
-		}
-		pg, err := pgserver.Start(pgserver.Options{Settings: settings})
+		// Each node count gets a database of its own.
+		pg, err := o.startPostgres()
 		if err != nil {
 			return fmt.Errorf("start PostgreSQL: %w", err)
 		}
@@ -189,6 +182,17 @@ func run(ctx context.Context, o options) error {
 		return faults(ctx, o, tmp)
 	}
 	return nil
+}
+
+// startPostgres starts a throwaway server with pgserver's test settings (no fsync) and
+// -pg-set's, run as the postgres account when whbench runs as root; it dies with whbench.
+func (o options) startPostgres() (*pgserver.Server, error) {
+	settings := map[string]string{}
+	for _, kv := range o.pgSet {
+		k, v, _ := strings.Cut(kv, "=")
+		settings[k] = v
+	}
+	return pgserver.Start(pgserver.Options{Settings: settings})
 }
 
 // receiver is the webhook endpoints (/hook/<name>): they answer 204 at once and note each
