@@ -141,3 +141,22 @@ func repoRoot(t *testing.T) string {
 	}
 	return root
 }
+
+// TestFloorsAreDocumented: every floor of the table above is named in ARCHITECTURE.md's
+// section "Floors", so the doc and the check cannot drift apart.
+func TestFloorsAreDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Floors\n")
+	if !ok {
+		t.Fatal(`ARCHITECTURE.md has no section "## Floors"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	for pkg := range floors {
+		if !strings.Contains(section, "`"+pkg+"`") && !strings.Contains(section, "`"+pkg+"/`") {
+			t.Errorf("floor %s is not named in ARCHITECTURE.md's \"Floors\"", pkg)
+		}
+	}
+}
