@@ -1,7 +1,7 @@
 package main
 
 // Helpers for the run-contract tests: they build the real natter binary once per test binary
-// and drive it as a subprocess, the way scripts and users do (see the README's "Running it").
+// and drive it as a subprocess, the way scripts and users do (see docs/configuration.md).
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 package main
 
-// Run-contract tests: the real binary, as the README's "Running it" promises.
+// Run-contract tests: the real binary, as docs/configuration.md promises.
 
 import (
 	"context"
@@ -268,7 +268,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// The defaults and variables of the README's table: NATTER_ADDR, NATTER_DATABASE_URL and
+// The defaults and variables of docs/configuration.md's table: NATTER_ADDR, NATTER_DATABASE_URL and
 // NATTER_DOMAIN, and the default database sqlite:natter.db in the working directory.
 func TestServeSettingsFromEnv(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "from-env.db")
