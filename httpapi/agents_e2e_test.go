@@ -342,7 +342,7 @@ func TestAgentAnswers(t *testing.T) {
 			if f.calls.Load() != 0 {
 				t.Fatal("the agent was called with a held message")
 			}
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
 			ms := e.waitBot("modbot", func(ms []botMsg) bool { return len(ms) == 1 })
 			if ms[0].Text != "now I see it" || f.body(0)["message"].(map[string]any)["text"] != "one zorkmid please" {
 				t.Errorf("the answer %+v to %v", ms[0], f.body(0))
