@@ -838,6 +838,10 @@ func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, q Me
 	if err != nil {
 		return nil, 0, err
 	}
+	if g.Viewer != nil && !g.Viewer.Joined() {
+		// As for the members: only a member reads who is banned (a banned user is no member).
+		return nil, 0, errNotAMember(p.Actor, g.GUID)
+	}
 	if _, err := s.permit(ctx, p, Action{Op: OpListBanned, Role: viewer.Role}); err != nil {
 		return nil, 0, err
 	}

@@ -182,10 +182,13 @@ type ModerationStore interface {
 	// FlaggedMessages are flagged messages, newest flagged first, reviewed or not, below
 	// the message id before (0: from the newest), at most limit.
 	FlaggedMessages(ctx context.Context, appID string, reviewed bool, before int64, limit int) ([]Flagged, error)
-	// BlockedMessages are the held messages, newest first, below the id before.
+	// BlockedMessages are the held messages, newest first, below the message id before.
 	BlockedMessages(ctx context.Context, appID string, before int64, limit int) ([]BlockedMessage, error)
-	// BlockedMessage reads one held message.
+	// BlockedMessage reads one held message by its entry's id.
 	BlockedMessage(ctx context.Context, appID string, id int64) (BlockedMessage, error)
+	// BlockedByMessage reads one held message by its message id (BlockedMessage.MessageID);
+	// ErrNotFound when no message of the app with that id was held.
+	BlockedByMessage(ctx context.Context, appID string, messageID int64) (BlockedMessage, error)
 }
 
 // ModerationTx is what moderation's changes need inside their transaction.
@@ -223,8 +226,10 @@ type ModerationTx interface {
 	// InsertBlocked stores a held message and sets its ID and MessageID, the id the message
 	// takes from the messages' sequence and keeps when approved.
 	InsertBlocked(b *BlockedMessage) error
-	// LockBlocked holds and reads a held message.
-	LockBlocked(appID string, id int64) (BlockedMessage, error)
+	// LockBlocked holds and reads a held message by its message id; ErrNotFound when no
+	// message of the app with that id was held.
+	LockBlocked(appID string, messageID int64) (BlockedMessage, error)
+	// SetBlockedStatus sets the status of the entry id (BlockedMessage.ID).
 	SetBlockedStatus(appID string, id int64, status string, messageID, at int64) error
 }
 

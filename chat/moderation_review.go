@@ -41,8 +41,9 @@ type Flagged struct {
 }
 
 // BlockedMessage is a message a blockMessage rule held, with the rule revision and
-// condition that matched. Message.ID is the entry's id until it is approved, then the id of
-// the message it became.
+// condition that matched. ID is the entry's own, which only natter's event references use;
+// the API and the console know an entry by MessageID (= Message.ID), the id the message was
+// given when held and keeps when approved, as the hosted API knows it by message.id.
 type BlockedMessage struct {
 	ID        int64
 	AppID     string
@@ -200,7 +201,7 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 	return nil
 }
 
-// BlockedMessages lists the messages rules held, newest first, below the id before.
+// BlockedMessages lists the messages rules held, newest first, below the message id before.
 func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
 	bs, err := s.store.BlockedMessages(ctx, p.App.ID, before, limit)
 	return bs, modErr("list blocked messages", err)
@@ -208,7 +209,9 @@ func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64
 
 // ReviewBlocked approves a held message, which is sent then (its events, sockets and
 // notifications as any send's, sentAt the approval's time) and answered, or rejects it
-// (never sent; the answer's ID is 0).
+// (never sent; the answer's ID is 0). id is the held message's id (its message.id in the
+// blocked list, the id its sender was answered with), as the hosted API's
+// PATCH /moderation/blocked-messages/{messageId}; the entry's own id is not an address.
 func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
 	bid, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || bid <= 0 {
@@ -220,7 +223,7 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 	if status == ModApproved {
 		// Approval sends it as its sender now: refused, and left pending for a rejection,
 		// when the sender could not send it now.
-		b, err := s.store.BlockedMessage(ctx, p.App.ID, bid)
+		b, err := s.store.BlockedByMessage(ctx, p.App.ID, bid)
 		if errors.Is(err, ErrNotFound) {
 			return Message{}, Errorf(CodeBlockedNotFound, "The blocked message with id %d does not exist.", bid)
 		} else if err != nil {
@@ -256,10 +259,10 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		}
 		if status == ModRejected {
 			cs.Add(settingsChange(p.App.ID, SettingModeration))
-			return tx.SetBlockedStatus(p.App.ID, bid, ModRejected, 0, now)
+			// It keeps its message id: the list and a second review still know it by that.
+			return tx.SetBlockedStatus(p.App.ID, b.ID, ModRejected, b.MessageID, now)
 		}
-		// It keeps the id its sender was answered with (0 for an entry held before ids were
-		// reserved: the store gives it the next).
+		// It keeps the id its sender was answered with.
 		m := b.Message
 		m.ID, m.Moderation, m.SentAt, m.UpdatedAt = b.MessageID, "", now, now
 		var events []OutboxEvent
@@ -292,7 +295,7 @@ func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status str
 		}
 		sent = m
 		cs.Add(messageChange(&sent, workOf(events)))
-		return tx.SetBlockedStatus(p.App.ID, bid, ModApproved, m.ID, now)
+		return tx.SetBlockedStatus(p.App.ID, b.ID, ModApproved, m.ID, now)
 	})
 	if err != nil {
 		return Message{}, modErr("review blocked message", err)

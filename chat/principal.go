@@ -56,3 +56,19 @@ func (p Principal) actor() (string, error) {
 
 // errNoAccess refuses an operation the request's credential may not perform.
 func errNoAccess(msg string) error { return Errorf(CodeNoAccess, "%s", msg) }
+
+// PrivateMetadataKey is the key of a user's metadata that holds what only the user and the
+// app read: the hosted service keeps a user's contact details (email, phone) there for its
+// notification channels (docs/security.md, "metadata.@private").
+const PrivateMetadataKey = "@private"
+
+// SeesPrivate reports whether the caller may read metadata.@private of the user uid: the
+// user itself (its auth token, or a key acting as it), or a fullAccess key acting as no one
+// (the app's server). A request acting as another user — a client's token, or a key with
+// onBehalfOf, which answers what that user's client would see — and an authOnly key do not.
+func (p Principal) SeesPrivate(uid string) bool {
+	if p.acting() {
+		return p.Actor != "" && p.Actor == uid
+	}
+	return !p.ByToken() && p.Scope == ScopeFullAccess
+}

@@ -77,7 +77,8 @@ type RuleCondition struct {
 	Message                    []string `json:"message,omitempty"`
 }
 
-// BlockedMessage is a message a blockMessage rule held.
+// BlockedMessage is a message a blockMessage rule held. ID is the held message's id, as
+// Message.ID: the id ReviewBlockedMessage takes.
 type BlockedMessage struct {
 	ID         string        `json:"id"`
 	RuleID     string        `json:"ruleId"`
@@ -191,14 +192,15 @@ func (c *Client) ReviewFlaggedMessage(ctx context.Context, msgID, status string)
 	return modCall[Ack](ctx, c, http.MethodPatch, "/moderation/flagged-messages/"+seg(msgID), nil, map[string]string{"status": status})
 }
 
-// ListBlockedMessages lists the messages rules held.
+// ListBlockedMessages lists the messages rules held, newest first; p.Before is a message id.
 func (c *Client) ListBlockedMessages(ctx context.Context, p ModerationPage) ([]BlockedMessage, error) {
 	return modCall[[]BlockedMessage](ctx, c, http.MethodGet, "/moderation/blocked-messages", p.query(), nil)
 }
 
-// ReviewBlockedMessage approves (sends) or rejects a held message.
-func (c *Client) ReviewBlockedMessage(ctx context.Context, id, status string) (Ack, error) {
-	return modCall[Ack](ctx, c, http.MethodPatch, "/moderation/blocked-messages/"+seg(id), nil, map[string]string{"status": status})
+// ReviewBlockedMessage approves (sends) or rejects the held message whose id is msgID
+// (BlockedMessage.Message.ID, the id its sender was answered with).
+func (c *Client) ReviewBlockedMessage(ctx context.Context, msgID, status string) (Ack, error) {
+	return modCall[Ack](ctx, c, http.MethodPatch, "/moderation/blocked-messages/"+seg(msgID), nil, map[string]string{"status": status})
 }
 
 // CreateRule creates a moderation rule.

@@ -10,7 +10,8 @@ import (
 	"strings"
 )
 
-// User is the user shape of the API.
+// User is the user shape of the API. Its Metadata holds "@private" only when the caller is
+// the user itself or the app's fullAccess key acting as no one (docs/security.md).
 type User struct {
 	UID           string         `json:"uid"`
 	Name          string         `json:"name"`

@@ -269,7 +269,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil || len(held) != 2 {
 		t.Fatalf("held messages: %v %+v", err, held)
 	}
-	approve, reject := strconv.FormatInt(held[1].ID, 10), strconv.FormatInt(held[0].ID, 10) // newest first
+	approve, reject := strconv.FormatInt(held[1].MessageID, 10), strconv.FormatInt(held[0].MessageID, 10) // newest first
 	var queue string
 	run("moderation page", chromedp.Click(x(`//nav//a[normalize-space()='Moderation']`)), h1("Moderation"),
 		chromedp.WaitVisible(css("#b"+approve)), into(chromedp.Text(css("#blocked-messages")), &queue), shots.snap("moderation"))

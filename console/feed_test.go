@@ -69,7 +69,7 @@ func TestEveryActionAnnounces(t *testing.T) {
 	send("a zorkmid")
 	held, err := e.svc.BlockedMessages(ctx, p, 0, 1)
 	must(err)
-	blocked := strconv.FormatInt(held[0].ID, 10)
+	blocked := strconv.FormatInt(held[0].MessageID, 10)
 	_, err = chat.Twilio.Create(ctx, e.svc, p, chat.TwilioInput{AccountSID: ptr("AC" + strings.Repeat("0", 32)), AuthToken: ptr(twilioToken),
 		SenderPhoneNumber: ptr("+15005550006")})
 	must(err)

@@ -49,14 +49,14 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		for _, b := range bs {
 			if b.Status == chat.ModPending && len(d.Blocked) < moderationShown {
-				d.Blocked = append(d.Blocked, blockedRow{BlockedMessage: b, Ref: strconv.FormatInt(b.ID, 10), Text: messageText(b.Message)})
+				d.Blocked = append(d.Blocked, blockedRow{BlockedMessage: b, Ref: strconv.FormatInt(b.MessageID, 10), Text: messageText(b.Message)})
 			}
 		}
 		d.MoreBlocked = len(bs) == chat.MaxModerationPage
 		if !d.MoreBlocked || len(d.Blocked) == moderationShown {
 			break
 		}
-		before = bs[len(bs)-1].ID
+		before = bs[len(bs)-1].MessageID
 	}
 	fs, err := c.svc.FlaggedMessages(ctx, q.p, false, 0, moderationShown)
 	if err != nil {

@@ -88,22 +88,22 @@ func TestModerationPage(t *testing.T) {
 		}
 
 		blocked := func(id int64) string { return "/console/moderation/blocked/" + strconv.FormatInt(id, 10) }
-		if res := e.post(t, c, blocked(approve.ID), url.Values{"status": {"approved"}}, nil); res.StatusCode != http.StatusForbidden {
+		if res := e.post(t, c, blocked(approve.MessageID), url.Values{"status": {"approved"}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Fatalf("approve without a CSRF token: %d", res.StatusCode)
 		}
 		if res := e.post(t, c, "/console/moderation/flagged/"+hello, url.Values{"status": {"disapproved"}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Fatalf("disapprove without a CSRF token: %d", res.StatusCode)
 		}
-		if res := e.post(t, c, blocked(reject.ID), url.Values{"csrf": {"forged"}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusForbidden {
+		if res := e.post(t, c, blocked(reject.MessageID), url.Values{"csrf": {"forged"}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Fatalf("reject with a forged CSRF token: %d", res.StatusCode)
 		}
 		if still, _ := e.svc.BlockedMessages(ctx, p, 0, 10); still[0].Status != chat.ModPending || still[1].Status != chat.ModPending {
 			t.Fatalf("a refused post reviewed a held message: %+v", still)
 		}
-		if res := e.post(t, c, blocked(approve.ID), url.Values{"csrf": {csrf}, "status": {"approved"}}, nil); res.StatusCode != http.StatusSeeOther {
+		if res := e.post(t, c, blocked(approve.MessageID), url.Values{"csrf": {csrf}, "status": {"approved"}}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("approve: %d %s", res.StatusCode, body(res))
 		}
-		if res := e.post(t, c, blocked(reject.ID), url.Values{"csrf": {csrf}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusSeeOther {
+		if res := e.post(t, c, blocked(reject.MessageID), url.Values{"csrf": {csrf}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("reject: %d %s", res.StatusCode, body(res))
 		}
 		if res := e.post(t, c, "/console/moderation/flagged/"+hello, url.Values{"csrf": {csrf}, "status": {"disapproved"}}, nil); res.StatusCode != http.StatusSeeOther {
@@ -131,12 +131,12 @@ func TestModerationPage(t *testing.T) {
 			status     int
 			says       string
 		}{
-			{"approve twice", blocked(approve.ID), url.Values{"status": {"approved"}}, 409, "already been reviewed"},
-			{"reject an approved one", blocked(approve.ID), url.Values{"status": {"rejected"}}, 409, "already been reviewed"},
+			{"approve twice", blocked(approve.MessageID), url.Values{"status": {"approved"}}, 409, "already been reviewed"},
+			{"reject an approved one", blocked(approve.MessageID), url.Values{"status": {"rejected"}}, 409, "already been reviewed"},
 			{"review a flagged one twice", "/console/moderation/flagged/" + hello, url.Values{"status": {"approved"}}, 409, "already been reviewed"},
 			{"no such held message", blocked(999999), url.Values{"status": {"approved"}}, 404, "does not exist"},
 			{"a held message id that is no number", "/console/moderation/blocked/abc", url.Values{"status": {"approved"}}, 404, "does not exist"},
-			{"held message of a bad status", blocked(reject.ID), url.Values{"status": {"maybe"}}, 400, "status"},
+			{"held message of a bad status", blocked(reject.MessageID), url.Values{"status": {"maybe"}}, 400, "status"},
 			{"no such flagged message", "/console/moderation/flagged/999999", url.Values{"status": {"approved"}}, 404, "not flagged"},
 			{"flagged of a bad status", "/console/moderation/flagged/" + hello, url.Values{"status": {"rejected"}}, 400, "status"},
 		} {
@@ -190,7 +190,7 @@ func TestModerationQueuePastReviewed(t *testing.T) {
 			t.Fatalf("held: %d %v", len(held), err)
 		}
 		for _, b := range held {
-			if _, err := e.svc.ReviewBlocked(ctx, p, strconv.FormatInt(b.ID, 10), chat.ModRejected); err != nil {
+			if _, err := e.svc.ReviewBlocked(ctx, p, strconv.FormatInt(b.MessageID, 10), chat.ModRejected); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -342,7 +342,7 @@ func TestAgentAnswers(t *testing.T) {
 			if f.calls.Load() != 0 {
 				t.Fatal("the agent was called with a held message")
 			}
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
 			ms := e.waitBot("modbot", func(ms []botMsg) bool { return len(ms) == 1 })
 			if ms[0].Text != "now I see it" || f.body(0)["message"].(map[string]any)["text"] != "one zorkmid please" {
 				t.Errorf("the answer %+v to %v", ms[0], f.body(0))
@@ -505,6 +505,11 @@ func TestAgentsCRUD(t *testing.T) {
 			{"http url", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"http://agents.example.com/x"}}`, "", 400, "ERR_BAD_REQUEST"},
 			{"private address", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://192.168.1.10/x"}}`, "", 400, "ERR_BAD_REQUEST"},
 			{"loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://127.0.0.1:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
+			{"IPv4-compatible loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://[::127.0.0.1]:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
+			{"short loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://127.1:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
+			{"hex loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://0x7f000001:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
+			{"decimal loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://2130706433:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
+			{"octal loopback", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationMeta":{"url":"https://0177.0.0.1:8443/x"}}`, "", 400, "ERR_BAD_REQUEST"},
 			{"llm", "POST", "/v3/ai-agents/agents", `{"name":"B","integrationType":"llm",` + agentURL + `}`, "", 400, "ERR_BAD_REQUEST"},
 			{"tools", "POST", "/v3/ai-agents/agents", `{"name":"B","tools":["t"],` + agentURL + `}`, "", 400, "ERR_BAD_REQUEST"},
 			{"long name", "POST", "/v3/ai-agents/agents", `{"name":"` + long + `",` + agentURL + `}`, "", 400, "ERR_BAD_REQUEST"},

@@ -78,7 +78,7 @@ func (s *Server) listBlocked(w http.ResponseWriter, r *http.Request, p chat.Prin
 	owner := blocksOwner(r, p)
 	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = wire.UserOut(u)
+		out[i] = wire.UserFor(p, u)
 		out[i].ConversationID = chat.ConversationID(owner, u.UID)
 	}
 	c := f.Cursor(users)

@@ -26,7 +26,8 @@ type conversationJSON struct {
 	PinnedBy            string          `json:"pinnedBy,omitempty"`
 }
 
-func conversationOut(c chat.Conversation, viewer string) conversationJSON {
+func conversationOut(c chat.Conversation, p chat.Principal) conversationJSON {
+	viewer := p.Actor
 	out := conversationJSON{ConversationID: c.ID, ConversationType: c.Kind, UnreadMessageCount: strconv.FormatInt(c.Unread, 10),
 		UnreadMentionsCount: c.Mentions,
 		CreatedAt:           c.CreatedAt, UpdatedAt: c.UpdatedAt, Tags: c.Tags, PinnedAt: c.PinnedAt, PinnedBy: c.PinnedBy}
@@ -40,7 +41,7 @@ func conversationOut(c chat.Conversation, viewer string) conversationJSON {
 	case c.Group != nil:
 		out.ConversationWith = wire.GroupOut(*c.Group)
 	case c.With != nil:
-		u := wire.UserOut(*c.With)
+		u := wire.UserFor(p, *c.With)
 		if viewer != "" {
 			u.ConversationID = c.ID
 		}
@@ -76,7 +77,7 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, p cha
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendConversation(out, conversationOut(c, p.Actor))
+		out = appendConversation(out, conversationOut(c, p))
 	}
 	out = append(out, `],"meta":`...)
 	out = appendJSON(out, pageMeta(f.Page, len(cs), total))
@@ -148,7 +149,7 @@ func (s *Server) getConversation(w http.ResponseWriter, r *http.Request, p chat.
 	if err != nil {
 		return err
 	}
-	writeData(w, r, conversationOut(c, p.Actor), nil)
+	writeData(w, r, conversationOut(c, p), nil)
 	return nil
 }
 
@@ -167,7 +168,7 @@ func (s *Server) updateConversation(w http.ResponseWriter, r *http.Request, p ch
 	if err != nil {
 		return err
 	}
-	writeData(w, r, conversationOut(c, p.Actor), nil)
+	writeData(w, r, conversationOut(c, p), nil)
 	return nil
 }
 
@@ -244,7 +245,7 @@ func (s *Server) getConversationByID(w http.ResponseWriter, r *http.Request, p c
 	if err != nil {
 		return err
 	}
-	writeData(w, r, conversationOut(c, p.Actor), nil)
+	writeData(w, r, conversationOut(c, p), nil)
 	return nil
 }
 

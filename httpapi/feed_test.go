@@ -154,7 +154,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 			}
 			bs, err := e.svc.BlockedMessages(ctx, p, 0, 1)
 			must(err)
-			blocked = strconv.FormatInt(bs[0].ID, 10)
+			blocked = strconv.FormatInt(bs[0].MessageID, 10)
 			return request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + blocked, body: `{"status":"approved"}`}
 		}, kinds(msg)},
 		{"DELETE /moderation/rules/{ruleId}", r("DELETE", "/moderation/rules/zork", "", nil), kinds(settings)},

@@ -58,7 +58,7 @@ func (s *Server) listFriends(w http.ResponseWriter, r *http.Request, p chat.Prin
 	owner, _ := chat.NormalizeID(r.PathValue("uid"))
 	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = wire.UserOut(u)
+		out[i] = wire.UserFor(p, u)
 		out[i].ConversationID = chat.ConversationID(owner, u.UID) // the friend's conversation with uid, as the hosted examples show it
 	}
 	c := f.Cursor(users)

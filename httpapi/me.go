@@ -68,7 +68,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 	if err != nil {
 		return err
 	}
-	out := meJSON{User: wire.UserOut(u), JWT: jwt, Settings: s.settings(r, p)}
+	out := meJSON{User: wire.UserFor(p, u), JWT: jwt, Settings: s.settings(r, p)}
 	out.AuthToken = r.Header.Get("authToken")
 	writeData(w, r, out, nil)
 	return nil

@@ -119,7 +119,7 @@ func (s *Server) listMembers(w http.ResponseWriter, r *http.Request, p chat.Prin
 	}
 	out := make([]memberJSON, len(members))
 	for i, m := range members {
-		out[i] = memberJSON{User: wire.UserOut(m.User), Scope: m.Scope, JoinedAt: m.JoinedAt}
+		out[i] = memberJSON{User: wire.UserFor(p, m.User), Scope: m.Scope, JoinedAt: m.JoinedAt}
 		if p.Actor != "" && p.Actor != m.User.UID {
 			out[i].ConversationID = chat.ConversationID(p.Actor, m.User.UID)
 		}
@@ -191,7 +191,7 @@ func (s *Server) listBanned(w http.ResponseWriter, r *http.Request, p chat.Princ
 	}
 	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = wire.UserOut(u)
+		out[i] = wire.UserFor(p, u)
 		if p.Actor != "" && p.Actor != u.UID {
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}

@@ -521,3 +521,41 @@ func TestMemberSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestBannedUsersMembersOnly: a group's ban list is read as its member list is — by the app,
+// or by a member; a user outside the group (a private one included) or banned from it is
+// refused, as for /members and /messages.
+func TestBannedUsersMembersOnly(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"olga", "pat", "eve", "bob"} {
+			e.mustUser(u, u)
+		}
+		for _, typ := range []string{"private", "public"} {
+			g := "g" + typ
+			e.ok(request{method: "POST", path: "/v3/groups", headers: obo("olga"), body: `{"guid":"` + g + `","name":"G","type":"` + typ + `",
+				"members":{"participants":["pat"],"usersToBan":["bob"]}}`})
+			for _, who := range []string{"", "olga", "pat"} {
+				h := map[string]string{}
+				if who != "" {
+					h = obo(who)
+				}
+				banned, _ := e.list(request{method: "GET", path: "/v3/groups/" + g + "/bannedusers", headers: h})
+				if len(banned) != 1 || banned[0]["uid"] != "bob" {
+					t.Fatalf("%s: %q reads %v", g, who, banned)
+				}
+			}
+			for _, who := range []string{"eve", "bob"} {
+				for _, path := range []string{"bannedusers", "members", "messages"} {
+					r := e.do(request{method: "GET", path: "/v3/groups/" + g + "/" + path, headers: obo(who)})
+					if r.status != 403 || strings.Contains(string(r.body), `"uid":"bob"`) {
+						t.Errorf("%s: %s reads /%s: %d %s", g, who, path, r.status, r.body)
+					}
+				}
+				r := e.do(request{method: "GET", path: "/v3/groups/" + g + "/bannedusers", headers: obo(who)})
+				if r.code != "ERR_NOT_A_MEMBER" {
+					t.Errorf("%s: %s reads the bans: %s, want ERR_NOT_A_MEMBER", g, who, r.code)
+				}
+			}
+		}
+	})
+}

@@ -225,7 +225,7 @@ func (s *Server) listBlockedMessages(w http.ResponseWriter, r *http.Request, p c
 	}
 	out := make([]blockedJSON, len(bs))
 	for i, b := range bs {
-		out[i] = blockedJSON{ID: strconv.FormatInt(b.ID, 10), RuleID: b.RuleID, RuleName: b.RuleName,
+		out[i] = blockedJSON{ID: strconv.FormatInt(b.MessageID, 10), RuleID: b.RuleID, RuleName: b.RuleName,
 			RevisionID: chat.RevisionID(p.App.ID, b.RuleID, b.Revision), Condition: b.Condition, Message: wire.AppendMessage(nil, b.Message),
 			Action: b.Action, Status: b.Status, CreatedAt: b.CreatedAt, UpdatedAt: b.UpdatedAt}
 	}
@@ -246,9 +246,11 @@ func (s *Server) reviewBlocked(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err != nil {
 		return err
 	}
+	// As the hosted API answers ("Message with ID 268 has been approved"): the id is the
+	// message's, which it keeps when sent.
 	msg := "The message with id " + id + " has been rejected."
 	if m.ID != 0 {
-		msg = "The message with id " + id + " has been approved and sent as message " + strconv.FormatInt(m.ID, 10) + "."
+		msg = "The message with id " + strconv.FormatInt(m.ID, 10) + " has been approved."
 	}
 	writeData(w, r, success{true, msg}, nil)
 	return nil

@@ -15,15 +15,14 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// sent is a send's answer: the message's id and its moderation status, if any, and for a
-// held message the id of its entry in the blocked list, which moderators review.
+// sent is a send's answer: the message's id (for a held message the id moderators review
+// it by) and its moderation status, if any.
 type sent struct {
 	status int
 	code   string
 	id     string
 	mod    string
 	body   string
-	entry  string
 }
 
 func (e *env) sendText(from, to, receiverType, text string) sent {
@@ -37,15 +36,19 @@ func (e *env) sendText(from, to, receiverType, text string) sent {
 		}
 	}
 	json.Unmarshal(r.body, &m)
-	out := sent{r.status, r.code, m.Data.ID, m.Data.Data.Moderation.Status, string(r.body), ""}
+	out := sent{r.status, r.code, m.Data.ID, m.Data.Data.Moderation.Status, string(r.body)}
 	if out.mod == "pending" {
 		blocked, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages?limit=100"})
+		found := false
 		for _, b := range blocked {
 			if msg, _ := b["message"].(map[string]any); msg != nil && msg["id"] == out.id {
-				out.entry, _ = b["id"].(string)
+				found = true
+				if b["id"] != out.id {
+					e.t.Fatalf("the held message %s is listed with id %v", out.id, b["id"])
+				}
 			}
 		}
-		if out.entry == "" {
+		if !found {
 			e.t.Fatalf("the held message %s is not in the blocked list: %v", out.id, blocked)
 		}
 	}
@@ -173,7 +176,7 @@ func TestModeration(t *testing.T) {
 
 		// The blocked list; approving sends, rejecting does not; a review is final.
 		blocked, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages"})
-		if len(blocked) != 2 || blocked[0]["ruleId"] != "kw" || blocked[0]["status"] != "pending" || blocked[1]["id"] != held.entry {
+		if len(blocked) != 2 || blocked[0]["ruleId"] != "kw" || blocked[0]["status"] != "pending" || blocked[1]["id"] != held.id {
 			t.Fatalf("blocked list: %v", blocked)
 		}
 		// A held message's id comes from the messages' sequence: no other message has it, the
@@ -185,14 +188,14 @@ func TestModeration(t *testing.T) {
 		if r := e.do(request{method: "GET", path: "/v3/messages/" + held.id, headers: obo("ann")}); r.status != 404 {
 			t.Fatalf("a held message is readable before approval: %d %s", r.status, r.body)
 		}
-		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
 		if l := e.messages(request{method: "GET", path: "/v3/users/ann/messages?limit=100", headers: obo("bob")}); !strings.Contains(l.texts(), "oh DARN it") {
 			t.Fatalf("an approved message is not delivered: %s", l.texts())
 		}
 		if m := e.ok(request{method: "GET", path: "/v3/messages/" + held.id, headers: obo("bob")}); m["id"] != held.id || fmt.Sprint(m["data"].(map[string]any)["text"]) != "oh DARN it" {
 			t.Fatalf("the approved message does not keep its id %s: %v", held.id, m)
 		}
-		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + gheld.entry, body: `{"status":"rejected"}`})
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + gheld.id, body: `{"status":"rejected"}`})
 		if l := e.messages(request{method: "GET", path: "/v3/groups/g/messages", headers: obo("ann")}); strings.Contains(l.texts(), "h-3-c-k") {
 			t.Fatalf("a rejected message is delivered: %s", l.texts())
 		}
@@ -211,15 +214,15 @@ func TestModeration(t *testing.T) {
 		}
 		e.ok(request{method: "DELETE", path: "/v3/groups/g3/members/bob"})
 		e.ok(request{method: "POST", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
-		for _, tt := range []struct{ id, entry, code string }{{kicked.id, kicked.entry, "ERR_NOT_A_MEMBER"}, {blockedPair.id, blockedPair.entry, "ERR_BLOCKED_SENDER"}} {
+		for _, tt := range []struct{ id, code string }{{kicked.id, "ERR_NOT_A_MEMBER"}, {blockedPair.id, "ERR_BLOCKED_SENDER"}} {
 			before := e.snapshot()
-			if r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.entry, body: `{"status":"approved"}`}); r.code != tt.code {
+			if r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"approved"}`}); r.code != tt.code {
 				t.Fatalf("approving %s: %d %s, want %s", tt.id, r.status, r.body, tt.code)
 			}
 			if e.snapshot() != before {
 				t.Fatalf("a refused approval of %s wrote", tt.id)
 			}
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.entry, body: `{"status":"rejected"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tt.id, body: `{"status":"rejected"}`})
 		}
 		e.ok(request{method: "DELETE", path: "/v3/users/ann/blockedusers", body: `{"blockedUids":["bob"]}`})
 
@@ -315,9 +318,9 @@ func TestModeration(t *testing.T) {
 			{"review unflagged", request{method: "PATCH", path: "/v3/moderation/flagged-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
 			{"review flagged bad id", request{method: "PATCH", path: "/v3/moderation/flagged-messages/x", body: `{"status":"approved"}`}, 404, "ERR_FLAGGED_MESSAGE_NOT_FOUND", ""},
 			{"review flagged bad status", request{method: "PATCH", path: "/v3/moderation/flagged-messages/" + other, body: `{"status":"rejected"}`}, 400, "ERR_BAD_REQUEST", "status"},
-			{"review blocked twice", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"rejected"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
+			{"review blocked twice", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"rejected"}`}, 409, "ERR_ALREADY_REVIEWED", ""},
 			{"review blocked unknown", request{method: "PATCH", path: "/v3/moderation/blocked-messages/99999", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
-			{"review blocked bad status", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"disapproved"}`}, 400, "ERR_BAD_REQUEST", "status"},
+			{"review blocked bad status", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"disapproved"}`}, 400, "ERR_BAD_REQUEST", "status"},
 			{"review blocked bad id", request{method: "PATCH", path: "/v3/moderation/blocked-messages/-1", body: `{"status":"approved"}`}, 404, "ERR_BLOCKED_MESSAGE_NOT_FOUND", ""},
 			{"blocked list bad limit", request{method: "GET", path: "/v3/moderation/blocked-messages?limit=101"}, 400, "ERR_BAD_REQUEST", "limit"},
 			{"flagged list bad before", request{method: "GET", path: "/v3/moderation/flagged-messages?before=x"}, 400, "ERR_BAD_REQUEST", "before"},
@@ -354,7 +357,7 @@ func TestModeration(t *testing.T) {
 			{"authOnly rules", request{method: "GET", path: "/v3/moderation/rules", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly reasons", request{method: "GET", path: "/v3/moderation/reasons", headers: auth}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly flag", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: map[string]string{"apikey": e.authKey, "onBehalfOf": "bob"}, body: `{"reasonId":"spam"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
-			{"authOnly review", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, headers: auth, body: `{"status":"approved"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
+			{"authOnly review", request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, headers: auth, body: `{"status":"approved"}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
 			{"authOnly keywords", request{method: "POST", path: "/v3/moderation/keywords", headers: auth, body: `{"id":"k","name":"k","searchTerms":["a"]}`}, 403, "AUTH_ERR_NO_ACCESS", ""},
 		})
 
@@ -419,7 +422,7 @@ func TestModerationWebhookEvents(t *testing.T) {
 			e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"K","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
 			e.send("ann", "bob", "user", "clean")
 			held := e.sendText("ann", "bob", "user", "darn")
-			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+			e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
 			got := rc.wait(t, 3)
 			byTrigger := map[string]string{}
 			for _, d := range got {
@@ -496,7 +499,7 @@ func TestModerationReviewRace(t *testing.T) {
 		statuses := make(chan response, n)
 		for range n {
 			go func() {
-				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.entry, body: `{"status":"approved"}`})
+				statuses <- e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held.id, body: `{"status":"approved"}`})
 			}()
 		}
 		got := map[int]int{}
@@ -526,6 +529,148 @@ func TestModerationReviewRace(t *testing.T) {
 		}
 		if flags[""] != 1 || flags["ERR_MESSAGE_ALREADY_FLAGGED"] != n-1 {
 			t.Fatalf("concurrent flags: %v", flags)
+		}
+	})
+}
+
+// TestBlockedReviewByMessageID: a held message is reviewed by its message id, as the hosted
+// API does (PATCH /moderation/blocked-messages/{messageId}; its list's items have only
+// message.id), never by the id of natter's entry, which would name another held message.
+// An id no pending message of the app was held under is refused and changes nothing.
+func TestBlockedReviewByMessageID(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob"} {
+			e.mustUser(u, u)
+		}
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"Keywords","enabled":true,
+			"conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		plain := e.send("ann", "bob", "user", "hello")
+		// Held by hand (sendText also checks the list's id), so that this test is about the
+		// review alone.
+		type heldSend struct{ id string }
+		var held []heldSend
+		for i := range 4 {
+			r := e.do(request{method: "POST", path: "/v3/messages", headers: obo("ann"),
+				body: fmt.Sprintf(`{"receiver":"bob","receiverType":"user","data":{"text":"darn %d"}}`, i)})
+			var m struct {
+				Data struct {
+					ID   string
+					Data struct{ Moderation struct{ Status string } }
+				}
+			}
+			json.Unmarshal(r.body, &m)
+			if r.status != 200 || m.Data.Data.Moderation.Status != "pending" || m.Data.ID == "" {
+				t.Fatalf("not held: %d %s", r.status, r.body)
+			}
+			held = append(held, heldSend{m.Data.ID})
+		}
+		status := func() map[string]string {
+			t.Helper()
+			l, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages?limit=100"})
+			out := map[string]string{}
+			for _, b := range l {
+				out[b["message"].(map[string]any)["id"].(string)] = b["status"].(string)
+			}
+			return out
+		}
+
+		// Approving the second held message by its id sends that message, and only it.
+		r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held[1].id, body: `{"status":"approved"}`})
+		if r.status != 200 || !strings.Contains(string(r.body), "The message with id "+held[1].id+" has been approved.") {
+			t.Fatalf("approve %s: %d %s", held[1].id, r.status, r.body)
+		}
+		if m := e.ok(request{method: "GET", path: "/v3/messages/" + held[1].id, headers: obo("bob")}); fmt.Sprint(m["data"].(map[string]any)["text"]) != "darn 1" {
+			t.Fatalf("message %s after its approval: %v", held[1].id, m)
+		}
+		want := map[string]string{held[0].id: "pending", held[1].id: "approved", held[2].id: "pending", held[3].id: "pending"}
+		if got := status(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after approving %s: %v, want %v", held[1].id, got, want)
+		}
+		// Rejecting keeps the entry known by its message id.
+		e.ok(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + held[2].id, body: `{"status":"rejected"}`})
+		want[held[2].id] = "rejected"
+		if got := status(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after rejecting %s: %v, want %v", held[2].id, got, want)
+		}
+		// The list pages by message id.
+		if l, _ := e.list(request{method: "GET", path: "/v3/moderation/blocked-messages?limit=2&before=" + held[2].id}); len(l) != 2 ||
+			l[0]["id"] != held[1].id || l[1]["id"] != held[0].id {
+			t.Fatalf("page before %s: %v", held[2].id, l)
+		}
+
+		// Another app's held message.
+		_, otherKey := e.newApp("other", "eu")
+		other := map[string]string{"apikey": otherKey}
+		for _, u := range []string{"ann", "bob"} {
+			if r := e.do(request{method: "POST", path: "/v3/users", headers: other, body: `{"uid":"` + u + `","name":"` + u + `"}`}); r.status != 200 {
+				t.Fatalf("other app's user: %d %s", r.status, r.body)
+			}
+		}
+		if r := e.do(request{method: "POST", path: "/v3/moderation/rules", headers: other, body: `{"id":"kw","name":"K","enabled":true,
+			"conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`}); r.status != 200 {
+			t.Fatalf("other app's rule: %d %s", r.status, r.body)
+		}
+		r = e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"apikey": otherKey, "onBehalfOf": "ann"},
+			body: `{"receiver":"bob","receiverType":"user","data":{"text":"darn elsewhere"}}`})
+		var om struct{ Data struct{ ID string } }
+		json.Unmarshal(r.body, &om)
+		if r.status != 200 || om.Data.ID == "" || !strings.Contains(string(r.body), `"pending"`) {
+			t.Fatalf("other app's held send: %d %s", r.status, r.body)
+		}
+
+		// The entry ids, the old addressing: none may review anything unless it is also the
+		// id of a held message of the app.
+		var entries []string
+		for _, h := range held {
+			entries = append(entries, fmt.Sprint(e.count(`SELECT id FROM moderation_blocked WHERE app_id = $1 AND message_id = $2`, e.app.ID, mustInt(t, h.id))))
+		}
+
+		before := e.snapshot()
+		cases := []struct {
+			name, id, status string
+			code             string
+		}{
+			{"a message sent unheld", plain, "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"approved already, approve", held[1].id, "approved", "ERR_ALREADY_REVIEWED"},
+			{"approved already, reject", held[1].id, "rejected", "ERR_ALREADY_REVIEWED"},
+			{"rejected already, approve", held[2].id, "approved", "ERR_ALREADY_REVIEWED"},
+			{"rejected already, reject", held[2].id, "rejected", "ERR_ALREADY_REVIEWED"},
+			{"another app's held message", om.Data.ID, "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"no message", "99999999", "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"zero", "0", "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"negative", "-3", "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"not a number", "abc", "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+			{"too big", "99999999999999999999", "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"},
+		}
+		ids := map[string]bool{plain: true, om.Data.ID: true}
+		for _, h := range held {
+			ids[h.id] = true
+		}
+		for i, en := range entries {
+			if !ids[en] {
+				cases = append(cases, struct{ name, id, status, code string }{fmt.Sprintf("entry id of held message %d", i), en, "approved", "ERR_BLOCKED_MESSAGE_NOT_FOUND"})
+			}
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				r := e.do(request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + tc.id, body: `{"status":"` + tc.status + `"}`})
+				wantStatus := 404
+				if tc.code == "ERR_ALREADY_REVIEWED" {
+					wantStatus = 409
+				}
+				if r.status != wantStatus || r.code != tc.code {
+					t.Fatalf("%s: %d %s, want %d %s", tc.id, r.status, r.body, wantStatus, tc.code)
+				}
+				if e.snapshot() != before {
+					t.Fatal("a refused review changed the database")
+				}
+			})
+		}
+		if got := status(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after the refusals: %v, want %v", got, want)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/messages/" + om.Data.ID, headers: map[string]string{"apikey": otherKey}}); r.status != 404 {
+			t.Fatalf("the other app's held message was sent: %d %s", r.status, r.body)
 		}
 	})
 }

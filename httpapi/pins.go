@@ -53,7 +53,7 @@ func (s *Server) answerConversation(w http.ResponseWriter, r *http.Request, p ch
 	if err != nil {
 		return err
 	}
-	writeData(w, r, conversationOut(c, p.Actor), nil)
+	writeData(w, r, conversationOut(c, p), nil)
 	return nil
 }
 

@@ -39,7 +39,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p chat.Pr
 	}
 	out := make([]wire.Reaction, len(rs))
 	for i, x := range rs {
-		u := wire.UserOut(x.ReactedBy)
+		u := wire.UserFor(p, x.ReactedBy)
 		u.Tags = nil
 		out[i] = wire.Reaction{ID: strconv.FormatInt(x.ID, 10), MessageID: strconv.FormatInt(x.MessageID, 10),
 			Reaction: x.Reaction, UID: x.UID, ReactedAt: x.ReactedAt, ReactedBy: u}

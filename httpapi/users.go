@@ -42,6 +42,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
+	// The answer is what the caller just wrote, metadata.@private too.
 	writeData(w, r, wire.UserOut(u), nil)
 	return nil
 }
@@ -51,7 +52,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request, p chat.Principa
 	if err != nil {
 		return err
 	}
-	writeData(w, r, wire.UserOut(u), nil)
+	writeData(w, r, wire.UserFor(p, u), nil)
 	return nil
 }
 
@@ -76,7 +77,7 @@ func (s *Server) updateUser(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err != nil {
 		return err
 	}
-	writeData(w, r, wire.UserOut(u), nil)
+	writeData(w, r, wire.UserFor(p, u), nil)
 	return nil
 }
 
@@ -128,7 +129,7 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 	}
 	out := make([]wire.User, len(users))
 	for i, u := range users {
-		out[i] = wire.UserOut(u)
+		out[i] = wire.UserFor(p, u)
 		if p.Actor != "" {
 			out[i].ConversationID = chat.ConversationID(p.Actor, u.UID)
 		}

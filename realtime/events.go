@@ -109,7 +109,7 @@ func (h *Hub) reactionEvent(ctx context.Context, c *chat.Change) (chat.Event, bo
 		if err != nil {
 			return chat.Event{}, false
 		}
-		by, _ = json.Marshal(wire.UserOut(u))
+		by, _ = json.Marshal(wire.PublicUser(u))
 	}
 	body := reactionEventJSON{Action: action, MessageID: strconv.FormatInt(m.ID, 10), UID: c.Actor, Reaction: c.Subject,
 		ReactedBy: by, ReactedAt: c.At, ConversationID: m.ConversationID}
@@ -168,7 +168,7 @@ func (h *Hub) announce(ctx context.Context, app string, uids []string, action st
 			continue
 		}
 		now := h.svc.Now()
-		body := map[string]any{"action": action, "timestamp": now, "user": wire.UserOut(u)}
+		body := map[string]any{"action": action, "timestamp": now, "user": wire.PublicUser(u)}
 		h.Publish(ctx, chat.Event{App: app, Presence: &chat.PresenceOf{UID: uid, Role: u.Role},
 			Frame: h.frame(app, "", "", "", "presence", uid, body)})
 	}

@@ -245,7 +245,7 @@ func (c *socket) authenticate(ctx context.Context) ([]byte, error) {
 	if c.deviceID == "" {
 		c.deviceID = f.Body.DeviceID
 	}
-	c.user, _ = json.Marshal(wire.UserOut(u))
+	c.user, _ = json.Marshal(wire.PublicUser(u)) // in frames to other users: never metadata.@private
 	c.presence = strings.ToUpper(f.Body.Presence)
 	if c.presence == "ROLES" {
 		c.roles = map[string]bool{}

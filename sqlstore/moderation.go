@@ -353,12 +353,9 @@ func scanBlocked(appID string) func(scanner) (chat.BlockedMessage, error) {
 		if err := json.Unmarshal([]byte(msg), &b.Message); err != nil {
 			return b, err
 		}
-		// A held message is known by the id it keeps when approved; entries held before ids
-		// were reserved have none until then, and are known by the entry's.
+		// A held message is known by the id it keeps when approved (migration 0030 gave one to
+		// every entry held before ids were reserved).
 		b.Message.ID, b.Message.AppID, b.Message.Moderation = b.MessageID, appID, b.Status
-		if b.MessageID == 0 {
-			b.Message.ID = b.ID
-		}
 		switch b.Status {
 		case chat.ModRejected:
 			b.Message.Moderation = chat.ModDisapproved
@@ -367,13 +364,14 @@ func scanBlocked(appID string) func(scanner) (chat.BlockedMessage, error) {
 	}
 }
 
-// BlockedMessages lists held messages, newest first.
+// BlockedMessages lists held messages, newest first: by message id, which is taken when a
+// message is held.
 func (db *DB) BlockedMessages(ctx context.Context, appID string, before int64, limit int) ([]chat.BlockedMessage, error) {
 	if before <= 0 {
 		before = 1 << 62
 	}
-	bs, err := collect(db.read(ctx).rows(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
-		appID, before, limit), scanBlocked(appID))
+	bs, err := collect(db.read(ctx).rows(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND message_id < $2
+		ORDER BY message_id DESC LIMIT $3`, appID, before, limit), scanBlocked(appID))
 	if bs == nil {
 		bs = []chat.BlockedMessage{}
 	}
@@ -383,6 +381,12 @@ func (db *DB) BlockedMessages(ctx context.Context, appID string, before int64, l
 // BlockedMessage reads one held message.
 func (db *DB) BlockedMessage(ctx context.Context, appID string, id int64) (chat.BlockedMessage, error) {
 	return scanBlocked(appID)(db.read(ctx).row(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND id = $2`, appID, id))
+}
+
+// BlockedByMessage reads the held message with message id messageID.
+func (db *DB) BlockedByMessage(ctx context.Context, appID string, messageID int64) (chat.BlockedMessage, error) {
+	return scanBlocked(appID)(db.read(ctx).row(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND message_id = $2`,
+		appID, messageID))
 }
 
 // InsertBlocked stores a held message and sets its ID and its MessageID, the id it takes
@@ -407,8 +411,9 @@ func (tx txStore) InsertBlocked(b *chat.BlockedMessage) error {
 	return mapErr(err)
 }
 
-func (tx txStore) LockBlocked(appID string, id int64) (chat.BlockedMessage, error) {
-	return scanBlocked(appID)(tx.row(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND id = $2`+tx.db.dialect.forUpdate, appID, id))
+func (tx txStore) LockBlocked(appID string, messageID int64) (chat.BlockedMessage, error) {
+	return scanBlocked(appID)(tx.row(`SELECT `+blockedColumns+` FROM moderation_blocked WHERE app_id = $1 AND message_id = $2`+tx.db.dialect.forUpdate,
+		appID, messageID))
 }
 
 func (tx txStore) SetBlockedStatus(appID string, id int64, status string, messageID, at int64) error {

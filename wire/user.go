@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/natter-chat/natter/chat"
@@ -50,4 +51,64 @@ func UserOut(u chat.User) User {
 		}
 	}
 	return out
+}
+
+// UserFor is u as the caller p may see it: without metadata.@private unless p is the user or
+// the app (chat.Principal.SeesPrivate).
+func UserFor(p chat.Principal, u chat.User) User {
+	out := UserOut(u)
+	if !p.SeesPrivate(u.UID) {
+		out.Metadata = WithoutPrivate(out.Metadata)
+	}
+	return out
+}
+
+// PublicUser is u as any other user may see it, without metadata.@private: what a socket
+// frame about u carries to its audience.
+func PublicUser(u chat.User) User {
+	out := UserOut(u)
+	out.Metadata = WithoutPrivate(out.Metadata)
+	return out
+}
+
+// WithoutPrivate is a metadata object without its top-level "@private" key, the rest as it
+// was, in its order. Anything but an object is answered as it is (StoredObject already
+// dropped what is not one).
+func WithoutPrivate(meta json.RawMessage) json.RawMessage {
+	// A key spelled with an escape ("\u0040private") is the same key: only an object with
+	// neither the plain name nor any escape is known not to hold it without reading it.
+	if len(meta) == 0 || !bytes.Contains(meta, []byte(chat.PrivateMetadataKey)) && !bytes.Contains(meta, []byte(`\`)) {
+		return meta
+	}
+	dec := json.NewDecoder(bytes.NewReader(meta))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return meta
+	}
+	out := []byte{'{'}
+	found := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return json.RawMessage(`{}`) // unreadable: show nothing rather than all
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return json.RawMessage(`{}`)
+		}
+		if key == chat.PrivateMetadataKey {
+			found = true
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = AppendString(out, key)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	if !found {
+		return meta
+	}
+	return append(out, '}')
 }

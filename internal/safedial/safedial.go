@@ -51,7 +51,7 @@ func Client(o Options) *http.Client {
 	tr := &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dialer.DialContext(ctx, network, addr)
+			return dialer.DialContext(ctx, network, literal(addr))
 		},
 		TLSHandshakeTimeout:   o.Timeout,
 		ResponseHeaderTimeout: o.Timeout,
@@ -60,6 +60,20 @@ func Client(o Options) *http.Client {
 	}
 	redirect := &redirectError{name: o.Name}
 	return &http.Client{Transport: tr, Timeout: o.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return redirect }}
+}
+
+// literal spells a host that is an IP address in a form Go's resolver does not read (127.1,
+// 0x7f000001, 2130706433, 0177.0.0.1) as the address itself, so it is dialled — and checked —
+// as the address a C resolver would read, never looked up as a name.
+func literal(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip, ok := publicaddr.ParseHost(host); ok {
+		return net.JoinHostPort(ip.String(), port)
+	}
+	return addr
 }
 
 type refusedError struct {
