@@ -210,7 +210,7 @@ func (s *Server) listThread(w http.ResponseWriter, r *http.Request, p chat.Princ
 
 func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req sendMessageRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeSendRequest(r, &req); err != nil {
 		return err
 	}
 	if req.Multiple != nil {
