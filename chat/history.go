@@ -107,10 +107,9 @@ type MessageList struct {
 	NextAffix  string
 	NextID     int64
 	NextSentAt int64
-	// Unread is the count asked for with count=true, of the conversation with the user or
-	// group CountKey names.
-	Unread   int64
-	CountKey string
+	// Counts is the answer of count=true (with unread or undelivered) in place of
+	// messages: one entry per conversation with messages to count, none without (non-nil).
+	Counts []UnreadCount
 }
 
 // HistoryStore reads message lists and the markers they depend on.
@@ -247,8 +246,9 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 	if err != nil {
 		return MessageList{}, err
 	}
-	if page.Unread || page.Undelivered {
-		return MessageList{}, InvalidField("unread", "unread and undelivered take a conversation: list /users/{uid}/messages or /groups/{guid}/messages.")
+	if page.Count {
+		counts, err := s.unreadCounts(ctx, p, page, q)
+		return MessageList{Counts: counts}, err
 	}
 	q.ConversationID = page.ConversationID
 	if page.MyMentionsOnly && !p.acting() {
@@ -282,7 +282,7 @@ func (s *Service) ListMessages(ctx context.Context, p Principal, page MessagePag
 			if err := s.partyOf(ctx, p.App.ID, u.UID, q.ConversationID); err != nil {
 				return MessageList{}, err
 			}
-			return s.conversationList(ctx, p, q, page, q.ConversationID)
+			return s.conversationList(ctx, p, q, page, "", q.ConversationID)
 		}
 	}
 	return s.list(ctx, p.App.ID, q)
@@ -306,7 +306,7 @@ func (s *Service) ListUserMessages(ctx context.Context, p Principal, uid string,
 		return MessageList{}, err
 	}
 	q.ConversationID, q.Viewer = ConversationID(viewer.UID, other.UID), viewer.UID
-	return s.conversationList(ctx, p, q, page, other.UID)
+	return s.conversationList(ctx, p, q, page, ReceiverUser, other.UID)
 }
 
 // ListGroupMessages lists a group's messages: acting as a user, as that member sees them
@@ -332,7 +332,7 @@ func (s *Service) ListGroupMessages(ctx context.Context, p Principal, guid strin
 	} else if page.Unread || page.Undelivered {
 		return MessageList{}, InvalidField("onBehalfOf", "unread and undelivered are a user's: send the onBehalfOf header.")
 	}
-	return s.conversationList(ctx, p, q, page, g.GUID)
+	return s.conversationList(ctx, p, q, page, ReceiverGroup, g.GUID)
 }
 
 func errSavedIsAUsers() error {
@@ -345,7 +345,8 @@ func errConversationNotAccessible(uid, conversationID string) error {
 
 // conversationList applies the viewer's marker to a one-conversation list: its reset hides
 // the history before it, and unread or undelivered start after its read or delivered mark.
-func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQuery, page MessagePage, key string) (MessageList, error) {
+// With count=true it counts them instead, for the user or group kind and key name.
+func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQuery, page MessagePage, kind, key string) (MessageList, error) {
 	if page.MyMentionsOnly {
 		if q.Viewer == "" {
 			return MessageList{}, InvalidField("myMentionsOnly", "myMentionsOnly is a user's: send the onBehalfOf header.")
@@ -382,7 +383,7 @@ func (s *Service) conversationList(ctx context.Context, p Principal, q MessageQu
 		if err != nil {
 			return MessageList{}, internal("count messages", err)
 		}
-		return MessageList{Unread: n, CountKey: key}, nil
+		return MessageList{Counts: unreadCount(kind, key, n)}, nil
 	}
 	return s.list(ctx, p.App.ID, q)
 }

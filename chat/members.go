@@ -853,12 +853,15 @@ func (s *Service) ListBanned(ctx context.Context, p Principal, guid string, q Me
 }
 
 // Join makes the acting user a member of a public group, or of a password group with its
-// password. A private group is joined only by being added.
-func (s *Service) Join(ctx context.Context, p Principal, guid, password string) (Group, error) {
+// password. A private group is joined only by being added. It returns the joined action
+// message that records the join, whose entities.for is the group as the join left it: the
+// client SDKs read the group from there.
+func (s *Service) Join(ctx context.Context, p Principal, guid, password string) (Message, error) {
 	if _, err := p.actor(); err != nil {
-		return Group{}, err
+		return Message{}, err
 	}
-	g, err := s.changeMembers(ctx, p, guid, Action{Op: OpJoinGroup}, func(c *memberChange) error {
+	var joined *Message
+	_, err := s.changeMembers(ctx, p, guid, Action{Op: OpJoinGroup}, func(c *memberChange) error {
 		uid := c.actor.UID
 		if _, err := c.tx.LockUsers(c.g.AppID, []string{uid}); err != nil {
 			return err
@@ -885,14 +888,13 @@ func (s *Service) Join(ctx context.Context, p Principal, guid, password string) 
 		if err := c.join(uid, ScopeParticipant); err != nil {
 			return err
 		}
-		_, err = c.record("joined", EventMember{Entity: c.actor, Scope: ScopeParticipant})
+		joined, err = c.record("joined", EventMember{Entity: c.actor, Scope: ScopeParticipant})
 		return err
 	})
 	if err != nil {
-		return Group{}, err
+		return Message{}, err
 	}
-	g.Viewer = &Membership{Scope: ScopeParticipant, JoinedAt: g.UpdatedAt}
-	return g, nil
+	return *joined, nil
 }
 
 // Leave ends the acting user's membership. The owner must transfer the group first.

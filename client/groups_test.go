@@ -73,6 +73,10 @@ func TestGroupEndpoints(t *testing.T) {
 			_, err := c.AddMembers(ctx, "g1", client.MemberLists{Moderators: []string{"u2"}, UsersToBan: []string{"u3", "u4"}})
 			return err
 		}, "POST /groups/{guid}/members", "/v3/groups/g1/members", "", nil, `{"moderators":["u2"],"usersToBan":["u3","u4"]}`},
+		{"PutMembers", "u1", func(c *client.Client) error {
+			_, err := c.PutMembers(ctx, "g1", client.MemberLists{Participants: []string{"u2"}})
+			return err
+		}, "PUT /groups/{guid}/members", "/v3/groups/g1/members", "", nil, `{"participants":["u2"]}`},
 		{"JoinGroup", "u1", func(c *client.Client) error {
 			_, err := c.JoinGroup(ctx, "g1", "")
 			return err

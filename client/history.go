@@ -183,6 +183,29 @@ func (c *Client) ListGroupMessages(ctx context.Context, guid string, p MessageLi
 	return c.messageList(ctx, groupPath(guid)+"/messages", p)
 }
 
+// UnreadCount is how many messages of one conversation the acting user has not read: the
+// other user's uid or the group's guid (EntityType user or group) and the count.
+type UnreadCount struct {
+	EntityID   string `json:"entityId"`
+	EntityType string `json:"entityType"`
+	Count      int64  `json:"count"`
+}
+
+// UnreadCounts returns the acting user's unread counts (see Client.OnBehalfOf), one per
+// conversation with unread messages, in no set order: all of them, or with receiverType
+// ReceiverUser or ReceiverGroup those of one kind. hideBlocked leaves out the messages of
+// the users it blocked. Each is the count its conversation shows in the conversation list.
+func (c *Client) UnreadCounts(ctx context.Context, receiverType string, hideBlocked bool) ([]UnreadCount, error) {
+	q := url.Values{"unread": {"true"}, "count": {"true"}}
+	setStr(q, "receiverType", receiverType)
+	setBool(q, "hideMessagesFromBlockedUsers", hideBlocked)
+	out := []UnreadCount{}
+	if _, err := c.call(ctx, http.MethodGet, "/messages", q, nil, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ListThread returns one page of the replies in the thread of the message id. Only Affix,
 // ID and Limit of p are taken.
 func (c *Client) ListThread(ctx context.Context, id string, p MessageListParams) (*MessageList, error) {
@@ -214,18 +237,19 @@ func (c *Client) UnreadCount(ctx context.Context, receiverType, id string, p Mes
 	q.Del("undelivered") // the server counts unread messages only
 	q.Set("unread", "true")
 	q.Set("count", "true")
-	var counts map[string]int64 // keyed by the lower-cased uid, or the guid
+	var counts []UnreadCount // the conversation's, or none when nothing is unread
 	if _, err := c.call(ctx, http.MethodGet, path, q, nil, &counts); err != nil {
 		return 0, err
 	}
-	if len(counts) != 1 {
-		return 0, errors.New("natter: UnreadCount: the response does not hold one count")
+	switch {
+	case counts == nil:
+		return 0, errors.New("natter: UnreadCount: the response holds no list of counts")
+	case len(counts) == 0:
+		return 0, nil
+	case len(counts) == 1:
+		return counts[0].Count, nil
 	}
-	var n int64
-	for _, v := range counts {
-		n = v
-	}
-	return n, nil
+	return 0, errors.New("natter: UnreadCount: the response holds more than one count")
 }
 
 // messageList makes a call whose answer is a message list.

@@ -122,6 +122,14 @@ func TestHistoryEndpoints(t *testing.T) {
 			_, err := c.ListGroupMessages(ctx, "g1", client.MessageListParams{HideMessagesFromBlockedUsers: true, Limit: 20})
 			return err
 		}, "GET /groups/{guid}/messages", "/v3/groups/g1/messages", "hideMessagesFromBlockedUsers=true&limit=20", nil, ""},
+		{"UnreadCounts", "u1", func(c *client.Client) error {
+			_, err := c.UnreadCounts(ctx, "", false)
+			return err
+		}, "GET /messages", "/v3/messages", "count=true&unread=true", nil, ""},
+		{"UnreadCounts of groups hiding blocked users", "u1", func(c *client.Client) error {
+			_, err := c.UnreadCounts(ctx, client.ReceiverGroup, true)
+			return err
+		}, "GET /messages", "/v3/messages", "count=true&hideMessagesFromBlockedUsers=true&receiverType=group&unread=true", nil, ""},
 		{"UnreadCount hiding blocked users", "u1", func(c *client.Client) error {
 			_, err := c.UnreadCount(ctx, client.ReceiverUser, "u2", client.MessageListParams{HideMessagesFromBlockedUsers: true})
 			return err
@@ -148,7 +156,7 @@ func TestHistoryEndpoints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.HasPrefix(tt.name, "UnreadCount ") {
-				f.respond(http.StatusOK, `{"data":{"k":0}}`)
+				f.respond(http.StatusOK, `{"data":[]}`)
 				defer f.respond(http.StatusOK, `{"data":null}`)
 			}
 			if err := tt.call(c.OnBehalfOf(tt.obo)); err != nil {
@@ -306,19 +314,30 @@ func TestHistoryDecode(t *testing.T) {
 		t.Errorf("SendBotMessage = %+v, %v", m, err)
 	}
 
-	// The count is the value of the one key, whatever its case.
-	f.respond(http.StatusOK, `{"data":{"bob":8}}`)
+	// The count is the one entry's; none is 0; several, or no list, are errors.
+	f.respond(http.StatusOK, `{"data":[{"entityId":"bob","entityType":"user","count":8}]}`)
 	n, err := c.UnreadCount(ctx, client.ReceiverUser, "Bob", client.MessageListParams{})
 	f.last(t)
 	if err != nil || n != 8 {
 		t.Errorf("UnreadCount = %d, %v", n, err)
 	}
-	for _, body := range []string{`{"data":{}}`, `{"data":{"a":1,"b":2}}`, `{"data":null}`} {
+	f.respond(http.StatusOK, `{"data":[]}`)
+	if n, err := c.UnreadCount(ctx, client.ReceiverGroup, "g", client.MessageListParams{}); err != nil || n != 0 {
+		t.Errorf("UnreadCount of nothing unread = %d, %v", n, err)
+	}
+	f.last(t)
+	for _, body := range []string{`{"data":{"bob":8}}`, `{"data":[{"entityId":"a","count":1},{"entityId":"b","count":2}]}`, `{"data":null}`} {
 		f.respond(http.StatusOK, body)
 		if n, err := c.UnreadCount(ctx, client.ReceiverGroup, "g", client.MessageListParams{}); err == nil {
 			t.Errorf("%s: UnreadCount = %d, want an error", body, n)
 		}
 		f.last(t)
+	}
+	f.respond(http.StatusOK, `{"data":[{"entityId":"bob","entityType":"user","count":2},{"entityId":"g","entityType":"group","count":5}]}`)
+	counts, err := c.UnreadCounts(ctx, "", false)
+	f.last(t)
+	if want := []client.UnreadCount{{EntityID: "bob", EntityType: "user", Count: 2}, {EntityID: "g", EntityType: "group", Count: 5}}; err != nil || !reflect.DeepEqual(counts, want) {
+		t.Errorf("UnreadCounts = %+v, %v", counts, err)
 	}
 
 	// An error answer is an *Error.

@@ -144,13 +144,28 @@ func (c *Client) AddMembers(ctx context.Context, guid string, l MemberLists) (*M
 
 // JoinGroup makes the acting user (see Client.OnBehalfOf) a participant of the group guid:
 // a public group, or a password group with its password (leave it empty for the others).
-// It is the client SDKs' join, which the server serves on POST /groups/{guid}/members.
-func (c *Client) JoinGroup(ctx context.Context, guid, password string) (*Group, error) {
+// It is the client SDKs' join, which the server serves on POST /groups/{guid}/members, and
+// it returns the groupMember action message (joined) that records the join; its
+// GroupMemberAction's Entities.For is the group as the join left it.
+func (c *Client) JoinGroup(ctx context.Context, guid, password string) (*Message, error) {
 	var body any
 	if password != "" {
 		body = map[string]string{"password": password}
 	}
-	return c.group(ctx, http.MethodPost, membersPath(guid), body)
+	return c.message(ctx, http.MethodPost, membersPath(guid), body)
+}
+
+// PutMembers is AddMembers as the client SDKs send it (addMembersToGroup: PUT
+// /groups/{guid}/members): the same add, answered with all four lists, sent or not.
+func (c *Client) PutMembers(ctx context.Context, guid string, l MemberLists) (*MemberResults, error) {
+	if l.empty() {
+		return nil, errNoLists
+	}
+	var out MemberResults
+	if _, err := c.call(ctx, http.MethodPut, membersPath(guid), nil, l, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // LeaveGroup ends the acting user's membership of the group guid (see Client.OnBehalfOf).

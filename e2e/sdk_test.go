@@ -79,8 +79,15 @@ func startSDKUser(t *testing.T, dir, caFile, host, app, key, uid, role string, e
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startSDKProcess(t, exec.Command("node", script, dir, role), caFile, host, app, key, uid, role, extra...)
+}
+
+// startSDKProcess runs cmd, a script of e2e/sdk, as the user uid (role names it in failure
+// logs), with the settings every script reads from its environment.
+func startSDKProcess(t *testing.T, cmd *exec.Cmd, caFile, host, app, key, uid, role string, extra ...string) *sdkUser {
+	t.Helper()
 	u := &sdkUser{t: t, uid: uid, done: make(chan struct{})}
-	u.cmd = exec.Command("node", script, dir, role)
+	u.cmd = cmd
 	u.cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+caFile, "NATTER_HOST="+host, "NATTER_APP="+app,
 		"NATTER_KEY="+key, "NATTER_UID="+uid)
 	u.cmd.Env = append(u.cmd.Env, extra...)

@@ -267,7 +267,7 @@ func (e *env) do(r request) response {
 		}
 		req.Header.Set(k, v)
 	}
-	if r.body != "" {
+	if r.body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	res, err := e.http.Do(req)

@@ -234,6 +234,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		{"POST /groups", r("POST", "/groups", `{"guid":"g2","name":"G2","type":"public"}`, obo("alice")), kinds(group)},
 		{"PUT /groups/{guid}", r("PUT", "/groups/g2", `{"name":"G two"}`, obo("alice")), kinds(group)},
 		{"POST /groups/{guid}/members", r("POST", "/groups/g2/members", `{"participants":["bob","carl","erin"]}`, obo("alice")), kinds(member, msg)},
+		{"PUT /groups/{guid}/members", r("PUT", "/groups/g2/members", `{"participants":["dave"]}`, obo("alice")), kinds(member, msg)},
 		{"PUT /groups/{guid}/members/{uid}", r("PUT", "/groups/g2/members/carl", `{"scope":"moderator"}`, obo("alice")), kinds(member, msg)},
 		{"DELETE /groups/{guid}/members/{uid}", r("DELETE", "/groups/g2/members/carl", "", obo("alice")), kinds(member, msg)},
 		{"POST /groups/{guid}/bannedusers/{uid}", r("POST", "/groups/g2/bannedusers/dave", "", obo("alice")), kinds(member, msg)},

@@ -48,7 +48,7 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p chat.Prin
 	}
 	out := wire.GroupOut(g)
 	if req.Members != nil {
-		out.Members = appendMemberResults(nil, results)
+		out.Members = appendMemberResults(nil, results, false)
 	}
 	writeData(w, r, out, nil)
 	return nil

@@ -113,8 +113,10 @@ func TestGroupLifecycle(t *testing.T) {
 		if r.status != 403 || r.code != "ERR_WRONG_GROUP_PASS" {
 			t.Fatalf("wrong password: %d %s", r.status, r.body)
 		}
+		// The answer is the joined action, the group in its entities.for (where the SDKs read it).
 		g = e.ok(request{method: "POST", path: "/v3/groups/project-group/members", headers: obo("eve"), body: `{"password":"s3cret"}`})
-		if g["hasJoined"] != true || g["scope"] != "participant" || g["membersCount"] != 4.0 {
+		if d := g["data"].(map[string]any); g["category"] != "action" || d["action"] != "joined" ||
+			d["entities"].(map[string]any)["for"].(map[string]any)["entity"].(map[string]any)["membersCount"] != 4.0 {
 			t.Fatalf("join: %v", g)
 		}
 		// Leaving, and the owner cannot leave.

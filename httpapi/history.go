@@ -21,7 +21,9 @@ var (
 	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
 		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved"}
-	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId")
+	// unread and count together are the client SDKs' unread counts across conversations;
+	// unread alone is not read here (it takes a conversation).
+	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId", "unread", "count")
 	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count")
 	// A thread's replies take the same filters as a conversation (the SDK's thread builder
 	// is its message builder with a parent id), and its first page by number.
@@ -146,11 +148,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, p chat.Pri
 		return err
 	}
 	l, err := s.svc.ListMessages(r.Context(), p, page)
-	if err != nil {
-		return err
-	}
-	writeMessageList(w, r, l, withTags)
-	return nil
+	return s.answerList(w, r, l, page, withTags, err)
 }
 
 func (s *Server) listUserMessages(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -171,14 +169,26 @@ func (s *Server) listGroupMessages(w http.ResponseWriter, r *http.Request, p cha
 	return s.answerList(w, r, l, page, withTags, err)
 }
 
-// answerList writes a conversation's list, or with count=true its unread count keyed by the
-// other user's uid or the group's guid.
+// unreadCountJSON is one conversation's unread count, as both client SDKs read the answer
+// of count=true: data.map over [{entityId, entityType, count}].
+type unreadCountJSON struct {
+	EntityID   string `json:"entityId"`
+	EntityType string `json:"entityType"`
+	Count      int64  `json:"count"`
+}
+
+// answerList writes a message list, or with count=true its unread counts: one per
+// conversation with unread messages (an empty list when there are none).
 func (s *Server) answerList(w http.ResponseWriter, r *http.Request, l chat.MessageList, page chat.MessagePage, withTags bool, err error) error {
 	if err != nil {
 		return err
 	}
 	if page.Count {
-		writeData(w, r, map[string]int64{l.CountKey: l.Unread}, nil)
+		out := make([]unreadCountJSON, len(l.Counts))
+		for i, c := range l.Counts {
+			out[i] = unreadCountJSON{EntityID: c.EntityID, EntityType: c.EntityType, Count: c.Count}
+		}
+		writeData(w, r, out, nil)
 		return nil
 	}
 	writeMessageList(w, r, l, withTags)
@@ -200,7 +210,7 @@ func (s *Server) listThread(w http.ResponseWriter, r *http.Request, p chat.Princ
 
 func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req sendMessageRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeSendRequest(r, &req); err != nil {
 		return err
 	}
 	if req.Multiple != nil {

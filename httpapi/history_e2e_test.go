@@ -136,7 +136,7 @@ func TestConversationHistory(t *testing.T) {
 			t.Fatalf("unread: %d", len(got.Data))
 		}
 		r := e.do(request{method: "GET", path: "/v3/users/ann/messages?unread=true&count=true", headers: obo("bob")})
-		if r.status != 200 || string(r.body) != `{"data":{"ann":8}}`+"\n" {
+		if r.status != 200 || string(r.body) != `{"data":[{"entityId":"ann","entityType":"user","count":8}]}`+"\n" {
 			t.Fatalf("unread count: %d %s", r.status, r.body)
 		}
 
@@ -617,7 +617,7 @@ func TestConversationEdges(t *testing.T) {
 		e.ok(request{method: "DELETE", path: "/v3/users/bob/conversation/read", headers: obo("ann"), body: `{"messageId":` + first + `}`})
 		c := e.conversation(request{method: "GET", path: "/v3/users/bob/conversation", headers: obo("ann")})
 		res := e.do(request{method: "GET", path: "/v3/users/bob/messages?unread=true&count=true", headers: obo("ann")})
-		if c.UnreadMessageCount != "1" || string(res.body) != `{"data":{"bob":1}}`+"\n" {
+		if c.UnreadMessageCount != "1" || string(res.body) != `{"data":[{"entityId":"bob","entityType":"user","count":1}]}`+"\n" {
 			t.Fatalf("unread after a reset: %s and %s", c.UnreadMessageCount, res.body)
 		}
 	})

@@ -11,15 +11,16 @@ import (
 // appendMemberResults appends an add's results, {"usersToBan":{uid:result,…},"admins":…},
 // lists in the hosted example's order and uids in the order they were named: success with
 // the action message that records the add (a ban has none), or the refusal in the error
-// envelope's shape.
-func appendMemberResults(b []byte, res chat.MemberResults) []byte {
+// envelope's shape. A list the request did not send is left out, unless all is set: the
+// client SDKs' add (PUT) reads all four lists and throws on a missing one.
+func appendMemberResults(b []byte, res chat.MemberResults, all bool) []byte {
 	b = append(b, '{')
 	first := true
 	for _, l := range []struct {
 		name string
 		rs   []chat.MemberResult
 	}{{"usersToBan", res.UsersToBan}, {"admins", res.Admins}, {"moderators", res.Moderators}, {"participants", res.Participants}} {
-		if l.rs == nil {
+		if l.rs == nil && !all {
 			continue
 		}
 		if !first {
@@ -63,19 +64,35 @@ func (s *Server) addMembers(w http.ResponseWriter, r *http.Request, p chat.Princ
 	}
 	l := req.memberListsJSON
 	// The client SDK joins a group by posting here on its own behalf, with at most a
-	// password: a request that names no list is a join.
+	// password: a request that names no list is a join. Both SDKs read the group out of
+	// the answer's joined action message (data.data.entities.for.entity), the one the
+	// socket carries, and throw on any other shape.
 	if l.Admins == nil && l.Moderators == nil && l.Participants == nil && l.UsersToBan == nil && p.Actor != "" {
 		pw := ""
 		if req.Password != nil {
 			pw = *req.Password
 		}
-		g, err := s.svc.Join(r.Context(), p, r.PathValue("guid"), pw)
+		m, err := s.svc.Join(r.Context(), p, r.PathValue("guid"), pw)
 		if err != nil {
 			return err
 		}
-		writeData(w, r, wire.GroupOut(g), nil)
+		writeMessage(w, r, m)
 		return nil
 	}
+	return s.answerAdd(w, r, p, l, false)
+}
+
+// putMembers is the client SDKs' add (addMembersToGroup: PUT with the lists, never a
+// join). It answers as the add does, with all four lists, the SDK reading each.
+func (s *Server) putMembers(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var l memberListsJSON
+	if err := decodeJSON(r, &l); err != nil {
+		return err
+	}
+	return s.answerAdd(w, r, p, l, true)
+}
+
+func (s *Server) answerAdd(w http.ResponseWriter, r *http.Request, p chat.Principal, l memberListsJSON, all bool) error {
 	res, err := s.svc.AddMembers(r.Context(), p, r.PathValue("guid"), l.lists())
 	if err != nil {
 		return err
@@ -83,7 +100,7 @@ func (s *Server) addMembers(w http.ResponseWriter, r *http.Request, p chat.Princ
 	b := bytesPool.Get().(*[]byte)
 	defer bytesPool.Put(b)
 	out := append((*b)[:0], `{"data":`...)
-	out = appendMemberResults(out, res)
+	out = appendMemberResults(out, res, all)
 	out = append(out, "}\n"...)
 	*b = out
 	writeBody(w, r, http.StatusOK, out)

@@ -33,7 +33,7 @@ func (req sendMessageRequest) send() chat.MessageSend {
 
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req sendMessageRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeSendRequest(r, &req); err != nil {
 		return err
 	}
 	if req.Multiple != nil {

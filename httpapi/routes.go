@@ -263,6 +263,7 @@ func (s *Server) endpoints() []route {
 		serve("PATCH /groups/{guid}/owner", clientAllowed, s.transferGroup),
 
 		serve("POST /groups/{guid}/members", clientAllowed, s.addMembers).rated(chat.RateCore), // join (and add members)
+		serve("PUT /groups/{guid}/members", clientAllowed, s.putMembers),                       // the client SDKs' add (addMembersToGroup)
 		serve("GET /groups/{guid}/members", clientAllowed, s.listMembers),
 		serve("DELETE /groups/{guid}/members", clientAllowed, s.leaveGroup),
 		serve("PUT /groups/{guid}/members/{uid}", clientAllowed, s.changeScope),
