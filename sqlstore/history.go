@@ -68,6 +68,20 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Sender != "" {
 		w = append(w, `m.sender = `+arg(q.Sender))
 	}
+	if len(q.Senders) > 0 {
+		w = append(w, `m.sender IN (`+inList(arg, q.Senders)+`)`)
+	}
+	if q.Sent.Set() {
+		w = append(w, strings.TrimPrefix(rangeWhere(`m.sent_at`, q.Sent, arg), " AND "))
+	}
+	// Updated: edited or deleted (the writes that move updatedAt), or imported with an
+	// updatedAt of its own; the hosted service's "updatedAt differs from createdAt".
+	if q.Updated.Set() {
+		w = append(w, `(m.edited_at > 0 OR m.deleted_at > 0 OR m.updated_at <> m.sent_at)`+rangeWhere(`m.updated_at`, q.Updated, arg))
+	}
+	if q.Edited.Set() {
+		w = append(w, `m.edited_at > 0`+rangeWhere(`m.edited_at`, q.Edited, arg))
+	}
 	if q.ReceiverType != "" {
 		w = append(w, `m.receiver_type = `+arg(q.ReceiverType))
 	}
