@@ -35,6 +35,9 @@ type BlockStore interface {
 	Blocks(ctx context.Context, appID, a, b string) (aBlockedB, bBlockedA bool, err error)
 	// BlockState is uid's blocks as viewer sees them.
 	BlockState(ctx context.Context, appID, viewer, uid string) (BlockState, error)
+	// BlockStates is BlockState for each of uids, in one read; a uid with no block either
+	// way is absent.
+	BlockStates(ctx context.Context, appID, viewer string, uids []string) (map[string]BlockState, error)
 }
 
 // BlockResults are an add or remove's outcome per uid: nil for done.

@@ -66,6 +66,15 @@ type ConversationQuery struct {
 	// (PinnedByMe), or either when both are named.
 	PinnedBy []string
 	Page     Page
+	// IncludeBlocked lists the viewer's one-to-one conversations with the users it blocked,
+	// which are left out otherwise (the hosted includeBlockedUsers, false by default).
+	IncludeBlocked bool
+	// WithBlockedInfo gives each one-to-one conversation's user its blocks towards the
+	// viewer (blockedByMe, hasBlockedMe and their times), as the user lists do.
+	WithBlockedInfo bool
+	// HideAgentic leaves out, and OnlyAgentic keeps only, the agentic conversations: the
+	// one-to-one conversations with an AI agent's user (another party than the viewer).
+	HideAgentic, OnlyAgentic bool
 }
 
 // ConversationStore reads conversations.
@@ -167,6 +176,12 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 		matchesNothing = true
 	}
 	q.PinnedBy = known
+	if q.HideAgentic && q.OnlyAgentic {
+		fe.add("onlyAgentic", "hideAgentic and onlyAgentic exclude each other.")
+	}
+	if q.WithBlockedInfo && !p.acting() {
+		fe.add("withBlockedInfo", "Blocks are a user's: send the onBehalfOf header.")
+	}
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}
@@ -188,7 +203,36 @@ func (s *Service) ListConversations(ctx context.Context, p Principal, q Conversa
 		return nil, 0, internal("list conversations", err)
 	}
 	out, err := s.conversations(ctx, p.App.ID, q.Viewer, rows, q.WithTags)
+	if err == nil && q.WithBlockedInfo {
+		err = s.withBlocks(ctx, p.App.ID, q.Viewer, out)
+	}
 	return out, total, err
+}
+
+// withBlocks gives the users of one-to-one conversations their blocks towards viewer, in
+// one read for the page.
+func (s *Service) withBlocks(ctx context.Context, appID, viewer string, cs []Conversation) error {
+	var uids []string
+	for _, c := range cs {
+		if c.With != nil {
+			uids = append(uids, c.With.UID)
+		}
+	}
+	if len(uids) == 0 {
+		return nil
+	}
+	blocks, err := s.store.BlockStates(ctx, appID, viewer, uids)
+	if err != nil {
+		return internal("read conversation blocks", err)
+	}
+	for i, c := range cs {
+		if c.With != nil {
+			u, b := *c.With, blocks[c.With.UID]
+			u.Blocks = &b
+			cs[i].With = &u
+		}
+	}
+	return nil
 }
 
 // conversations completes rows: their last messages, the other side of each, and the

@@ -125,6 +125,15 @@ type GroupQuery struct {
 	// ChangedSince, with Affix, lists by change time as UserQuery does.
 	ChangedSince *int64
 	Affix        string
+	// GUID and GUIDs keep only the group named, or those named (unknown ones are not
+	// listed); given both, a group must be both.
+	GUID  string
+	GUIDs []string
+	// CreatedAt and UpdatedAt keep the groups created, or last updated, in the range (UNIX
+	// seconds, inclusive); a group never updated has no updatedAt and is in none, as the
+	// hosted service says. MembersCount compares the group's count of members.
+	CreatedAt, UpdatedAt Range
+	MembersCount         CountFilter
 }
 
 // Cursor of a listed page, as UserQuery.Cursor.
@@ -408,6 +417,16 @@ func (s *Service) ListGroups(ctx context.Context, p Principal, q GroupQuery) ([]
 	if q.HasJoined && !p.acting() {
 		fe.add("hasJoined", "The hasJoined filter needs the onBehalfOf header.")
 	}
+	q.GUID = fe.id("guid", q.GUID, false)
+	for i, g := range q.GUIDs {
+		q.GUIDs[i] = fe.id("guids", g, true)
+	}
+	if len(q.GUIDs) > MaxUIDsPerCall {
+		fe.add("guids", "At most 1000 guids may be named.")
+	}
+	fe.timeRange("createdAt", q.CreatedAt)
+	fe.timeRange("updatedAt", q.UpdatedAt)
+	fe.countFilter("membersCount", q.MembersCount)
 	if err := fe.err(); err != nil {
 		return nil, 0, err
 	}

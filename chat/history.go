@@ -55,6 +55,11 @@ type MessageQuery struct {
 	// (AllowedCategories), and of category message, only these types (AllowedTypes).
 	AllowedCategories []string
 	AllowedTypes      []string
+	// Senders keeps the messages of any of these users. Sent, Updated and Edited keep those
+	// sent, updated or edited in the range: a message never updated (edited or deleted) or
+	// never edited is in no Updated or Edited range.
+	Senders               []string
+	Sent, Updated, Edited Range
 }
 
 // permitted is q narrowed to what the viewer's permissions let it list.
@@ -96,6 +101,13 @@ type MessagePage struct {
 	HideBlocked     bool
 	Pinned          bool
 	Saved           bool
+	// The hosted service's newer filters of GET /messages: senders (any of), and the
+	// ranges sentAt, updatedAt and editedAt.
+	Senders                              []string
+	SentRange, UpdatedRange, EditedRange Range
+	// HideQuoted is hideQuotedMessages, which leaves each message's quotedMessage out of the
+	// answer; natter's messages quote none yet, so it changes nothing.
+	HideQuoted bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -216,6 +228,17 @@ func (p MessagePage) query() (MessageQuery, error) {
 	if p.Count && !p.Unread {
 		fe.add("count", "The count parameter counts unread messages: send unread=true with it.")
 	}
+	// As for sender; an unknown uid matches nothing.
+	for _, u := range p.Senders {
+		q.Senders = append(q.Senders, fe.id("senders", u, true))
+	}
+	if len(q.Senders) > maxFilterValues {
+		fe.add("senders", "At most 100 uids may be named.")
+	}
+	fe.timeRange("sentAt", p.SentRange)
+	fe.timeRange("updatedAt", p.UpdatedRange)
+	fe.timeRange("editedAt", p.EditedRange)
+	q.Sent, q.Updated, q.Edited = p.SentRange, p.UpdatedRange, p.EditedRange
 	return q, fe.err()
 }
 

@@ -65,6 +65,14 @@ func (p MessagePage) aggregateFilter() string {
 		return "pinned"
 	case p.Saved:
 		return "saved"
+	case len(p.Senders) > 0:
+		return "senders"
+	case p.Sent.Set():
+		return "sentAt"
+	case p.Updated.Set():
+		return "updatedAt"
+	case p.Edited.Set():
+		return "editedAt"
 	}
 	return ""
 }

@@ -89,7 +89,7 @@ type UserStore interface {
 type UserQuery struct {
 	SearchKey   string
 	SearchIn    []string // "uid", "name"; empty means both
-	Status      string
+	Statuses    []string // any of these presences (available, offline)
 	Roles       []string
 	Tags        []string
 	WithTags    bool
@@ -118,6 +118,9 @@ type UserQuery struct {
 	// Viewer, set by the service for a list made on a user's behalf, gets each user's block
 	// fields as that user sees them.
 	Viewer string
+	// CreatedAt and UpdatedAt keep the users created, or last updated, in the range (UNIX
+	// seconds, inclusive); a user never updated has no updatedAt and is not in any.
+	CreatedAt, UpdatedAt Range
 }
 
 // UserCursor is a user list's cursor: where to ask for the changes that follow, by time.
@@ -423,9 +426,16 @@ func (s *Service) listUsers(ctx context.Context, p Principal, q UserQuery, permi
 			break
 		}
 	}
-	if q.Status != "" && q.Status != "available" && q.Status != "offline" {
-		fe.add("status", "The status must be one of available, offline.")
+	// A presence is one of a set natter knows whole, so a value outside it is a mistake
+	// (refused), not a value natter has never heard of (which would match nothing).
+	for _, st := range q.Statuses {
+		if st != "available" && st != "offline" {
+			fe.add("status", "Each status must be one of available, offline.")
+			break
+		}
 	}
+	fe.timeRange("createdAt", q.CreatedAt)
+	fe.timeRange("updatedAt", q.UpdatedAt)
 	for i, r := range q.Roles {
 		q.Roles[i] = fe.id("roles", r, true)
 	}

@@ -165,6 +165,11 @@ func TestEndpoints(t *testing.T) {
 		}, "GET /users", "/v3/users",
 			"onlyDeactivated=true&page=2&perPage=10&roles=r1%2Cr2&searchIn=uid%2Cname&searchKey=a+b&status=online&tags=x&withDeactivated=true&withTags=true",
 			nil, ""},
+		{"ListUsers ranges", func(c *client.Client) error {
+			_, err := c.ListUsers(ctx, client.ListUsersParams{Status: "available,offline", CreatedAt: client.Between(1, 2),
+				UpdatedAtRange: client.TimeRange{To: ptr(int64(3))}})
+			return err
+		}, "GET /users", "/v3/users", "createdAt%5Bfrom%5D=1&createdAt%5Bto%5D=2&status=available%2Coffline&updatedAt%5Bto%5D=3", nil, ""},
 		{"DeactivateUsers", func(c *client.Client) error {
 			_, err := c.DeactivateUsers(ctx, []string{"u1", "u2"})
 			return err

@@ -113,6 +113,14 @@ type ListConversationsParams struct {
 	PinnedBy []string
 	PerPage  int
 	Page     int
+	// IncludeBlockedUsers lists the acting user's conversations with the users it blocked,
+	// left out otherwise; WithBlockedInfo gives each one-to-one conversation's user its
+	// blocks towards the acting user (User.BlockedByMe, HasBlockedMe and their times).
+	IncludeBlockedUsers bool
+	WithBlockedInfo     bool
+	// HideAgentic leaves out, OnlyAgentic keeps only, the conversations with AI agents.
+	HideAgentic bool
+	OnlyAgentic bool
 }
 
 func (p ListConversationsParams) query() url.Values {
@@ -128,6 +136,10 @@ func (p ListConversationsParams) query() url.Values {
 	setStr(q, "pinnedBy", strings.Join(p.PinnedBy, ","))
 	setInt(q, "perPage", p.PerPage)
 	setInt(q, "page", p.Page)
+	setBool(q, "includeBlockedUsers", p.IncludeBlockedUsers)
+	setBool(q, "withBlockedInfo", p.WithBlockedInfo)
+	setBool(q, "hideAgentic", p.HideAgentic)
+	setBool(q, "onlyAgentic", p.OnlyAgentic)
 	return q
 }
 

@@ -63,6 +63,11 @@ func TestConversationEndpoints(t *testing.T) {
 		}, "GET /conversations", "/v3/conversations",
 			"conversationType=group&groupTags=g%2Ch&page=2&perPage=5&searchKey=a+b&tags=x%2Cy&unread=true&userTags=u&withTags=true&withUserAndGroupTags=true",
 			nil, ""},
+		{"ListConversations blocks and agents", "u1", func(c *client.Client) error {
+			_, err := c.ListConversations(ctx, client.ListConversationsParams{IncludeBlockedUsers: true, WithBlockedInfo: true,
+				HideAgentic: true, OnlyAgentic: true})
+			return err
+		}, "GET /conversations", "/v3/conversations", "hideAgentic=true&includeBlockedUsers=true&onlyAgentic=true&withBlockedInfo=true", nil, ""},
 		{"GetConversation", "u1", func(c *client.Client) error {
 			_, err := c.GetConversation(ctx, "u1_user_u/2")
 			return err

@@ -94,6 +94,35 @@ type ListGroupsParams struct {
 	// is sent when Affix is set or it is not zero.
 	UpdatedAt int64
 	Affix     string
+	// GUID keeps only that group, GUIDs only those (both: a group named by both).
+	GUID  string
+	GUIDs []string
+	// CreatedAt and UpdatedAtRange keep the groups created, or last updated, in the range;
+	// a group never updated is in no UpdatedAtRange.
+	CreatedAt      TimeRange
+	UpdatedAtRange TimeRange
+	// MembersCount compares each group's count of members; all the bounds set must hold.
+	MembersCount CountFilter
+}
+
+// CountFilter compares a count with bounds (the hosted service's membersCount[gt], [gte],
+// [lt], [lte] and [eq]); nil bounds are not sent. AtLeast, AtMost and Exactly make one.
+type CountFilter struct{ GT, GTE, LT, LTE, EQ *int64 }
+
+// AtLeast is a count of n or more; AtMost of n or fewer; Exactly of n.
+func AtLeast(n int64) CountFilter { return CountFilter{GTE: &n} }
+func AtMost(n int64) CountFilter  { return CountFilter{LTE: &n} }
+func Exactly(n int64) CountFilter { return CountFilter{EQ: &n} }
+
+func (c CountFilter) set(q url.Values, name string) {
+	for _, b := range []struct {
+		op string
+		v  *int64
+	}{{"gt", c.GT}, {"gte", c.GTE}, {"lt", c.LT}, {"lte", c.LTE}, {"eq", c.EQ}} {
+		if b.v != nil {
+			q.Set(name+"["+b.op+"]", strconv.FormatInt(*b.v, 10))
+		}
+	}
 }
 
 func (p ListGroupsParams) query() url.Values {
@@ -112,6 +141,11 @@ func (p ListGroupsParams) query() url.Values {
 		q.Set("updatedAt", strconv.FormatInt(p.UpdatedAt, 10))
 	}
 	setStr(q, "affix", p.Affix)
+	setStr(q, "guid", p.GUID)
+	setStr(q, "guids", strings.Join(p.GUIDs, ","))
+	p.CreatedAt.set(q, "createdAt")
+	p.UpdatedAtRange.set(q, "updatedAt")
+	p.MembersCount.set(q, "membersCount")
 	return q
 }
 

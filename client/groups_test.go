@@ -51,6 +51,17 @@ func TestGroupEndpoints(t *testing.T) {
 		}, "GET /groups", "/v3/groups",
 			"affix=prepend&hasJoined=true&page=2&perPage=10&searchIn=guid%2Cname&searchKey=a+b&sortBy=createdAt&sortOrder=desc&tags=x%2Cy&types=public%2Cpassword&updatedAt=0&withTags=true",
 			nil, ""},
+		{"ListGroups newer filters", "", func(c *client.Client) error {
+			_, err := c.ListGroups(ctx, client.ListGroupsParams{GUID: "g1", GUIDs: []string{"g1", "g2"}, CreatedAt: client.Between(1, 2),
+				UpdatedAtRange: client.Since(3), MembersCount: client.CountFilter{GTE: ptr(int64(2)), LTE: ptr(int64(10)), EQ: ptr(int64(5))}})
+			return err
+		}, "GET /groups", "/v3/groups",
+			"createdAt%5Bfrom%5D=1&createdAt%5Bto%5D=2&guid=g1&guids=g1%2Cg2&membersCount%5Beq%5D=5&membersCount%5Bgte%5D=2&membersCount%5Blte%5D=10&updatedAt%5Bfrom%5D=3",
+			nil, ""},
+		{"ListGroups at least", "", func(c *client.Client) error {
+			_, err := c.ListGroups(ctx, client.ListGroupsParams{MembersCount: client.AtLeast(0)})
+			return err
+		}, "GET /groups", "/v3/groups", "membersCount%5Bgte%5D=0", nil, ""},
 		{"GetGroup", "", func(c *client.Client) error {
 			_, err := c.GetGroup(ctx, "a/b c")
 			return err

@@ -70,6 +70,14 @@ type MessageListParams struct {
 	// ReceiverType ("user" or "group") and ConversationID: ListMessages only.
 	ReceiverType   string
 	ConversationID string
+	// ListMessages only, as the hosted file has them: Senders keeps the messages of any of
+	// these uids; SentAtRange, UpdatedAtRange and EditedAtRange those sent, updated or
+	// edited in the range (a message never edited or deleted is in no UpdatedAtRange, one
+	// never edited in no EditedAtRange).
+	Senders                                    []string
+	SentAtRange, UpdatedAtRange, EditedAtRange TimeRange
+	// HideQuotedMessages leaves quoted messages out of the answer (natter has none yet).
+	HideQuotedMessages bool
 	// Unread keeps the acting user's unread messages, Undelivered its undelivered ones:
 	// the conversation lists only, acting as a user.
 	Unread      bool
@@ -105,6 +113,11 @@ func (p MessageListParams) query() url.Values {
 	setStr(q, "tags", strings.Join(p.Tags, ","))
 	setStr(q, "receiverType", p.ReceiverType)
 	setStr(q, "conversationId", p.ConversationID)
+	setStr(q, "senders", strings.Join(p.Senders, ","))
+	p.SentAtRange.set(q, "sentAt")
+	p.UpdatedAtRange.set(q, "updatedAt")
+	p.EditedAtRange.set(q, "editedAt")
+	setBool(q, "hideQuotedMessages", p.HideQuotedMessages)
 	setBool(q, "unread", p.Unread)
 	setBool(q, "undelivered", p.Undelivered)
 	return q

@@ -70,6 +70,12 @@ func TestHistoryEndpoints(t *testing.T) {
 			_, err := c.ListMessages(ctx, all)
 			return err
 		}, "GET /messages", "/v3/messages", allQuery, nil, ""},
+		{"ListMessages newer filters", "", func(c *client.Client) error {
+			_, err := c.ListMessages(ctx, client.MessageListParams{Senders: []string{"u1", "u2"}, SentAtRange: client.Between(0, 9),
+				UpdatedAtRange: client.Since(5), EditedAtRange: client.TimeRange{To: ptr(int64(7))}, HideQuotedMessages: true})
+			return err
+		}, "GET /messages", "/v3/messages",
+			"editedAt%5Bto%5D=7&hideQuotedMessages=true&senders=u1%2Cu2&sentAt%5Bfrom%5D=0&sentAt%5Bto%5D=9&updatedAt%5Bfrom%5D=5", nil, ""},
 		{"ListUserMessages", "u1", func(c *client.Client) error {
 			_, err := c.ListUserMessages(ctx, "a/b c", client.MessageListParams{Unread: true, Limit: 5})
 			return err

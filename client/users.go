@@ -72,9 +72,14 @@ type UpdateUserRequest struct {
 
 // ListUsersParams are the query parameters of GET /users; zero values are not sent.
 type ListUsersParams struct {
-	SearchKey       string
-	SearchIn        []string
-	Status          string
+	SearchKey string
+	SearchIn  []string
+	// Status is a presence (available, offline), or several comma-separated.
+	Status string
+	// CreatedAt and UpdatedAtRange keep the users created, or last updated, in the range; a
+	// user never updated is in no UpdatedAtRange.
+	CreatedAt       TimeRange
+	UpdatedAtRange  TimeRange
 	Roles           []string
 	Tags            []string
 	WithTags        bool
@@ -104,6 +109,8 @@ func (p ListUsersParams) query() url.Values {
 		q.Set("updatedAt", strconv.FormatInt(p.UpdatedAt, 10))
 	}
 	setStr(q, "affix", p.Affix)
+	p.CreatedAt.set(q, "createdAt")
+	p.UpdatedAtRange.set(q, "updatedAt")
 	return q
 }
 
@@ -227,6 +234,25 @@ func pageOf(env *envelope) (Pagination, error) {
 		}
 	}
 	return meta.Pagination, nil
+}
+
+// TimeRange is a list filter's range of UNIX seconds (the hosted service's name[from] and
+// name[to]), both ends inclusive; a nil end is open. Between and Since make one.
+type TimeRange struct{ From, To *int64 }
+
+// Between is the range from from to to, inclusive.
+func Between(from, to int64) TimeRange { return TimeRange{From: &from, To: &to} }
+
+// Since is the range from from on.
+func Since(from int64) TimeRange { return TimeRange{From: &from} }
+
+func (r TimeRange) set(q url.Values, name string) {
+	if r.From != nil {
+		q.Set(name+"[from]", strconv.FormatInt(*r.From, 10))
+	}
+	if r.To != nil {
+		q.Set(name+"[to]", strconv.FormatInt(*r.To, 10))
+	}
 }
 
 func setStr(q url.Values, k, v string) {

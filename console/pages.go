@@ -48,7 +48,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 		return err
 	}
 	d.ActiveToday, d.PeakToday = usage.ActiveUsers, usage.ConcurrentUsers
-	if _, d.OnlineNow, err = c.svc.ListUsers(ctx, q.p, chat.UserQuery{Status: "available", Page: chat.Page{Number: 1, PerPage: 1}}); err != nil {
+	if _, d.OnlineNow, err = c.svc.ListUsers(ctx, q.p, chat.UserQuery{Statuses: []string{"available"}, Page: chat.Page{Number: 1, PerPage: 1}}); err != nil {
 		return err
 	}
 	if c.opt.Sockets != nil {

@@ -62,6 +62,12 @@ func (s *Server) listConversations(w http.ResponseWriter, r *http.Request, p cha
 		Unread:    q.boolean("unread"),
 		PinnedBy:  q.list("pinnedBy"),
 		Page:      q.page(),
+		// The hosted file's newer filters: a user's conversations with the users it blocked
+		// are left out unless asked for.
+		IncludeBlocked:  q.boolean("includeBlockedUsers"),
+		WithBlockedInfo: q.boolean("withBlockedInfo"),
+		HideAgentic:     q.boolean("hideAgentic"),
+		OnlyAgentic:     q.boolean("onlyAgentic"),
 	}
 	if err := q.err(); err != nil {
 		return err

@@ -98,6 +98,33 @@ func (q *query) integer(name string, def, min, max int) int {
 	return n
 }
 
+// int64At reads a whole-number parameter, nil when it is absent; one that is not a whole
+// number is refused naming it. The bounds are chat's to check.
+func (q *query) int64At(name string) *int64 {
+	s := q.v.Get(name)
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		q.fail(name, "The "+name+" parameter must be a whole number.")
+		return nil
+	}
+	return &n
+}
+
+// timeRange reads the hosted service's range of a time, name[from] and name[to].
+func (q *query) timeRange(name string) chat.Range {
+	return chat.Range{From: q.int64At(name + "[from]"), To: q.int64At(name + "[to]")}
+}
+
+// countFilter reads the hosted service's comparisons of a count, name[gt], name[gte],
+// name[lt], name[lte] and name[eq].
+func (q *query) countFilter(name string) chat.CountFilter {
+	return chat.CountFilter{GT: q.int64At(name + "[gt]"), GTE: q.int64At(name + "[gte]"), LT: q.int64At(name + "[lt]"),
+		LTE: q.int64At(name + "[lte]"), EQ: q.int64At(name + "[eq]")}
+}
+
 // pageSizeNames are the names a page's size comes under, in the order they are read: the
 // hosted reference says limit on some lists and perPage on others, and CometChat's
 // JavaScript SDK sends per_page on every list it pages.

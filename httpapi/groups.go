@@ -127,6 +127,12 @@ func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, p chat.Princ
 		HasJoined: q.boolean("hasJoined"),
 		Page:      q.page(),
 		Affix:     q.str("affix"),
+		GUID:      q.str("guid"),
+		GUIDs:     q.list("guids"),
+		CreatedAt: q.timeRange("createdAt"),
+		UpdatedAt: q.timeRange("updatedAt"),
+		// The hosted file documents gte, lte and eq, and names gt and lt in gte's text.
+		MembersCount: q.countFilter("membersCount"),
 	}
 	if q.str("updatedAt") != "" {
 		since := int64(q.integer("updatedAt", 0, 0, 1<<62))

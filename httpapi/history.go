@@ -13,17 +13,21 @@ import (
 
 // The query parameters each message list reads. A name a list does not read is ignored, as
 // the hosted service ignores it: CometChat's SDK sends its message builder's whole state to
-// every message list (per_page, withThreadSubscribed, withParent, hideQuotedMessages,
+// every message list (per_page, withThreadSubscribed, withParent,
 // onlyInteractionGoalCompleted, mentionsWithTagInfo, mentionsWithBlockedInfo, …;
 // docs/api-decisions.md lists them), and a list that refused one would leave the UI Kit's
 // conversation in its error state.
 var (
 	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
-		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved"}
-	// unread and count together are the client SDKs' unread counts across conversations;
-	// unread alone is not read here (it takes a conversation).
-	allMessagesFilters  = append(slices.Clone(listFilters), "receiverType", "conversationId", "unread", "count")
+		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved",
+		"hideQuotedMessages"}
+	// The app's list (and a user's across its conversations) also takes the hosted file's
+	// newer filters, which it documents there only; unread and count together are the client
+	// SDKs' unread counts across conversations (unread alone is not read here: it takes a
+	// conversation).
+	allMessagesFilters = append(slices.Clone(listFilters), "receiverType", "conversationId", "senders",
+		"sentAt[from]", "sentAt[to]", "updatedAt[from]", "updatedAt[to]", "editedAt[from]", "editedAt[to]", "unread", "count")
 	conversationFilters = append(slices.Clone(listFilters), "unread", "undelivered", "count")
 	// A thread's replies take the same filters as a conversation (the SDK's thread builder
 	// is its message builder with a parent id), and its first page by number.
@@ -69,6 +73,11 @@ func messagePage(r *http.Request, reads []string) (chat.MessagePage, bool, error
 		HideBlocked:     q.boolean("hideMessagesFromBlockedUsers"),
 		Pinned:          q.boolean("pinned"),
 		Saved:           q.boolean("saved"),
+		Senders:         q.list("senders"),
+		SentRange:       q.timeRange("sentAt"),
+		UpdatedRange:    q.timeRange("updatedAt"),
+		EditedRange:     q.timeRange("editedAt"),
+		HideQuoted:      q.boolean("hideQuotedMessages"),
 	}
 	// A thread's page-based paging is served from its first page only, by cursor after that.
 	if pg := q.str("page"); pg != "" && pg != "1" {

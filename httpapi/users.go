@@ -99,7 +99,9 @@ func (s *Server) listUsers(w http.ResponseWriter, r *http.Request, p chat.Princi
 	f := chat.UserQuery{
 		SearchKey: q.str("searchKey"),
 		SearchIn:  q.list("searchIn"),
-		Status:    q.str("status"),
+		Statuses:  q.list("status"),
+		CreatedAt: q.timeRange("createdAt"),
+		UpdatedAt: q.timeRange("updatedAt"),
 		Roles:     append(q.list("role"), q.list("roles")...),
 		Tags:      q.list("tags"),
 		WithTags:  q.boolean("withTags"),

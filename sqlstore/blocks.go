@@ -57,3 +57,34 @@ func (db *DB) BlockState(ctx context.Context, appID, viewer, uid string) (chat.B
 		Scan(&s.BlockedByMeAt, &s.HasBlockedMeAt)
 	return s, mapErr(err)
 }
+
+// BlockStates reads the blocks between viewer and each of uids (chat.BlockStore).
+func (db *DB) BlockStates(ctx context.Context, appID, viewer string, uids []string) (map[string]chat.BlockState, error) {
+	out := map[string]chat.BlockState{}
+	args := []any{appID, viewer}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + itoa(len(args))
+	}
+	in := inList(arg, uids)
+	err := each(db.read(ctx).rows(`SELECT uid, blocked_uid, blocked_at FROM blocks WHERE app_id = $1 AND uid = $2 AND blocked_uid IN (`+in+`)
+		UNION ALL SELECT uid, blocked_uid, blocked_at FROM blocks WHERE app_id = $1 AND blocked_uid = $2 AND uid IN (`+in+`)`, args...),
+		func(s scanner) error {
+			var uid, blocked string
+			var at int64
+			if err := s.Scan(&uid, &blocked, &at); err != nil {
+				return err
+			}
+			if uid == viewer {
+				b := out[blocked]
+				b.BlockedByMeAt = at
+				out[blocked] = b
+			} else {
+				b := out[uid]
+				b.HasBlockedMeAt = at
+				out[uid] = b
+			}
+			return nil
+		})
+	return out, err
+}

@@ -53,7 +53,8 @@ func scanConversation(s scanner) (chat.ConversationRow, error) {
 // (group_members), each with its marker; a conversation the viewer reset shows again with
 // its next message.
 func (db *DB) ListConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
-	if q.Viewer != "" && q.Kind == "" && q.SearchKey == "" && len(q.Tags) == 0 && len(q.UserTags) == 0 && len(q.GroupTags) == 0 && !q.Unread && len(q.PinnedBy) == 0 {
+	if q.Viewer != "" && q.Kind == "" && q.SearchKey == "" && len(q.Tags) == 0 && len(q.UserTags) == 0 && len(q.GroupTags) == 0 && !q.Unread &&
+		len(q.PinnedBy) == 0 && !q.HideAgentic && !q.OnlyAgentic {
 		return db.recentConversations(ctx, appID, q)
 	}
 	args := []any{appID, q.Viewer}
@@ -130,6 +131,15 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 	if len(pinned) > 0 {
 		w = append(w, `(`+strings.Join(pinned, " OR ")+`)`)
 	}
+	if q.Viewer != "" && !q.IncludeBlocked {
+		w = append(w, notBlocked)
+	}
+	if q.HideAgentic {
+		w = append(w, `NOT `+agentic)
+	}
+	if q.OnlyAgentic {
+		w = append(w, agentic)
+	}
 	where := ` WHERE ` + strings.Join(w, " AND ")
 	run := db.read(ctx)
 	var total int
@@ -149,17 +159,34 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 // the conversations it reset and that have not moved since. So a page reads the same rows
 // however many one-to-one conversations the user has; what still grows is a probe per group
 // the user is in and per conversation it reset.
+//
+// The conversations with the users the viewer blocked are left out unless it asks for them
+// (includeBlockedUsers): like its resets, a probe per block it made, counted out of the
+// total and added to the depth.
 func (db *DB) recentConversations(ctx context.Context, appID string, q chat.ConversationQuery) ([]chat.ConversationRow, int, error) {
 	run := db.read(ctx)
-	var total, hidden int
-	err := run.fixed(recentCountQuery, appID, q.Viewer).Scan(&total, &hidden)
+	include := 0
+	if q.IncludeBlocked {
+		include = 1
+	}
+	var total, hidden, blocked int
+	err := run.fixed(recentCountQuery, appID, q.Viewer, include).Scan(&total, &hidden, &blocked)
 	if err != nil {
 		return nil, 0, mapErr(err)
 	}
-	depth := q.Page.Offset() + q.Page.PerPage + hidden
-	rows, err := collect(run.fixedRows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset()), scanConversation)
-	return rows, total - hidden, err
+	depth := q.Page.Offset() + q.Page.PerPage + hidden + blocked
+	rows, err := collect(run.fixedRows(recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset(), include), scanConversation)
+	return rows, total - hidden - blocked, err
 }
+
+// notBlocked keeps a viewer's ($2) conversation unless it is one-to-one with a user the
+// viewer blocked: one probe of the block's key per conversation.
+const notBlocked = `(c.kind <> 'user' OR NOT EXISTS (SELECT 1 FROM blocks b WHERE b.app_id = c.app_id AND b.uid = $2
+	AND b.blocked_uid = (CASE WHEN c.uid_a = $2 THEN c.uid_b ELSE c.uid_a END)))`
+
+// agentic holds for a one-to-one conversation with an AI agent's user other than the
+// viewer ($2, empty for the app's list, where either party counts).
+const agentic = `(c.kind = 'user' AND EXISTS (SELECT 1 FROM agents a WHERE a.app_id = c.app_id AND a.uid IN (c.uid_a, c.uid_b) AND a.uid <> $2))`
 
 const (
 	recentCountQuery = `SELECT
@@ -168,7 +195,12 @@ const (
 			WHERE gm.app_id = $1 AND gm.uid = $2),
 		(SELECT COUNT(*) FROM conversation_markers k JOIN conversations c ON c.app_id = k.app_id AND c.conversation_id = k.conversation_id
 			WHERE k.app_id = $1 AND k.uid = $2 AND k.reset_id > 0 AND c.last_message_id <= k.reset_id
-			AND (c.kind = 'user' OR EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = c.app_id AND gm.guid = c.guid AND gm.uid = $2)))`
+			AND (c.kind = 'user' OR EXISTS (SELECT 1 FROM group_members gm WHERE gm.app_id = c.app_id AND gm.guid = c.guid AND gm.uid = $2))),
+		CASE WHEN $3 = 1 THEN 0 ELSE (SELECT COUNT(*) FROM blocks b JOIN conversations c ON c.app_id = b.app_id
+			AND c.conversation_id IN (b.uid || '_user_' || b.blocked_uid, b.blocked_uid || '_user_' || b.uid)
+			AND c.kind = 'user' AND ((c.uid_a = b.uid AND c.uid_b = b.blocked_uid) OR (c.uid_a = b.blocked_uid AND c.uid_b = b.uid))
+			LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
+			WHERE b.app_id = $1 AND b.uid = $2 AND c.last_message_id > COALESCE(k.reset_id, 0)) END`
 	// CROSS JOIN keeps SQLite to the order written, the page's few ids first; it would
 	// otherwise walk every conversation of the app by activity to spare the final sort.
 	// PostgreSQL plans a CROSS JOIN with its WHERE as any join.
@@ -183,6 +215,7 @@ const (
 		CROSS JOIN conversations c
 		LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
 		WHERE c.app_id = $1 AND c.conversation_id = mine.conversation_id AND c.last_message_id > COALESCE(k.reset_id, 0)
+		AND ($6 = 1 OR ` + notBlocked + `)
 		ORDER BY c.last_message_id DESC LIMIT $4 OFFSET $5`
 )
 

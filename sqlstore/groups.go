@@ -120,6 +120,17 @@ func (db *DB) ListGroups(ctx context.Context, appID string, q chat.GroupQuery) (
 		}
 		where += ` AND EXISTS (SELECT 1 FROM group_tags t WHERE t.app_id = g.app_id AND t.guid = g.guid AND t.tag IN (` + strings.Join(ph, ", ") + `))`
 	}
+	if q.GUID != "" {
+		where += ` AND g.guid = ` + arg(q.GUID)
+	}
+	if len(q.GUIDs) > 0 {
+		where += ` AND g.guid IN (` + inList(arg, q.GUIDs) + `)`
+	}
+	where += rangeWhere(`g.created_at`, q.CreatedAt, arg)
+	if q.UpdatedAt.Set() { // a group never updated has no updatedAt (0), in no range
+		where += ` AND g.updated_at > 0` + rangeWhere(`g.updated_at`, q.UpdatedAt, arg)
+	}
+	where += countWhere(`g.members_count`, q.MembersCount, arg)
 	dir := " ASC"
 	if q.SortOrder == "desc" {
 		dir = " DESC"

@@ -68,6 +68,21 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.Sender != "" {
 		w = append(w, `m.sender = `+arg(q.Sender))
 	}
+	if len(q.Senders) > 0 {
+		w = append(w, `m.sender IN (`+inList(arg, q.Senders)+`)`)
+	}
+	if q.Sent.Set() {
+		w = append(w, strings.TrimPrefix(rangeWhere(`m.sent_at`, q.Sent, arg), " AND "))
+	}
+	// Updated: edited or deleted, the only writes that move updatedAt off sentAt (imports
+	// keep them equal); the hosted service's "updatedAt differs from createdAt". The terms
+	// are the partial indexes' own (migration 0031), which serve the ranges.
+	if q.Updated.Set() {
+		w = append(w, `(m.edited_at > 0 OR m.deleted_at > 0)`+rangeWhere(`m.updated_at`, q.Updated, arg))
+	}
+	if q.Edited.Set() {
+		w = append(w, `m.edited_at > 0`+rangeWhere(`m.edited_at`, q.Edited, arg))
+	}
 	if q.ReceiverType != "" {
 		w = append(w, `m.receiver_type = `+arg(q.ReceiverType))
 	}

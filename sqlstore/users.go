@@ -301,8 +301,12 @@ func (db *DB) ListUsers(ctx context.Context, appID string, q chat.UserQuery) ([]
 		}
 		where += ` AND (` + strings.Join(ors, " OR ") + `)`
 	}
-	if q.Status != "" {
-		where += ` AND u.status = ` + arg(q.Status)
+	if len(q.Statuses) > 0 {
+		where += ` AND u.status IN (` + inList(arg, q.Statuses) + `)`
+	}
+	where += rangeWhere(`u.created_at`, q.CreatedAt, arg)
+	if q.UpdatedAt.Set() { // a user never updated has no updatedAt (0), in no range
+		where += ` AND u.updated_at > 0` + rangeWhere(`u.updated_at`, q.UpdatedAt, arg)
 	}
 	if len(q.Roles) > 0 {
 		ph := make([]string, len(q.Roles))
