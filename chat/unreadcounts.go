@@ -67,11 +67,11 @@ func (p MessagePage) aggregateFilter() string {
 		return "saved"
 	case len(p.Senders) > 0:
 		return "senders"
-	case p.Sent.Set():
+	case p.SentRange.Set():
 		return "sentAt"
-	case p.Updated.Set():
+	case p.UpdatedRange.Set():
 		return "updatedAt"
-	case p.Edited.Set():
+	case p.EditedRange.Set():
 		return "editedAt"
 	}
 	return ""
