@@ -76,9 +76,23 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 		// At login the SDK sends {platform, deviceId, appInfo}; natter keeps them with the
 		// token (PUT /users/{uid}/auth_tokens/{authToken}). updateCurrentUserDetails sends
 		// the user ({uid, name, avatar, …}), whose role and uid are the user's own.
-		var req updateUserRequest
+		var req struct {
+			updateUserRequest
+			AppInfo struct {
+				PushNotification struct {
+					FCMDeviceToken string `json:"fcmDeviceToken"`
+				} `json:"pushNotification"`
+			} `json:"appInfo"`
+		}
 		if err := decodeJSON(r, &req); err != nil {
 			return err
+		}
+		// The SDK's registerTokenForPushNotification sends the browser's FCM token here
+		// (appInfo.pushNotification.fcmDeviceToken), rather than to the push tokens API.
+		if tok := req.AppInfo.PushNotification.FCMDeviceToken; tok != "" {
+			if _, err := s.svc.RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
+				return err
+			}
 		}
 		if req.Name != nil || req.Avatar != nil || req.Link != nil || req.StatusMessage != nil || req.Metadata != nil || req.Tags != nil || req.Unset != nil {
 			u, err = s.svc.UpdateUser(r.Context(), p, p.Actor, chat.UserChange{Name: req.Name, Avatar: req.Avatar, Link: req.Link,

@@ -131,3 +131,36 @@ func TestFlagWithSDKField(t *testing.T) {
 		}
 	})
 }
+
+// TestMeRegistersFCMToken: the SDK's registerTokenForPushNotification sends the FCM token in
+// PUT /me's appInfo; it is the session's push token from then on.
+func TestMeRegistersFCMToken(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("alice", "Alice")
+		auth := map[string]string{"apikey": "", "authToken": e.mustToken("alice"), "appId": e.app.ID}
+		register := request{method: "PUT", path: "/v3.0/me", headers: auth,
+			body: `{"platform":"WEB","deviceId":"d1","appInfo":{"version":"v4.2.0","apiVersion":"v3.0","pushNotification":{"fcmDeviceToken":"fcm-web-token-1"}}}`}
+		// Without an FCM provider there is nothing to send with: refused, as on the tokens API.
+		if res := e.do(register); res.status != 404 || res.code != "ERR_PROVIDER_NOT_FOUND" {
+			t.Errorf("PUT /me with an FCM token and no provider: %d %s, want 404 ERR_PROVIDER_NOT_FOUND", res.status, res.body)
+		}
+		e.mustFCMProvider("fcm-1")
+		e.ok(register)
+		res := e.okr(request{method: "GET", path: "/v3.0/notifications/push/v1/tokens", headers: auth})
+		var list struct {
+			Data struct {
+				PushTokens []struct {
+					Platform  string `json:"platform"`
+					PushToken string `json:"pushToken"`
+				} `json:"pushTokens"`
+			} `json:"data"`
+		}
+		mustJSON(t, res.body, &list)
+		if len(list.Data.PushTokens) != 1 || list.Data.PushTokens[0].Platform != "fcm_web" || list.Data.PushTokens[0].PushToken != "fcm-web-token-1" {
+			t.Errorf("push tokens after PUT /me: %s", res.body)
+		}
+		if res := e.do(request{method: "PUT", path: "/v3.0/me", headers: auth, body: `{"appInfo":{"pushNotification":{"fcmDeviceToken":"bad token!"}}}`}); res.status != 400 {
+			t.Errorf("PUT /me with a malformed FCM token: %d %s, want 400", res.status, res.body)
+		}
+	})
+}
