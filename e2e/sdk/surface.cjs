@@ -96,7 +96,7 @@ const noteUncaught = (e) => {
 process.on("uncaughtException", noteUncaught);
 process.on("unhandledRejection", noteUncaught);
 
-const { CometChat } = require(path.join(pkgDir, "CometChat.js"));
+const { CometChat, CometChatNotifications } = require(path.join(pkgDir, "CometChat.js"));
 const env = (k) => {
   const v = process.env[k];
   if (!v) { out({ ev: "error", error: "missing " + k }); process.exit(2); }
@@ -267,7 +267,7 @@ async function main() {
   await authed;
 
   const ctx = { self, bob, ask, received: (id) => received.get(id), spec: JSON.parse(process.env.NATTER_SPEC || "{}") };
-  const table = require("./surfacetable.cjs")(CometChat, ctx, { v3, brief, clsOf, isMessage, init, listenAll, authed: () => authed, socketClosed: () => socketClosed, Hang, key, app });
+  const table = require("./surfacetable.cjs")(CometChat, ctx, { v3, N: CometChatNotifications, brief, clsOf, isMessage, init, listenAll, authed: () => authed, socketClosed: () => socketClosed, Hang, key, app });
   const listed = new Set();
   for (const e of table) {
     listed.add(e.method);
@@ -305,17 +305,20 @@ async function main() {
   process.exit(0);
 }
 
-// declaredMethods: the static methods of CometChat in the package's own CometChat.d.ts.
-// SDK 4 declares `export class CometChat { … static name(…` ; SDK 3 declares
-// `export namespace CometChat { … export function name(…`. The class (or namespace) ends at
-// the first line that is a lone "}".
+// declaredMethods: the static methods of CometChat in the package's own CometChat.d.ts, and
+// of CometChatNotifications (SDK 4; named "CometChatNotifications.name"). SDK 4 declares
+// `export class CometChat { … static name(…`; SDK 3 declares `export namespace CometChat {
+// … export function name(…`. A class (or namespace) ends at the first line that is a lone "}".
 function declaredMethods() {
   const lines = fs.readFileSync(path.join(pkgDir, "CometChat.d.ts"), "utf8").split("\n");
-  const start = lines.findIndex((l) => /^export (class|namespace) CometChat\b/.test(l));
   const names = new Set();
-  for (let i = start + 1; i < lines.length && lines[i] !== "}"; i++) {
-    const m = /^\s+(?:static|export function)\s+([A-Za-z_]\w*)\s*\(/.exec(lines[i]);
-    if (m) names.add(m[1]);
+  for (const [cls, prefix] of [["CometChat", ""], ["CometChatNotifications", "CometChatNotifications."]]) {
+    const start = lines.findIndex((l) => new RegExp("^export (class|namespace) " + cls + " ").test(l));
+    if (start < 0) continue;
+    for (let i = start + 1; i < lines.length && lines[i] !== "}"; i++) {
+      const m = /^\s+(?:static|export function)\s+([A-Za-z_]\w*)\s*\(/.exec(lines[i]);
+      if (m) names.add(prefix + m[1]);
+    }
   }
   return [...names].sort();
 }

@@ -20,7 +20,8 @@ module.exports = function table(C, ctx, h) {
   const stamp = Date.now().toString(36);
   const show = (v) => { try { return JSON.stringify(h.brief(v)).slice(0, 160); } catch (e) { return String(v); } };
   const is = (v, cls, what = "result") => {
-    const isA = cls === "BaseMessage" && !C.BaseMessage ? h.isMessage(v) : C[cls] && v instanceof C[cls];
+    const K = C[cls] || (h.N && h.N[cls]);
+    const isA = cls === "BaseMessage" && !C.BaseMessage ? h.isMessage(v) : K && v instanceof K;
     if (!isA) throw new Error(what + " is " + show(v) + ", want a " + cls);
     if (cls === "BaseMessage" || cls === "TextMessage" || cls === "MediaMessage" || cls === "CustomMessage") {
       if (!(Number(v.getId()) > 0)) throw new Error(what + " " + cls + " has no id");
@@ -45,6 +46,41 @@ module.exports = function table(C, ctx, h) {
   const local = "no request, no socket event: the SDK's own state";
   const listener = "no request of its own; the listener it adds is what the socket checks hear (every event below)";
   const calling = (sid) => ctx.bob.waitFor((e) => e.ev === "onIncomingCallReceived" && e.args[0].sessionId === sid, "the incoming call on bob's side");
+
+  // notifications: CometChatNotifications's methods (SDK 4), against natter's
+  // /notifications/v1 and /notifications/push/v1 endpoints.
+  const notifications = () => {
+    const N = h.N;
+    if (!N) return [];
+    const nm = (m) => "CometChatNotifications." + m;
+    const oneOnOne = (cls, option) => { const p = new N[cls](); const o = new N.OneOnOnePreferences(); o.setMessagesPreference(option); p.setOneOnOnePreferences(o); return p; };
+    const messagesPref = (p) => p.getOneOnOnePreferences() && p.getOneOnOnePreferences().getMessagesPreference();
+    const muted = () => { const m = new N.MutedConversation(); m.setId("bob"); m.setType(N.MutedConversationType.ONE_ON_ONE); m.setUntil(Date.now() + 3600e3); return m; };
+    const unmuted = () => { const m = new N.UnmutedConversation(); m.setId("bob"); m.setType(N.MutedConversationType.ONE_ON_ONE); return m; };
+    return [
+      { method: nm("fetchPreferences"), run: () => N.fetchPreferences(), check: (p) => { is(p, "NotificationPreferences", "result"); ok(messagesPref(p), "no one-on-one messages preference"); } },
+      { method: nm("fetchPushPreferences"), run: () => N.fetchPushPreferences(), check: (p) => { is(p, "PushPreferences", "result"); ok(messagesPref(p), "no one-on-one messages preference"); } },
+      { method: nm("updatePreferences"), run: () => N.updatePreferences(oneOnOne("NotificationPreferences", N.MessagesOptions.DONT_SUBSCRIBE)),
+        check: (p) => { is(p, "NotificationPreferences", "result"); eq(messagesPref(p), N.MessagesOptions.DONT_SUBSCRIBE, "one-on-one messages"); } },
+      { method: nm("resetPreferences"), run: () => N.resetPreferences(),
+        check: (p) => { is(p, "NotificationPreferences", "result"); ok(messagesPref(p) !== N.MessagesOptions.DONT_SUBSCRIBE, "one-on-one messages still " + messagesPref(p)); } },
+      { method: nm("updatePushPreferences"), run: () => N.updatePushPreferences(oneOnOne("PushPreferences", N.MessagesOptions.SUBSCRIBE_TO_MENTIONS)),
+        check: (p) => { is(p, "PushPreferences", "result"); eq(messagesPref(p), N.MessagesOptions.SUBSCRIBE_TO_MENTIONS, "one-on-one messages"); } },
+      { method: nm("resetPushPreferences"), run: () => N.resetPushPreferences(),
+        check: (p) => { is(p, "PushPreferences", "result"); ok(messagesPref(p) !== N.MessagesOptions.SUBSCRIBE_TO_MENTIONS, "one-on-one messages still " + messagesPref(p)); } },
+      { method: nm("muteConversations"), run: () => N.muteConversations([muted()]), check: (v) => ok(typeof v === "string", "answer " + show(v)) },
+      { method: nm("getMutedConversations"), run: () => N.getMutedConversations(),
+        check: (l) => { ok(Array.isArray(l) && l.every((m) => m instanceof N.MutedConversation), "list " + show(l)); eq(l.map((m) => [m.getId(), m.getType()]), [["bob", "oneOnOne"]], "muted"); } },
+      { method: nm("unmuteConversations"), run: () => N.unmuteConversations([unmuted()]),
+        check: async (v) => { ok(typeof v === "string", "answer " + show(v)); eq((await N.getMutedConversations()).length, 0, "muted after"); } },
+      { method: nm("updateTimezone"), run: () => N.updateTimezone("Europe/Paris"), check: (v) => ok(typeof v === "string", "answer " + show(v)) },
+      { method: nm("getTimezone"), run: () => N.getTimezone(), check: (v) => eq(v && v.timezone, "Europe/Paris", "timezone") },
+      // The test's app has no FCM provider: natter refuses the token (ERR_PROVIDER_NOT_FOUND).
+      { method: nm("registerPushToken"), run: () => N.registerPushToken("surface-fcm-" + stamp, N.PushPlatforms.FCM_WEB).then((v) => v, (e) => e),
+        check: (v) => ok(typeof v === "string" || (v && v.code === "ERR_PROVIDER_NOT_FOUND"), "answer " + show(v)) },
+      { method: nm("unregisterPushToken"), run: () => N.unregisterPushToken(), check: (v) => ok(typeof v === "string", "answer " + show(v)) },
+    ];
+  };
 
   return [
     // ---- the session ----
@@ -290,6 +326,9 @@ module.exports = function table(C, ctx, h) {
     // provider, so natter refuses the token (httpapi's TestMeRegistersFCMToken registers one).
     { method: "registerTokenForPushNotification", run: () => C.registerTokenForPushNotification("surface-fcm-token-" + stamp).then((v) => v, (e) => e),
       check: (v) => ok(typeof v === "string" || (v && v.code === "ERR_PROVIDER_NOT_FOUND"), "answer " + show(v) + ", want a string, or ERR_PROVIDER_NOT_FOUND without a provider") },
+
+    // ---- CometChatNotifications: the user's notification preferences, mutes, push token ----
+    ...notifications(),
 
     // ---- the socket, logout and login with an auth token ----
     // connect() while the old socket is still closing does nothing (SDK 3): the close is waited for.
