@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -140,37 +139,6 @@ func runSDKAnswers(t *testing.T, node *natterProc, cert, key string) {
 	if members, err := admin.ListMembers(ctx, "lobby", client.ListMembersParams{}); err != nil || len(members.Members) != 2 {
 		t.Errorf("lobby after joinGroup: %+v, %v", members, err)
 	}
-}
-
-// The SDK 3 package, installed once per test binary beside SDK 4's.
-const sdk3Package = "@cometchat-pro/chat@3.0.13"
-
-var sdk3Install struct {
-	once sync.Once
-	dir  string
-	err  string
-}
-
-func sdk3Dir(t *testing.T) string {
-	t.Helper()
-	sdkDir(t) // node and npm, or skip
-	sdk3Install.once.Do(func() {
-		dir, err := os.MkdirTemp("", "natter-sdk3-")
-		if err != nil {
-			sdk3Install.err = err.Error()
-			return
-		}
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, sdk3Package)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			sdk3Install.err = "npm install " + sdk3Package + ": " + err.Error() + "\n" + string(out)
-			return
-		}
-		sdk3Install.dir = dir
-	})
-	if sdk3Install.err != "" {
-		t.Fatal(sdk3Install.err)
-	}
-	return sdk3Install.dir
 }
 
 // TestClientSDK3: SDK 3 logs in, sends media messages by URL (in multipart/form-data, as it

@@ -226,7 +226,17 @@ func (s *Server) markConversation(what chat.MarkKind) authHandler {
 			if kind == chat.ConversationGroup {
 				from = "the group " + key
 			}
-			writeData(w, r, success{true, "The messages after the message id " + strconv.FormatInt(id, 10) + " from " + from + " are marked as unread for the user " + p.Actor + "."}, nil)
+			// The conversation as it now is: the SDK's markMessageAsUnread resolves with it
+			// (data.conversation), and never settles without it.
+			c, err := s.svc.GetConversation(r.Context(), p, kind, key)
+			if err != nil {
+				return err
+			}
+			writeData(w, r, struct {
+				success
+				Conversation conversationJSON `json:"conversation"`
+			}{success{true, "The messages after the message id " + strconv.FormatInt(id, 10) + " from " + from + " are marked as unread for the user " + p.Actor + "."},
+				conversationOut(c, p)}, nil)
 		case kind == chat.ConversationGroup:
 			writeData(w, r, success{true, "All the messages in the group are marked as " + markWord(what) + " for the requesting user."}, nil)
 		default:

@@ -31,11 +31,26 @@ type appSettingsJSON struct {
 	DenyFallbackToPolling bool   `json:"DENY_FALLBACK_TO_POLLING"`
 	AppVersion            int    `json:"APP_VERSION"`
 	Region                string `json:"REGION"`
+	// Extensions lists the extensions enabled: natter runs none. Without the list the SDK's
+	// isExtensionEnabled rejects (ERROR_EXTENSION_NOT_FOUND) rather than answer false.
+	Extensions []struct{} `json:"extensions"`
+	// FlagReasons are the reasons a message may be flagged for (GET /moderation/reasons):
+	// the SDK's getFlagReasons reads them here, and its flagMessage sends only a reason
+	// found among them (with none, it never settles).
+	FlagReasons []reasonJSON `json:"flagReasons"`
 }
 
 // settings points the SDK at the public host (or, without one, at the host the request
 // reached). Both API hosts are the same natter; sockets are served at its root path.
-func (s *Server) settings(r *http.Request, p chat.Principal) appSettingsJSON {
+func (s *Server) settings(r *http.Request, p chat.Principal) (appSettingsJSON, error) {
+	reasons, err := s.svc.Reasons(r.Context(), p)
+	if err != nil {
+		return appSettingsJSON{}, err
+	}
+	flagReasons := make([]reasonJSON, len(reasons))
+	for i, x := range reasons {
+		flagReasons[i] = reasonOut(x)
+	}
 	host := s.opt.PublicHost
 	if host == "" {
 		host = r.Host
@@ -46,21 +61,48 @@ func (s *Server) settings(r *http.Request, p chat.Principal) appSettingsJSON {
 	}
 	return appSettingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
 		ChatAPIVersion: "v3.0", Mode: "DEFAULT", AnalyticsPingDisabled: true, DenyFallbackToPolling: true, AppVersion: 4,
-		Region: string(p.App.Region)}
+		Region: string(p.App.Region), Extensions: []struct{}{}, FlagReasons: flagReasons}, nil
 }
 
 // me answers PUT and GET /me: the session's user, with its auth token and a socket
-// credential.
+// credential. A PUT with profile fields updates the user first (the SDK's
+// updateCurrentUserDetails).
 func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	u, err := s.svc.Me(r.Context(), p)
+	if err != nil {
+		return err
+	}
 	if r.Method == http.MethodPut {
-		// The SDK sends {platform, deviceId, appInfo}; natter keeps them with the token
-		// (PUT /users/{uid}/auth_tokens/{authToken}), so the body only has to be JSON.
-		var ignored map[string]any
-		if err := decodeJSON(r, &ignored); err != nil {
+		// At login the SDK sends {platform, deviceId, appInfo}; natter keeps them with the
+		// token (PUT /users/{uid}/auth_tokens/{authToken}). updateCurrentUserDetails sends
+		// the user ({uid, name, avatar, …}), whose role and uid are the user's own.
+		var req struct {
+			updateUserRequest
+			AppInfo struct {
+				PushNotification struct {
+					FCMDeviceToken string `json:"fcmDeviceToken"`
+				} `json:"pushNotification"`
+			} `json:"appInfo"`
+		}
+		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+		// The SDK's registerTokenForPushNotification sends the browser's FCM token here
+		// (appInfo.pushNotification.fcmDeviceToken), rather than to the push tokens API.
+		if tok := req.AppInfo.PushNotification.FCMDeviceToken; tok != "" {
+			if _, err := s.svc.RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
+				return err
+			}
+		}
+		if req.Name != nil || req.Avatar != nil || req.Link != nil || req.StatusMessage != nil || req.Metadata != nil || req.Tags != nil || req.Unset != nil {
+			u, err = s.svc.UpdateUser(r.Context(), p, p.Actor, chat.UserChange{Name: req.Name, Avatar: req.Avatar, Link: req.Link,
+				Role: req.Role, StatusMessage: req.StatusMessage, Metadata: req.Metadata, Tags: req.Tags, Unset: req.Unset})
+			if err != nil {
+				return err
+			}
+		}
 	}
-	u, err := s.svc.Me(r.Context(), p)
+	settings, err := s.settings(r, p)
 	if err != nil {
 		return err
 	}
@@ -68,7 +110,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 	if err != nil {
 		return err
 	}
-	out := meJSON{User: wire.UserFor(p, u), JWT: jwt, Settings: s.settings(r, p)}
+	out := meJSON{User: wire.UserFor(p, u), JWT: jwt, Settings: settings}
 	out.AuthToken = r.Header.Get("authToken")
 	writeData(w, r, out, nil)
 	return nil
@@ -85,7 +127,11 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request, p chat.Principal
 
 // appSettings answers GET /settings.
 func (s *Server) appSettings(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	writeData(w, r, s.settings(r, p), nil)
+	settings, err := s.settings(r, p)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, settings, nil)
 	return nil
 }
 

@@ -116,10 +116,14 @@ func (s *Server) deleteReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 func (s *Server) flagMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req struct {
 		ReasonID string `json:"reasonId"`
+		ID       string `json:"id"` // the reason, as the client SDK's flagMessage names it
 		Remark   string `json:"remark"`
 	}
 	if err := decodeJSON(r, &req); err != nil {
 		return err
+	}
+	if req.ReasonID == "" {
+		req.ReasonID = req.ID
 	}
 	id := r.PathValue("id")
 	if err := s.svc.FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
