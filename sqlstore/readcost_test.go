@@ -42,7 +42,7 @@ type costStore struct {
 	count   *sqlstore.Counter
 }
 
-func openCostStore(t *testing.T, backend string) *costStore {
+func openCostStore(t testing.TB, backend string) *costStore {
 	t.Helper()
 	ctx := context.Background()
 	url, driver, dsn := "", "", ""
@@ -90,7 +90,7 @@ func (s *costStore) pad(e string) string {
 	return `printf('%05d', ` + e + `)`
 }
 
-func (s *costStore) exec(t *testing.T, queries ...string) {
+func (s *costStore) exec(t testing.TB, queries ...string) {
 	t.Helper()
 	for _, q := range queries {
 		if _, err := s.raw.Exec(q); err != nil {
@@ -101,7 +101,7 @@ func (s *costStore) exec(t *testing.T, queries ...string) {
 
 // analyze gives the planners their statistics, as a live database has them (autovacuum on
 // PostgreSQL; nothing on SQLite, which natter never analyzes, so there is nothing to do).
-func (s *costStore) analyze(t *testing.T) {
+func (s *costStore) analyze(t testing.TB) {
 	if s.backend == "postgres" {
 		s.exec(t, `VACUUM ANALYZE`)
 	}
@@ -115,7 +115,7 @@ type cost struct {
 }
 
 // measure runs op once to warm caches, then once counted, and replays its reads.
-func (s *costStore) measure(t *testing.T, op func() error) cost {
+func (s *costStore) measure(t testing.TB, op func() error) cost {
 	t.Helper()
 	if err := op(); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func (s *costStore) measure(t *testing.T, op func() error) cost {
 }
 
 // work replays one read and returns what the database read to answer it.
-func (s *costStore) work(t *testing.T, st sqlstore.Statement) int64 {
+func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := s.raw.Conn(ctx)
