@@ -36,6 +36,7 @@ import (
 // seeding and replaying.
 type costStore struct {
 	backend string
+	url     string
 	db      *sqlstore.DB
 	svc     *chat.Service
 	raw     *sql.DB
@@ -71,7 +72,7 @@ func openCostStore(t testing.TB, backend string) *costStore {
 	t.Cleanup(func() { raw.Close() })
 	svc := chat.New(db, chat.Config{})
 	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
-	return &costStore{backend: backend, db: db, svc: svc, raw: raw, count: c}
+	return &costStore{backend: backend, url: url, db: db, svc: svc, raw: raw, count: c}
 }
 
 // series is n rows of one column i, 1…n, in the store's dialect.

@@ -1,0 +1,271 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+// keptCountsQuery compares every kept count with what the conversation list counted before
+// issue 39 (the messages after the marker), for every (user, conversation) with a marker, a
+// counted message it sent or a mention of it: the rows that differ, and how many rows and
+// counts there were.
+const keptCountsQuery = `SELECT p.uid, p.conversation_id, COALESCE(k.read_id, 0),
+	COALESCE(k.unread_own, 0), (SELECT COUNT(*) FROM messages o WHERE o.app_id = 'a' AND o.sender = p.uid
+		AND o.conversation_id = p.conversation_id AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0),
+	COALESCE(k.unread_mentions, 0), (SELECT COUNT(*) FROM message_mentions mm JOIN messages mg ON mg.id = mm.message_id
+		WHERE mm.app_id = 'a' AND mm.uid = p.uid AND mm.conversation_id = p.conversation_id
+		AND mm.message_id > COALESCE(k.read_id, 0) AND mg.seq > 0 AND mg.sender <> p.uid)
+	FROM (SELECT uid, conversation_id FROM conversation_markers WHERE app_id = 'a'
+		UNION SELECT sender, conversation_id FROM messages WHERE app_id = 'a' AND seq > 0
+		UNION SELECT uid, conversation_id FROM message_mentions WHERE app_id = 'a') p
+	LEFT JOIN conversation_markers k ON k.app_id = 'a' AND k.uid = p.uid AND k.conversation_id = p.conversation_id
+	ORDER BY p.conversation_id, p.uid`
+
+// checkKeptCounts fails the test for every kept count that is not the count, and returns
+// the sums of the counts, so that a caller can tell a test that counted nothing.
+func checkKeptCounts(t *testing.T, s *costStore) (own, mentions int64) {
+	t.Helper()
+	rows, err := s.raw.Query(keptCountsQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var uid, conv string
+		var read, keptOwn, countedOwn, keptMentions, countedMentions int64
+		if err := rows.Scan(&uid, &conv, &read, &keptOwn, &countedOwn, &keptMentions, &countedMentions); err != nil {
+			t.Fatal(err)
+		}
+		if keptOwn != countedOwn || keptMentions != countedMentions {
+			t.Errorf("%s in %s (read up to %d): kept %d own and %d mentions after the marker, counted %d and %d",
+				uid, conv, read, keptOwn, keptMentions, countedOwn, countedMentions)
+		}
+		own += countedOwn
+		mentions += countedMentions
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return own, mentions
+}
+
+var errRollBack = errors.New("rolled back on purpose")
+
+// TestUnreadCountsKept (issue 39): after a mix of concurrent sends (some mentioning, some
+// held by a moderation rule and approved later), marks read (up to the last message and to
+// an earlier one), marks unread, edits that add and remove mentions, deletions, purges,
+// a user deleted for good, imports, leaves and joins, resets (one user's and everyone's), and transactions that
+// counted a message and rolled back, every kept count is what counting the messages gives:
+// on SQLite, and on PostgreSQL with two nodes writing the same conversations.
+func TestUnreadCountsKept(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		ctx := context.Background()
+		s := openCostStore(t, backend)
+		app := chat.Principal{App: chat.App{ID: "a"}}
+		users := []string{"u00000", "u00001", "u00002", "u00003", "u00004"}
+		seedGroupB(t, s.db, "g", 4) // u00000…u00003
+		if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: "u00004", Name: "u00004"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.svc.CreateRule(ctx, app, chat.RuleInput{ID: "hold", Name: "Hold", Action: []string{"blockMessage"},
+			Conditions: []chat.Condition{{Category: "pattern", Value: []string{"held"}}}}); err != nil {
+			t.Fatal(err)
+		}
+		nodes := []*chat.Service{s.svc}
+		stores := []*sqlstore.DB{s.db}
+		if backend == "postgres" {
+			db2, err := sqlstore.Open(ctx, s.url, sqlstore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db2.Close() })
+			svc2 := chat.New(db2, chat.Config{})
+			t.Cleanup(func() { svc2.Close(context.Background()) })
+			nodes, stores = append(nodes, svc2), append(stores, db2)
+		}
+
+		var mu sync.Mutex
+		sent := map[string][]int64{} // conversation → ids sent into it
+		type target struct{ kind, key string }
+		var failures []string
+		done := map[string]int{}
+		internal := func(what string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil || errors.Is(err, errRollBack):
+				done[what]++
+			case chat.ErrorCode(err) == "":
+				failures = append(failures, fmt.Sprintf("%s: %v", what, err))
+			}
+		}
+		pick := func(r *rand.Rand, conv string) int64 {
+			mu.Lock()
+			defer mu.Unlock()
+			ids := sent[conv]
+			if len(ids) == 0 {
+				return 0
+			}
+			return ids[r.IntN(len(ids))]
+		}
+		text := func(r *rand.Rand, held bool) []byte {
+			var b strings.Builder
+			for range r.IntN(3) {
+				fmt.Fprintf(&b, "<@uid:%s> ", users[r.IntN(len(users))])
+			}
+			b.WriteString("hello")
+			if held {
+				b.WriteString(" held")
+			}
+			return []byte(strconv.Quote(b.String()))
+		}
+		var wg sync.WaitGroup
+		// A member who mentions the others and is then deleted for good, its messages with it.
+		if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: "u00005", Name: "u00005"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.svc.Join(ctx, app.ActingAs("u00005"), "g", ""); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc := nodes[len(nodes)-1]
+			for i := range 10 {
+				_, err := svc.SendMessage(ctx, app.ActingAs("u00005"), chat.MessageSend{Receiver: "g", ReceiverType: chat.ReceiverGroup,
+					Category: chat.CategoryMessage, Type: "text", Data: []byte(fmt.Sprintf(`{"text":"<@uid:u0000%d> <@uid:u00002> hi"}`, i%4))})
+				internal("send", err)
+			}
+		}()
+		for w := range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 39))
+				svc, db := nodes[w%len(nodes)], stores[w%len(stores)]
+				for range 60 {
+					me := users[r.IntN(4)] // a member of g
+					to := target{chat.ConversationGroup, "g"}
+					conv := "group_g"
+					if other := users[r.IntN(len(users))]; other != me && r.IntN(2) == 0 {
+						to, conv = target{chat.ConversationUser, other}, chat.ConversationID(me, other)
+					}
+					p := app.ActingAs(me)
+					switch op := r.IntN(14); op {
+					case 0, 1, 2, 3:
+						m, err := svc.SendMessage(ctx, p, chat.MessageSend{Receiver: to.key, ReceiverType: to.kind, Category: chat.CategoryMessage,
+							Type: "text", Data: []byte(`{"text":` + string(text(r, r.IntN(6) == 0)) + `}`)})
+						internal("send", err)
+						if err == nil && m.ID > 0 {
+							mu.Lock()
+							sent[conv] = append(sent[conv], m.ID)
+							mu.Unlock()
+						}
+					case 4:
+						internal("mark read", svc.Mark(ctx, p, to.kind, to.key, chat.MarkRead, 0))
+					case 5:
+						internal("mark read earlier", svc.Mark(ctx, p, to.kind, to.key, chat.MarkRead, pick(r, conv)))
+					case 6:
+						if id := pick(r, conv); id > 0 {
+							internal("mark unread", svc.Mark(ctx, p, to.kind, to.key, chat.MarkUnread, id))
+						}
+					case 7:
+						if id := pick(r, conv); id > 0 {
+							_, err := svc.EditMessage(ctx, app, strconv.FormatInt(id, 10), chat.MessageEdit{Data: []byte(`{"text":` + string(text(r, false)) + `}`)})
+							internal("edit", err)
+						}
+					case 8:
+						if id := pick(r, conv); id > 0 {
+							_, err := svc.DeleteMessage(ctx, app, strconv.FormatInt(id, 10), r.IntN(2) == 0)
+							internal("delete", err)
+						}
+					case 9:
+						switch r.IntN(3) {
+						case 0:
+							_, err := svc.ResetConversation(ctx, p, to.kind, to.key)
+							internal("reset", err)
+						case 1:
+							internal("delete for all", svc.DeleteConversationForAll(ctx, p, conv))
+						default:
+							internal("leave", svc.Leave(ctx, p, "g"))
+							_, err := svc.Join(ctx, p, "g", "")
+							internal("join", err)
+						}
+					case 10:
+						bs, err := svc.BlockedMessages(ctx, app, 0, 10)
+						internal("blocked", err)
+						for _, b := range bs {
+							if b.Status == "pending" {
+								_, err := svc.ReviewBlocked(ctx, app, strconv.FormatInt(b.ID, 10), "approved")
+								internal("approve", err)
+							}
+						}
+					case 11:
+						if to.kind == chat.ConversationUser {
+							muid := fmt.Sprintf("imp-%d-%d", w, r.Int64())
+							_, err := svc.ImportMessages(ctx, app, []chat.MessageImport{{Key: muid, MUID: muid, Sender: me,
+								ReceiverType: chat.ReceiverUser, Receiver: to.key, Category: chat.CategoryMessage, Type: "text",
+								Data: []byte(`{"text":` + string(text(r, false)) + `}`), SentAt: 2_000_000_000}})
+							internal("import", err)
+						}
+					default:
+						// A send whose transaction fails after counting: nothing of it stays.
+						err := db.Transact(ctx, func(tx chat.Tx) error {
+							m := &chat.Message{AppID: "a", ConversationID: "group_g", Sender: me, ReceiverType: chat.ReceiverGroup, Receiver: "g",
+								Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"gone"}`),
+								Mentions: []chat.Entity{{UID: users[(r.IntN(3)+1+slicesIndex(users, me))%len(users)]}}}
+							if err := tx.InsertMessage(m); err != nil {
+								return err
+							}
+							return errRollBack
+						})
+						if !errors.Is(err, errRollBack) {
+							err = fmt.Errorf("%v, want the rollback's error", err)
+						}
+						internal("rolled back", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for range 3 {
+			_, err := s.svc.SendMessage(ctx, app.ActingAs("u00005"), chat.MessageSend{Receiver: "g", ReceiverType: chat.ReceiverGroup,
+				Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"<@uid:u00000> <@uid:u00001> <@uid:u00002> <@uid:u00003> bye"}`)})
+			internal("send", err)
+		}
+		internal("purge user", nodes[len(nodes)-1].DeleteUser(ctx, app, "u00005", true))
+		for _, f := range failures {
+			t.Error(f)
+		}
+		t.Logf("done: %v", done)
+		for _, what := range []string{"send", "mark read", "mark read earlier", "mark unread", "edit", "delete", "reset",
+			"delete for all", "join", "approve", "import", "rolled back", "purge user"} {
+			if done[what] == 0 {
+				t.Errorf("no %s went through: the mix does not test it", what)
+			}
+		}
+		own, mentions := checkKeptCounts(t, s)
+		t.Logf("own messages after markers %d, mentions %d", own, mentions)
+		if own == 0 || mentions == 0 {
+			t.Errorf("the mix left %d own messages and %d mentions after the markers: it tested nothing", own, mentions)
+		}
+	})
+}
+
+func slicesIndex(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
