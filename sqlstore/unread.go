@@ -1,6 +1,9 @@
 package sqlstore
 
 import (
+	"context"
+	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -176,4 +179,41 @@ func (tx txStore) countImported(msgs []*chat.Message) error {
 		}
 	}
 	return nil
+}
+
+// keptUnreadQuery is a conversation's unread count for viewer $2 as the conversation list
+// reads it (chat.Service.conversations), with the read marker it counts from.
+const keptUnreadQuery = `SELECT COALESCE(k.read_id, 0), c.last_seq - COALESCE(k.read_seq, 0) - COALESCE(k.unread_own, 0)
+	FROM conversations c LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
+	WHERE c.app_id = $1 AND c.conversation_id = $3`
+
+// keptUnread answers CountMessages from the kept counts when q is a conversation's unread
+// count and nothing else (the unread count endpoints: others' counted messages after the
+// viewer's read marker): one row rather than a walk of what follows the marker, the
+// viewer's own messages there included. ok is false for any other q, and for one counting
+// from another position than the read marker (undelivered), which CountMessages counts.
+func (db *DB) keptUnread(ctx context.Context, appID string, q chat.MessageQuery) (n int64, ok bool, err error) {
+	if !q.Unread || q.ConversationID == "" || q.Viewer == "" {
+		return 0, false, nil
+	}
+	rest := q
+	rest.ConversationID, rest.Viewer, rest.HiddenUpTo, rest.Unread, rest.UnreadAfter = "", "", 0, false, 0
+	rest.Limit, rest.Prepend, rest.HideReplies = 0, false, false // a count has no page; unread counts no replies
+	v := reflect.ValueOf(rest)
+	for i := range v.NumField() { // any other filter, one added later included, counts
+		if f := v.Field(i); f.Kind() == reflect.Slice && f.Len() > 0 || f.Kind() != reflect.Slice && !f.IsZero() {
+			return 0, false, nil
+		}
+	}
+	var readID int64
+	err = db.read(ctx).fixed(keptUnreadQuery, appID, q.Viewer, q.ConversationID).Scan(&readID, &n)
+	switch err = mapErr(err); {
+	case errors.Is(err, chat.ErrNotFound):
+		return 0, true, nil // no conversation, no message
+	case err != nil:
+		return 0, false, err
+	case readID != q.UnreadAfter || q.HiddenUpTo > readID:
+		return 0, false, nil
+	}
+	return max(n, 0), true, nil
 }

@@ -94,17 +94,34 @@ func unreadPage(s *costStore, own, mentions int) func() error {
 	}
 }
 
+// unreadCount is u00000's unread count of its most recent conversation, as the unread count
+// endpoint (GET /users/u01000/messages?unread=true&count=true) asks it.
+func unreadCount(s *costStore, mentions int) func() error {
+	p := chat.Principal{App: chat.App{ID: "a"}}.ActingAs("u00000")
+	return func() error {
+		l, err := s.svc.ListUserMessages(context.Background(), p, "u01000", chat.MessagePage{Unread: true, Count: true})
+		if err == nil && l.Unread != int64(mentions/10) {
+			err = fmt.Errorf("unread count %d, want %d", l.Unread, mentions/10)
+		}
+		return err
+	}
+}
+
 // TestConversationPageCostOwnUnread (issue 39): the first page of u00000's conversation
-// list costs the same when its ten most recent conversations hold 10 of its own messages
-// after its read marker and 10 mentions of it, and when they hold 100,000 and 20,000.
+// list, and the unread count of one conversation, cost the same when its ten most recent
+// conversations hold 10 of its own messages after its read marker and 10 mentions of it,
+// and when they hold 100,000 and 20,000 (conversations of 10,000 messages and more).
 func TestConversationPageCostOwnUnread(t *testing.T) {
 	costBackends(t, func(t *testing.T, backend string) {
-		page := func(own, mentions int) cost {
+		costs := func(own, mentions int) (page, count cost) {
 			s := openCostStore(t, backend)
 			seedUnread(t, s, own, mentions)
-			return s.measure(t, unreadPage(s, own, mentions))
+			return s.measure(t, unreadPage(s, own, mentions)), s.measure(t, unreadCount(s, mentions))
 		}
-		sameCost(t, backend, "conversation page", page(10, 10), page(100_000, 20_000), 40)
+		smallPage, smallCount := costs(10, 10)
+		largePage, largeCount := costs(100_000, 20_000)
+		sameCost(t, backend, "conversation page", smallPage, largePage, 40)
+		sameCost(t, backend, "unread count", smallCount, largeCount, 10)
 	})
 }
 
