@@ -44,8 +44,9 @@ type ConversationRow struct {
 	CreatedAt     int64
 	UpdatedAt     int64
 	Marker        Marker
-	// Own is how many of the viewer's own counted messages follow its read marker, and
-	// Mentions how many of the messages after it mention the viewer.
+	// Own is how many of the seqs after the viewer's read marker are not unread to it (its
+	// own messages there, and any purged), and Mentions how many of the messages after it
+	// mention the viewer.
 	Own      int64
 	Mentions int64
 	// SystemPinnedAt is when the app pinned the conversation for everyone (0: it did not).

@@ -10,14 +10,25 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// conversationColumns are a conversation's row, the viewer's ($2) marker, and the counts the
-// marker keeps (unread.go): the viewer's own counted messages after its read marker and
-// how many of the others' there mention the viewer. A viewer without a marker has neither.
+// conversationColumns are a conversation's row, the viewer's ($2) marker, the seqs after
+// its read marker that are not unread to it (notUnreadColumn), and how many of the others'
+// messages there mention the viewer, which the marker keeps (unread.go; a viewer without
+// a marker has none).
 const conversationColumns = `c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq,
 	c.created_at, c.updated_at,
 	COALESCE(k.read_id, 0), COALESCE(k.read_seq, 0), COALESCE(k.delivered_id, 0), COALESCE(k.reset_id, 0), k.tags,
 	COALESCE(k.updated_at, 0), COALESCE(k.pinned_at, 0), ` + systemPinnedColumn + `,
-	COALESCE(k.unread_own, 0), COALESCE(k.unread_mentions, 0)`
+	` + notUnreadColumn + `, COALESCE(k.unread_mentions, 0)`
+
+// notUnreadColumn is how many of the seqs after the viewer's ($2) read marker are not
+// unread to it: its own messages there, which its marker keeps; and when a counted message
+// after the marker was purged (c.purged_seq), the seqs less the others' messages still
+// there, counted: a walk of the messages after the marker, but only for a reader behind
+// a message deleted for good.
+const notUnreadColumn = `CASE WHEN c.purged_seq > COALESCE(k.read_seq, 0) THEN c.last_seq - COALESCE(k.read_seq, 0)
+		- (SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.conversation_id = c.conversation_id
+			AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0 AND o.sender <> $2)
+		ELSE COALESCE(k.unread_own, 0) END`
 
 // systemPinnedColumn is when the app pinned the conversation for everyone, or 0: a group's
 // by its guid, a one-to-one conversation by its party other than the viewer ($2; either
@@ -110,7 +121,7 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 	if q.Unread {
 		// Some counted message from someone else after the marker: the kept counts, as the
 		// list shows them (chat.Service.conversations).
-		w = append(w, `c.last_seq - COALESCE(k.read_seq, 0) - COALESCE(k.unread_own, 0) > 0`)
+		w = append(w, `c.last_seq - COALESCE(k.read_seq, 0) - `+notUnreadColumn+` > 0`)
 	}
 	var pinned []string
 	for _, by := range q.PinnedBy {

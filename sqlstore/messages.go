@@ -414,7 +414,7 @@ func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64
 // PostgreSQL no foreign key cascades them, so they go first.
 func (tx txStore) PurgeMessage(appID string, id int64) error {
 	for _, q := range []string{
-		uncountSentQuery, uncountMentionsQuery,
+		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,

@@ -26,7 +26,9 @@ import (
 //     counts become;
 //   - a join or a reset for all reads up to the last message: both counts are 0;
 //   - an edit that changes whom a message mentions, a message purged and a user deleted
-//     for good take out what they remove and add what they add;
+//     for good take out what they remove and add what they add; a purge also notes the
+//     seq it leaves behind (conversations.purged_seq), since every reader before it has
+//     one unread message fewer than seqs, which the list then counts (notUnreadColumn);
 //   - an import adds what its batch adds after the markers it moves.
 //
 // On PostgreSQL the writes run at once. The sends and the marks of a conversation take its
@@ -74,6 +76,18 @@ const (
 	uncountSentQuery = `UPDATE conversation_markers SET unread_own = unread_own - 1
 		WHERE app_id = $1 AND read_id < $2 AND (uid, conversation_id) IN (SELECT sender, conversation_id FROM messages
 			WHERE app_id = $1 AND id = $2 AND seq > 0)`
+	// purgedSeqQuery notes, before message $2 goes for good, its seq as its conversation's
+	// purged_seq when it counted: readers behind it have one unread message fewer than
+	// seqs (notUnreadColumn).
+	purgedSeqQuery = `UPDATE conversations SET purged_seq = (SELECT seq FROM messages WHERE app_id = $1 AND id = $2)
+		WHERE app_id = $1 AND conversation_id = (SELECT conversation_id FROM messages WHERE app_id = $1 AND id = $2 AND seq > 0)
+		AND purged_seq < (SELECT seq FROM messages WHERE app_id = $1 AND id = $2)`
+	// purgedSenderSeqQuery is purgedSeqQuery for all of user $2's messages in groups.
+	purgedSenderSeqQuery = `UPDATE conversations SET purged_seq = (SELECT MAX(m.seq) FROM messages m WHERE m.app_id = conversations.app_id
+			AND m.sender = $2 AND m.conversation_id = conversations.conversation_id)
+		WHERE app_id = $1 AND kind = 'group' AND conversation_id IN (SELECT conversation_id FROM messages WHERE app_id = $1 AND sender = $2 AND seq > 0)
+		AND purged_seq < (SELECT MAX(m.seq) FROM messages m WHERE m.app_id = conversations.app_id
+			AND m.sender = $2 AND m.conversation_id = conversations.conversation_id)`
 	// uncountSenderQuery takes the mentions in user $2's messages out of the others'
 	// counts, before the user and its messages go.
 	uncountSenderQuery = `UPDATE conversation_markers SET unread_mentions = unread_mentions - (SELECT COUNT(*)
@@ -183,7 +197,7 @@ func (tx txStore) countImported(msgs []*chat.Message) error {
 
 // keptUnreadQuery is a conversation's unread count for viewer $2 as the conversation list
 // reads it (chat.Service.conversations), with the read marker it counts from.
-const keptUnreadQuery = `SELECT COALESCE(k.read_id, 0), c.last_seq - COALESCE(k.read_seq, 0) - COALESCE(k.unread_own, 0)
+const keptUnreadQuery = `SELECT COALESCE(k.read_id, 0), c.last_seq - COALESCE(k.read_seq, 0) - ` + notUnreadColumn + `
 	FROM conversations c LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
 	WHERE c.app_id = $1 AND c.conversation_id = $3`
 

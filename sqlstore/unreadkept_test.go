@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -268,4 +269,81 @@ func slicesIndex(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// TestUnreadAfterPurge: a message deleted for good is no longer unread to those who had not
+// read it, nor its mentions, in the conversation list and the unread count alike; nor are
+// the group messages of a user deleted for good.
+func TestUnreadAfterPurge(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		ctx := context.Background()
+		s := openCostStore(t, backend)
+		app := chat.Principal{App: chat.App{ID: "a"}}
+		seedGroupB(t, s.db, "g", 3) // u00000…u00002
+		send := func(from, to, kind, text string) int64 {
+			t.Helper()
+			m, err := s.svc.SendMessage(ctx, app.ActingAs(from), chat.MessageSend{Receiver: to, ReceiverType: kind,
+				Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":"` + text + `"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.ID
+		}
+		check := func(what, kind, key string, unread, mentions int64) {
+			t.Helper()
+			conv := chat.ConversationID("u00000", key)
+			if kind == chat.ConversationGroup {
+				conv = chat.GroupConversationID(key)
+			}
+			c, err := s.svc.GetConversation(ctx, app.ActingAs("u00000"), kind, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l chat.MessageList
+			if kind == chat.ConversationGroup {
+				l, err = s.svc.ListGroupMessages(ctx, app.ActingAs("u00000"), key, chat.MessagePage{Unread: true, Count: true})
+			} else {
+				l, err = s.svc.ListUserMessages(ctx, app.ActingAs("u00000"), key, chat.MessagePage{Unread: true, Count: true})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, _, err := s.svc.ListConversations(ctx, app.ActingAs("u00000"), chat.ConversationQuery{Unread: true, Page: chat.Page{Number: 1, PerPage: 10}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := slices.ContainsFunc(cs, func(c chat.Conversation) bool { return c.ID == conv })
+			if c.Unread != unread || c.Mentions != mentions || l.Unread != unread || listed != (unread > 0) {
+				t.Errorf("%s: %s unread %d (counted %d, in the unread list %v), mentions %d; want %d and %d", what, conv,
+					c.Unread, l.Unread, listed, c.Mentions, unread, mentions)
+			}
+		}
+		send("u00001", "u00000", chat.ReceiverUser, "one")
+		second := send("u00001", "u00000", chat.ReceiverUser, "<@uid:u00000> two")
+		send("u00001", "u00000", chat.ReceiverUser, "three")
+		send("u00000", "u00001", chat.ReceiverUser, "mine")
+		check("sent", chat.ConversationUser, "u00001", 3, 1)
+		if _, err := s.svc.DeleteMessage(ctx, app, strconv.FormatInt(second, 10), true); err != nil {
+			t.Fatal(err)
+		}
+		check("purged", chat.ConversationUser, "u00001", 2, 0)
+		if err := s.svc.Mark(ctx, app.ActingAs("u00000"), chat.ConversationUser, "u00001", chat.MarkRead, second-1); err != nil {
+			t.Fatal(err)
+		}
+		check("read up to the first", chat.ConversationUser, "u00001", 1, 0)
+		if err := s.svc.Mark(ctx, app.ActingAs("u00000"), chat.ConversationUser, "u00001", chat.MarkRead, 0); err != nil {
+			t.Fatal(err)
+		}
+		check("read", chat.ConversationUser, "u00001", 0, 0)
+
+		send("u00002", "g", chat.ReceiverGroup, "<@uid:u00000> hey")
+		send("u00001", "g", chat.ReceiverGroup, "<@uid:u00000> hi")
+		send("u00002", "g", chat.ReceiverGroup, "<@uid:u00000> ho")
+		check("group", chat.ConversationGroup, "g", 3, 3)
+		if err := s.svc.DeleteUser(ctx, app, "u00002", true); err != nil {
+			t.Fatal(err)
+		}
+		check("its sender deleted for good", chat.ConversationGroup, "g", 1, 1)
+		checkKeptCounts(t, s)
+	})
 }

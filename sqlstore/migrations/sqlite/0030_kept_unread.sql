@@ -7,9 +7,17 @@
 -- recounts what follows its new position, an edit's mentions and a purge count out.
 ALTER TABLE conversation_markers ADD COLUMN unread_own INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE conversation_markers ADD COLUMN unread_mentions INTEGER NOT NULL DEFAULT 0;
+-- The highest seq of a counted message purged (deleted for good) from the conversation: a
+-- reader whose marker is before it has fewer unread messages than the seqs after its
+-- marker, and the list counts those (sqlstore/conversations.go).
+ALTER TABLE conversations ADD COLUMN purged_seq INTEGER NOT NULL DEFAULT 0;
 
--- What was there before: a marker for every user with a count and none yet (it has read
--- nothing), then every count that is not 0, as the list counted them.
+-- What was there before: a conversation with fewer counted messages than seqs had some
+-- purged, which ones no longer known: as if its last; a marker for every user with a count
+-- and none yet (it has read nothing), then every count that is not 0, as the list counted
+-- them.
+UPDATE conversations SET purged_seq = last_seq WHERE last_seq > (SELECT COUNT(*) FROM messages m
+    WHERE m.app_id = conversations.app_id AND m.conversation_id = conversations.conversation_id AND m.seq > 0);
 INSERT INTO conversation_markers (app_id, uid, conversation_id, updated_at)
     SELECT DISTINCT m.app_id, m.sender, m.conversation_id, 0 FROM messages m
         JOIN conversations c ON c.app_id = m.app_id AND c.conversation_id = m.conversation_id
