@@ -409,7 +409,13 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	if err != nil {
 		return err
 	}
-	return tx.countImported(msgs)
+	read := map[[2]string]bool{} // the markers a read receipt of the batch moved
+	for _, m := range markers {
+		if m.readID > 0 {
+			read[[2]string{m.uid, m.conv}] = true
+		}
+	}
+	return tx.countImported(msgs, read)
 }
 
 // sortedKeys is the keys of both maps, once each, sorted.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/natter-chat/natter/chat"
@@ -127,22 +128,41 @@ func (tx txStore) RecountUnread(appID, uid, conversationID string) error {
 	return mapErr(err)
 }
 
-// countImported adds to the kept counts what a batch of imported messages adds after the
-// markers it moved: each (sender, conversation) and (mentioned user, conversation) of its
-// counted messages gets its marker if it has none, then counts the batch's messages after
-// its read marker, those with ids from the batch's first (under the conversations' locks,
-// a conversation's messages from there are the batch's). One walk of the batch, not of
-// the history before it.
-func (tx txStore) countImported(msgs []*chat.Message) error {
+// countImported keeps the kept counts through a batch of imported messages. A marker the
+// batch's read receipts moved (read) is recounted after its new position, which is in the
+// batch: a walk of the batch's messages after it. Every other (sender, conversation) and
+// (mentioned user, conversation) of the batch's counted messages gets its marker if it has
+// none, then counts the batch's messages after its read marker, those with ids from the
+// batch's first (under the conversations' locks, a conversation's messages from there are
+// the batch's). One walk of the batch, not of the history before it.
+func (tx txStore) countImported(msgs []*chat.Message, read map[[2]string]bool) error {
 	if len(msgs) == 0 {
 		return nil
 	}
 	appID, first := msgs[0].AppID, msgs[0].ID
 	type pair struct{ uid, conv string }
+	var moved []pair
+	for k := range read {
+		moved = append(moved, pair{k[0], k[1]})
+	}
+	slices.SortFunc(moved, func(a, b pair) int { return strings.Compare(a.uid+"\x00"+a.conv, b.uid+"\x00"+b.conv) })
+	for from := 0; from < len(moved); from += importChunkArgs / 2 {
+		chunk := moved[from:min(from+importChunkArgs/2, len(moved))]
+		args := []any{appID}
+		values := make([]string, len(chunk))
+		for i, p := range chunk {
+			values[i] = `(` + tx.params(len(args)+1, 2) + `)`
+			args = append(args, p.uid, p.conv)
+		}
+		if _, err := tx.execRaw(`UPDATE conversation_markers SET `+recountUnreadSet+` WHERE app_id = `+tx.params(1, 1)+
+			` AND (uid, conversation_id) IN (VALUES `+strings.Join(values, ", ")+`)`, args...); err != nil {
+			return mapErr(err)
+		}
+	}
 	seen := map[pair]bool{}
 	var pairs []pair
 	add := func(p pair) {
-		if !seen[p] {
+		if !seen[p] && !read[[2]string{p.uid, p.conv}] {
 			seen[p] = true
 			pairs = append(pairs, p)
 		}

@@ -212,10 +212,20 @@ func TestUnreadCountsKept(t *testing.T) {
 						}
 					case 11:
 						if to.kind == chat.ConversationUser {
-							muid := fmt.Sprintf("imp-%d-%d", w, r.Int64())
-							_, err := svc.ImportMessages(ctx, app, []chat.MessageImport{{Key: muid, MUID: muid, Sender: me,
-								ReceiverType: chat.ReceiverUser, Receiver: to.key, Category: chat.CategoryMessage, Type: "text",
-								Data: []byte(`{"text":` + string(text(r, false)) + `}`), SentAt: 2_000_000_000}})
+							// Half of them read by their receiver, whose marker moves past its own
+							// messages before them.
+							var items []chat.MessageImport
+							for i := range 2 {
+								muid := fmt.Sprintf("imp-%d-%d", w, r.Int64())
+								from, rcpt := me, to.key
+								if i == 1 {
+									from, rcpt = rcpt, from
+								}
+								items = append(items, chat.MessageImport{Key: muid, MUID: muid, Sender: from, ReceiverType: chat.ReceiverUser,
+									Receiver: rcpt, Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":` + string(text(r, false)) + `}`),
+									SentAt: 2_000_000_000 + int64(i), ReadAt: int64(r.IntN(2)) * 2_000_000_002})
+							}
+							_, err := svc.ImportMessages(ctx, app, items)
 							internal("import", err)
 						}
 					default:
