@@ -30,7 +30,8 @@ import (
 //     for good take out what they remove and add what they add; a purge also notes the
 //     seq it leaves behind (conversations.purged_seq), since every reader before it has
 //     one unread message fewer than seqs, which the list then counts (notUnreadColumn);
-//   - an import adds what its batch adds after the markers it moves.
+//   - an import recounts the markers its read receipts moved, after their new positions
+//     in the batch, and adds what the batch adds after every other marker (countImported).
 //
 // On PostgreSQL the writes run at once. The sends and the marks of a conversation take its
 // row's lock first, so no mark comes between a send and its commit; an edit does not, and
