@@ -2,9 +2,11 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/pgtest"
 	"github.com/natter-chat/natter/sqlstore"
 )
 
@@ -355,5 +358,88 @@ func TestUnreadAfterPurge(t *testing.T) {
 		}
 		check("its sender deleted for good", chat.ConversationGroup, "g", 1, 1)
 		checkKeptCounts(t, s)
+	})
+}
+
+// TestKeptUnreadMigration: migration 0030 fills the kept counts of a database written
+// before it: markers made for the senders and the mentioned who had none, every count as
+// the list counted it, and a conversation missing a seq (a message purged) marked purged,
+// so that its unread count still leaves the purged message out.
+func TestKeptUnreadMigration(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		ctx := context.Background()
+		url, driver, dsn := "sqlite:"+filepath.Join(t.TempDir(), "old.db"), "sqlite", ""
+		dsn = "file:" + strings.TrimPrefix(url, "sqlite:") + "?_pragma=busy_timeout(5000)"
+		if backend == "postgres" {
+			url = pgtest.URL(t)
+			driver, dsn = "pgx", url
+		}
+		db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		raw, err := sql.Open(driver, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		s := &costStore{backend: backend, raw: raw}
+		// The schema before 0030, and rows as the stores before it wrote them: in u0 and
+		// u1's conversation, u1's 1–3 (2 mentions u0), u0's 4–5 (5 mentions u1), u1's 6
+		// purged, u1's 7; u0 has read up to 1. In g, u2 mentions u0 twice.
+		s.exec(t,
+			`DELETE FROM schema_migrations WHERE version = 30`,
+			`ALTER TABLE conversation_markers DROP COLUMN unread_own`,
+			`ALTER TABLE conversation_markers DROP COLUMN unread_mentions`,
+			`ALTER TABLE conversations DROP COLUMN purged_seq`,
+			`INSERT INTO users (app_id, uid, name, role, status, created_at) VALUES ('a', 'u0', 'u0', 'default', 'offline', 1),
+				('a', 'u1', 'u1', 'default', 'offline', 1), ('a', 'u2', 'u2', 'default', 'offline', 1)`,
+			`INSERT INTO messages (id, app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, seq) VALUES
+				(1, 'a', 'u0_user_u1', 'u1', 'user', 'u0', 'message', 'text', '{"text":"1"}', 1, 1, 1),
+				(2, 'a', 'u0_user_u1', 'u1', 'user', 'u0', 'message', 'text', '{"text":"<@uid:u0> 2"}', 2, 2, 2),
+				(3, 'a', 'u0_user_u1', 'u1', 'user', 'u0', 'message', 'text', '{"text":"3"}', 3, 3, 3),
+				(4, 'a', 'u0_user_u1', 'u0', 'user', 'u1', 'message', 'text', '{"text":"4"}', 4, 4, 4),
+				(5, 'a', 'u0_user_u1', 'u0', 'user', 'u1', 'message', 'text', '{"text":"<@uid:u1> 5"}', 5, 5, 5),
+				(7, 'a', 'u0_user_u1', 'u1', 'user', 'u0', 'message', 'text', '{"text":"7"}', 7, 7, 7),
+				(8, 'a', 'group_g', 'u2', 'group', 'g', 'message', 'text', '{"text":"<@uid:u0> 8"}', 8, 8, 1),
+				(9, 'a', 'group_g', 'u2', 'group', 'g', 'message', 'text', '{"text":"<@uid:u0> 9"}', 9, 9, 2)`,
+			`INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos) VALUES
+				('a', 'u0', 'u0_user_u1', 2, 0), ('a', 'u1', 'u0_user_u1', 5, 0), ('a', 'u0', 'group_g', 8, 0), ('a', 'u0', 'group_g', 9, 0)`,
+			`INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_message_id, last_seq, created_at, updated_at) VALUES
+				('a', 'u0_user_u1', 'user', 'u0', 'u1', '', 7, 7, 1, 7), ('a', 'group_g', 'group', '', '', 'g', 9, 2, 8, 9)`,
+			`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, updated_at)
+				VALUES ('a', 'u0', 'u0_user_u1', 1, 1, 1, 1)`,
+		)
+		if backend == "postgres" {
+			s.exec(t, `SELECT setval(pg_get_serial_sequence('messages', 'id'), 9)`)
+		}
+		db, err = sqlstore.Open(ctx, url, sqlstore.Options{}) // migrates
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		own, mentions := checkKeptCounts(t, s)
+		if own != 8 || mentions != 4 { // own: u0 4–5, u1 1–3 and 7, u2 8–9; mentions: u0 2, 8, 9; u1 5
+			t.Errorf("%d own messages and %d mentions after the markers, want 8 and 4", own, mentions)
+		}
+		var purged, gPurged int64
+		if err := raw.QueryRow(`SELECT (SELECT purged_seq FROM conversations WHERE conversation_id = 'u0_user_u1'),
+			(SELECT purged_seq FROM conversations WHERE conversation_id = 'group_g')`).Scan(&purged, &gPurged); err != nil {
+			t.Fatal(err)
+		}
+		if purged != 7 || gPurged != 0 {
+			t.Errorf("purged_seq %d and %d in g, want 7 and 0", purged, gPurged)
+		}
+		r, err := db.ConversationRow(ctx, "a", "u0", "u0_user_u1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unread := r.LastSeq - r.Marker.ReadSeq - r.Own; unread != 3 || r.Mentions != 1 {
+			t.Errorf("u0's conversation with u1: %d unread, %d mentions; want 3 (2, 3 and 7) and 1", unread, r.Mentions)
+		}
 	})
 }
