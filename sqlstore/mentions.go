@@ -23,6 +23,9 @@ func insertMentions(tx *wtx, m *chat.Message) error {
 // counts with them: the old mentions out, the new in (unread.go).
 func (tx txStore) SetMentions(m *chat.Message) error {
 	if m.Counts() {
+		if err := tx.lockConversationOf(m.AppID, m.ID); err != nil {
+			return err
+		}
 		if _, err := tx.exec(uncountMentionsQuery, m.AppID, m.ID); err != nil {
 			return err
 		}

@@ -413,6 +413,9 @@ func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64
 // PurgeMessage removes a message with its reactions and counts (chat.MessageTx); on
 // PostgreSQL no foreign key cascades them, so they go first.
 func (tx txStore) PurgeMessage(appID string, id int64) error {
+	if err := tx.lockConversationOf(appID, id); err != nil {
+		return err
+	}
 	for _, q := range []string{
 		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,

@@ -33,12 +33,14 @@ import (
 //   - an import recounts the markers its read receipts moved, after their new positions
 //     in the batch, and adds what the batch adds after every other marker (countImported).
 //
-// On PostgreSQL the writes run at once. The sends and the marks of a conversation take its
-// row's lock first, so no mark comes between a send and its commit; an edit does not, and
-// changes the counts by increments, which commute. A mark locks the marker row (its upsert)
-// before it recounts, in a statement of its own, whose snapshot (READ COMMITTED) sees every
-// increment committed before it had the lock; an increment that comes after waits for the
-// mark and then applies to the marker it left, read_id < message id checked again on it.
+// On PostgreSQL the writes run at once. Those of a conversation take its row's lock before
+// they touch its markers (sends, marks, joins, resets, imports, mention edits, purges), so
+// they come one after another, and never wait on each other in a cycle. A user deleted for
+// good does not: it changes others' counts by decrements, which commute with increments,
+// and a mark locks the marker row (its upsert) before it recounts, in a statement of its
+// own, whose snapshot (READ COMMITTED) sees every change committed before it had the lock;
+// one that comes after waits for the mark and applies to the marker it left, read_id <
+// message id checked again on it.
 
 // recountUnreadSet sets a marker's kept counts to what follows its read marker, by
 // messages_sender (app_id, sender, conversation_id, id) and message_mentions' key.
@@ -119,6 +121,19 @@ func countMessage(tx *wtx, m *chat.Message) error {
 		}
 	}
 	return nil
+}
+
+// lockConversationOf takes, on PostgreSQL, the lock of message id's conversation row before
+// a write changes the kept counts of its markers (an edit's mentions, a purge), as sends
+// and marks take it before theirs: markers are always locked after their conversation, so
+// those writes never wait on each other in a cycle.
+func (tx txStore) lockConversationOf(appID string, id int64) error {
+	if !tx.db.dialect.concurrentWrites {
+		return nil
+	}
+	_, err := tx.exec(`SELECT 1 FROM conversations WHERE app_id = $1
+		AND conversation_id = (SELECT conversation_id FROM messages WHERE app_id = $1 AND id = $2)`+tx.db.dialect.forUpdate, appID, id)
+	return mapErr(err)
 }
 
 // RecountUnread recounts uid's kept counts of a conversation after its read marker moved
