@@ -44,8 +44,9 @@ type ConversationRow struct {
 	CreatedAt     int64
 	UpdatedAt     int64
 	Marker        Marker
-	// Own is how many of the viewer's own counted messages follow its read marker, and
-	// Mentions how many of the messages after it mention the viewer.
+	// Own is how many of the seqs after the viewer's read marker are not unread to it (its
+	// own messages there, and any purged), and Mentions how many of the messages after it
+	// mention the viewer.
 	Own      int64
 	Mentions int64
 	// SystemPinnedAt is when the app pinned the conversation for everyone (0: it did not).
@@ -104,8 +105,13 @@ type ConversationTx interface {
 	// MarkerForChange reads uid's marker of a conversation inside the transaction (the
 	// zero Marker when there is none).
 	MarkerForChange(appID, uid, conversationID string) (Marker, error)
-	// SaveMarker writes uid's marker of a conversation.
+	// SaveMarker writes uid's marker of a conversation, whose lock the caller holds
+	// (LockConversation); a read marker at the conversation's last message leaves no
+	// unread count.
 	SaveMarker(appID, uid, conversationID string, m Marker) error
+	// RecountUnread recounts the unread counts uid's marker of a conversation keeps, after
+	// SaveMarker moved its read marker before the last message (docs/read-model.md).
+	RecountUnread(appID, uid, conversationID string) error
 	// MarkJoined marks a group conversation read up to now for a user who joins it, so
 	// that its history before the join is not unread.
 	MarkJoined(appID, uid, conversationID string, at int64) error
@@ -431,12 +437,16 @@ func (s *Service) changeMarker(ctx context.Context, appID, uid, id string, work 
 		if r.LastMessageID <= mk.ResetID { // reset, and nothing new since: as if it had no messages
 			return errConversationNotFound(id)
 		}
+		readID := mk.ReadID
 		if err := fn(tx, r, &mk); err != nil {
 			return err
 		}
 		mk.UpdatedAt = now
 		cs.Add(conversationChange(appID, id, work, uid))
-		return tx.SaveMarker(appID, uid, id, mk)
+		if err := tx.SaveMarker(appID, uid, id, mk); err != nil || mk.ReadID == readID || mk.ReadID >= r.LastMessageID {
+			return err
+		}
+		return tx.RecountUnread(appID, uid, id)
 	})
 	if err != nil && ErrorCode(err) == "" {
 		return internal("change conversation", err)

@@ -10,19 +10,25 @@ import (
 	"github.com/natter-chat/natter/chat"
 )
 
-// conversationColumns are a conversation's row, the viewer's ($2) marker, the viewer's own
-// counted messages after its read marker (unread counts, docs/read-model.md), counted
-// through messages_sender (app_id, sender, conversation_id, id), and how many of the unread
-// ones mention the viewer.
+// conversationColumns are a conversation's row, the viewer's ($2) marker, the seqs after
+// its read marker that are not unread to it (notUnreadColumn), and how many of the others'
+// messages there mention the viewer, which the marker keeps (unread.go; a viewer without
+// a marker has none).
 const conversationColumns = `c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq,
 	c.created_at, c.updated_at,
 	COALESCE(k.read_id, 0), COALESCE(k.read_seq, 0), COALESCE(k.delivered_id, 0), COALESCE(k.reset_id, 0), k.tags,
 	COALESCE(k.updated_at, 0), COALESCE(k.pinned_at, 0), ` + systemPinnedColumn + `,
-	(SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.sender = $2 AND o.conversation_id = c.conversation_id
-		AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0),
-	(SELECT COUNT(*) FROM message_mentions mm JOIN messages mg ON mg.id = mm.message_id
-		WHERE mm.app_id = c.app_id AND mm.uid = $2 AND mm.conversation_id = c.conversation_id
-		AND mm.message_id > COALESCE(k.read_id, 0) AND mg.seq > 0 AND mg.sender <> $2)`
+	` + notUnreadColumn + `, COALESCE(k.unread_mentions, 0)`
+
+// notUnreadColumn is how many of the seqs after the viewer's ($2) read marker are not
+// unread to it: its own messages there, which its marker keeps; and when a counted message
+// after the marker was purged (c.purged_seq), the seqs less the others' messages still
+// there, counted: a walk of the messages after the marker, but only for a reader behind
+// a message deleted for good.
+const notUnreadColumn = `CASE WHEN c.purged_seq > COALESCE(k.read_seq, 0) THEN c.last_seq - COALESCE(k.read_seq, 0)
+		- (SELECT COUNT(*) FROM messages o WHERE o.app_id = c.app_id AND o.conversation_id = c.conversation_id
+			AND o.id > COALESCE(k.read_id, 0) AND o.seq > 0 AND o.sender <> $2)
+		ELSE COALESCE(k.unread_own, 0) END`
 
 // systemPinnedColumn is when the app pinned the conversation for everyone, or 0: a group's
 // by its guid, a one-to-one conversation by its party other than the viewer ($2; either
@@ -114,10 +120,9 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 		w = append(w, `(`+strings.Join(byTags, " OR ")+`)`)
 	}
 	if q.Unread {
-		// Some counted message from someone else after the marker: the index walk stops at
-		// the first.
-		w = append(w, `EXISTS (SELECT 1 FROM messages m WHERE m.app_id = c.app_id AND m.conversation_id = c.conversation_id
-			AND m.id > COALESCE(k.read_id, 0) AND m.seq > 0 AND m.sender <> $2)`)
+		// Some counted message from someone else after the marker: the kept counts, as the
+		// list shows them (chat.Service.conversations).
+		w = append(w, `c.last_seq - COALESCE(k.read_seq, 0) - `+notUnreadColumn+` > 0`)
 	}
 	var pinned []string
 	for _, by := range q.PinnedBy {
@@ -344,7 +349,10 @@ func (tx txStore) MarkerForChange(appID, uid, conversationID string) (chat.Marke
 	return mk, err
 }
 
-// SaveMarker writes a marker (chat.ConversationTx).
+// SaveMarker writes a marker (chat.ConversationTx). Of the counts it keeps (unread.go) it
+// writes only those of a marker read up to the conversation's last message, which nothing
+// follows: 0 (the caller holds the conversation's lock, so its last message stands); a
+// marker read up to an earlier one is recounted (RecountUnread).
 func (tx txStore) SaveMarker(appID, uid, conversationID string, m chat.Marker) error {
 	var tags any
 	if m.Tags != nil {
@@ -355,18 +363,31 @@ func (tx txStore) SaveMarker(appID, uid, conversationID string, m chat.Marker) e
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET read_id = excluded.read_id, read_seq = excluded.read_seq,
 		delivered_id = excluded.delivered_id, reset_id = excluded.reset_id, tags = excluded.tags, updated_at = excluded.updated_at,
-		pinned_at = excluded.pinned_at`,
+		pinned_at = excluded.pinned_at,
+		unread_own = CASE WHEN excluded.read_id >= (SELECT last_message_id FROM conversations c
+			WHERE c.app_id = excluded.app_id AND c.conversation_id = excluded.conversation_id) THEN 0 ELSE conversation_markers.unread_own END,
+		unread_mentions = CASE WHEN excluded.read_id >= (SELECT last_message_id FROM conversations c
+			WHERE c.app_id = excluded.app_id AND c.conversation_id = excluded.conversation_id) THEN 0 ELSE conversation_markers.unread_mentions END`,
 		appID, uid, conversationID, m.ReadID, m.ReadSeq, m.DeliveredID, m.ResetID, tags, m.UpdatedAt, m.PinnedAt)
 	return mapErr(err)
 }
 
-// MarkJoined reads a group conversation up to now for a joining user (chat.ConversationTx).
+// MarkJoined reads a group conversation up to now for a joining user (chat.ConversationTx):
+// nothing follows its read marker, so its kept counts are 0. On PostgreSQL the conversation's
+// lock comes first, as a send's does, so that no send comes between the last message read
+// here and the marker.
 func (tx txStore) MarkJoined(appID, uid, conversationID string, at int64) error {
+	if tx.db.dialect.concurrentWrites {
+		if _, err := tx.exec(`SELECT 1 FROM conversations WHERE app_id = $1 AND conversation_id = $2`+tx.db.dialect.forUpdate,
+			appID, conversationID); err != nil {
+			return mapErr(err)
+		}
+	}
 	_, err := tx.exec(`INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq, delivered_id, updated_at)
 		SELECT app_id, $2, conversation_id, last_message_id, last_seq, last_message_id, $4 FROM conversations
 		WHERE app_id = $1 AND conversation_id = $3
 		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET read_id = excluded.read_id, read_seq = excluded.read_seq,
-		delivered_id = excluded.delivered_id, updated_at = excluded.updated_at`, appID, uid, conversationID, at)
+		delivered_id = excluded.delivered_id, updated_at = excluded.updated_at, unread_own = 0, unread_mentions = 0`, appID, uid, conversationID, at)
 	return mapErr(err)
 }
 
@@ -388,7 +409,8 @@ func (tx txStore) StampReceipts(appID, conversationID, reader string, after, upT
 
 // ResetConversationForAll hides a conversation's history from every party (chat.ConversationTx):
 // a reset marker for each of a one-to-one conversation's users, or each of a group's members,
-// as if each had reset it.
+// as if each had reset it. Each has read up to the last message, under the conversation's
+// lock (chat.Service.DeleteConversationForAll): its kept counts are 0.
 func (tx txStore) ResetConversationForAll(appID, id string, upTo int64, at int64) error {
 	parties := `SELECT uid_a FROM conversations WHERE app_id = $1 AND conversation_id = $2 AND kind = 'user'
 		UNION SELECT uid_b FROM conversations WHERE app_id = $1 AND conversation_id = $2 AND kind = 'user'
@@ -398,6 +420,7 @@ func (tx txStore) ResetConversationForAll(appID, id string, upTo int64, at int64
 		SELECT $1, p.uid_a, $2, c.last_message_id, c.last_seq, c.last_message_id, $3, $4
 		FROM (`+parties+`) p JOIN conversations c ON c.app_id = $1 AND c.conversation_id = $2
 		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET reset_id = excluded.reset_id, read_id = excluded.read_id,
-		read_seq = excluded.read_seq, delivered_id = excluded.delivered_id, updated_at = excluded.updated_at`, appID, id, upTo, at)
+		read_seq = excluded.read_seq, delivered_id = excluded.delivered_id, updated_at = excluded.updated_at,
+		unread_own = 0, unread_mentions = 0`, appID, id, upTo, at)
 	return mapErr(err)
 }

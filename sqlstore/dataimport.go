@@ -294,8 +294,8 @@ type importConversation struct {
 }
 
 // InsertImportedMessages inserts messages with their seqs, in the order given, and sets
-// their ids; then moves their conversations' rows and the one-to-one receivers' markers
-// (chat.ImportTx).
+// their ids; then moves their conversations' rows and the one-to-one receivers' markers,
+// and counts the batch on the kept unread counts (chat.ImportTx).
 func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	byMUID := make(map[string]*chat.Message, len(msgs))
 	for _, m := range msgs {
@@ -396,7 +396,7 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	if len(msgs) > 0 {
 		appID = msgs[0].AppID
 	}
-	return tx.execMulti(len(markers), 7, `INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq,
+	err = tx.execMulti(len(markers), 7, `INSERT INTO conversation_markers (app_id, uid, conversation_id, read_id, read_seq,
 		delivered_id, updated_at)`, `
 		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET
 		read_id = CASE WHEN excluded.read_id > conversation_markers.read_id THEN excluded.read_id ELSE conversation_markers.read_id END,
@@ -406,6 +406,16 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 		m := markers[i]
 		return []any{appID, m.uid, m.conv, m.readID, m.readSeq, m.dID, convs[m.conv].updated}
 	})
+	if err != nil {
+		return err
+	}
+	read := map[[2]string]bool{} // the markers a read receipt of the batch moved
+	for _, m := range markers {
+		if m.readID > 0 {
+			read[[2]string{m.uid, m.conv}] = true
+		}
+	}
+	return tx.countImported(msgs, read)
 }
 
 // sortedKeys is the keys of both maps, once each, sorted.

@@ -63,6 +63,10 @@ type dialect struct {
 	// an index on app_id (every message of the app, issue 29) rather than a rowid lookup
 	// per id; NOT INDEXED leaves it the rowid lookups, which PostgreSQL finds by itself.
 	byID string
+	// mentionsByMessage follows "FROM message_mentions mm" where a query picks mentions by
+	// message ids within an app: SQLite, without statistics, would take the primary key's
+	// app_id prefix, every mention of the app, rather than message_mentions_message.
+	mentionsByMessage string
 	// messagesByIDQuery reads messages $2 (inIDs) of app $1 as a page does
 	// (conversations.go).
 	messagesByIDQuery string
@@ -90,6 +94,7 @@ var (
 		inIDs: jsonEachIDs, idsArg: jsonIDs, uidsArg: jsonUIDs,
 		summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
 		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
+		mentionsByMessage: ` INDEXED BY message_mentions_message`,
 		reserveMessageID: []string{
 			// AUTOINCREMENT keeps the highest id ever given in sqlite_sequence, which SQLite
 			// lets a program write: a new row's id is past both it and every row's.

@@ -298,8 +298,13 @@ func (db *DB) ListMessages(ctx context.Context, appID string, q chat.MessageQuer
 	return ms, nil
 }
 
-// CountMessages counts what q selects (chat.HistoryStore).
+// CountMessages counts what q selects (chat.HistoryStore). A conversation's unread count
+// with no other filter is the one the conversation list shows, read from the kept counts
+// (keptUnread).
 func (db *DB) CountMessages(ctx context.Context, appID string, q chat.MessageQuery) (int64, error) {
+	if n, ok, err := db.keptUnread(ctx, appID, q); ok || err != nil {
+		return n, err
+	}
 	args := []any{appID}
 	arg := func(v any) string {
 		args = append(args, v)

@@ -19,12 +19,28 @@ func insertMentions(tx *wtx, m *chat.Message) error {
 	return nil
 }
 
-// SetMentions replaces whom a message mentions (chat.MessageTx).
+// SetMentions replaces whom a message mentions (chat.MessageTx), and the kept mention
+// counts with them: the old mentions out, the new in (unread.go).
 func (tx txStore) SetMentions(m *chat.Message) error {
+	if m.Counts() {
+		if err := tx.lockConversationOf(m.AppID, m.ID); err != nil {
+			return err
+		}
+		if _, err := tx.exec(uncountMentionsQuery, m.AppID, m.ID); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.exec(`DELETE FROM message_mentions WHERE message_id = $1`, m.ID); err != nil {
 		return err
 	}
-	return insertMentions(tx.wtx, m)
+	if err := insertMentions(tx.wtx, m); err != nil {
+		return err
+	}
+	if !m.Counts() {
+		return nil
+	}
+	_, err := tx.exec(countMentionsQuery, m.AppID, m.ID)
+	return err
 }
 
 // loadMentions sets the mentioned users of ms (one query), in the order their texts name
@@ -49,7 +65,7 @@ func loadMentions(run runner, appID, viewer string, ms []chat.Message) error {
 		e   chat.Entity
 	}
 	byMessage := map[int64][]mention{}
-	err := each(run.rows(`SELECT mm.message_id, mm.pos, `+prefixed("u.", userColumns)+` FROM message_mentions mm
+	err := each(run.rows(`SELECT mm.message_id, mm.pos, `+prefixed("u.", userColumns)+` FROM message_mentions mm`+run.store().dialect.mentionsByMessage+`
 		JOIN users u ON u.app_id = mm.app_id AND u.uid = mm.uid
 		WHERE mm.app_id = $1 AND mm.message_id IN (`+placeholders(2, len(ids))+`)`, append([]any{appID}, ids...)...),
 		func(s scanner) error {

@@ -33,12 +33,16 @@ func insertMessageWithEvents(tx *wtx, m *chat.Message, events []chat.OutboxEvent
 
 // insertMessage stores a message and keeps its conversation's row (docs/read-model.md): a
 // top-level message moves the conversation's last message and, when it counts, takes the
-// next seq, under the conversation row's lock; a thread reply counts on its parent.
+// next seq, under the conversation row's lock, and counts on the kept unread counts of its
+// sender and of whom it mentions (unread.go); a thread reply counts on its parent.
 func insertMessage(tx *wtx, m *chat.Message) error {
 	if err := insertMessageRow(tx, m); err != nil {
 		return err
 	}
-	return insertMentions(tx, m)
+	if err := insertMentions(tx, m); err != nil {
+		return err
+	}
+	return countMessage(tx, m)
 }
 
 func insertMessageRow(tx *wtx, m *chat.Message) error {
@@ -409,7 +413,11 @@ func (tx txStore) MarkMessageDeleted(appID string, id int64, by string, at int64
 // PurgeMessage removes a message with its reactions and counts (chat.MessageTx); on
 // PostgreSQL no foreign key cascades them, so they go first.
 func (tx txStore) PurgeMessage(appID string, id int64) error {
+	if err := tx.lockConversationOf(appID, id); err != nil {
+		return err
+	}
 	for _, q := range []string{
+		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,

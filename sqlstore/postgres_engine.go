@@ -206,14 +206,21 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 }
 
 // pgSendQuery inserts a top-level message with its conversation's seq (when $15) and whom it
-// mentions ($17), and makes it the conversation's last message, in one statement after the
-// upsert.
+// mentions ($17), counts it on the kept unread counts of its sender and of whom it mentions
+// when it counts (unread.go; a new message follows every read marker of its conversation,
+// whose lock the upsert took), and makes it the conversation's last message, in one
+// statement after the upsert.
 const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
 		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, CASE WHEN $15::boolean THEN c.last_seq ELSE 0 END, $16
 		FROM conversations c WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING id),
 	mentions AS (INSERT INTO message_mentions (app_id, uid, conversation_id, message_id, pos)
-		SELECT $1, u.uid, $2, m.id, u.pos - 1 FROM m, unnest($17::text[]) WITH ORDINALITY AS u(uid, pos))
+		SELECT $1, u.uid, $2, m.id, u.pos - 1 FROM m, unnest($17::text[]) WITH ORDINALITY AS u(uid, pos)),
+	counted AS (INSERT INTO conversation_markers AS k (app_id, uid, conversation_id, updated_at, unread_own, unread_mentions)
+		SELECT $1, u.uid, $2, 0, CASE WHEN u.uid = $3 THEN 1 ELSE 0 END, CASE WHEN u.uid = $3 THEN 0 ELSE 1 END
+		FROM m, (SELECT $3::text AS uid UNION SELECT unnest($17::text[])) AS u WHERE $15::boolean
+		ON CONFLICT (app_id, uid, conversation_id) DO UPDATE SET unread_own = k.unread_own + excluded.unread_own,
+		unread_mentions = k.unread_mentions + excluded.unread_mentions)
 	UPDATE conversations c SET last_message_id = m.id FROM m WHERE c.app_id = $1 AND c.conversation_id = $2 RETURNING m.id`
 
 // pgSendNotifyQuery is pgSendQuery that also writes the message's notification event

@@ -36,13 +36,14 @@ import (
 // seeding and replaying.
 type costStore struct {
 	backend string
+	url     string
 	db      *sqlstore.DB
 	svc     *chat.Service
 	raw     *sql.DB
 	count   *sqlstore.Counter
 }
 
-func openCostStore(t *testing.T, backend string) *costStore {
+func openCostStore(t testing.TB, backend string) *costStore {
 	t.Helper()
 	ctx := context.Background()
 	url, driver, dsn := "", "", ""
@@ -71,7 +72,7 @@ func openCostStore(t *testing.T, backend string) *costStore {
 	t.Cleanup(func() { raw.Close() })
 	svc := chat.New(db, chat.Config{})
 	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
-	return &costStore{backend: backend, db: db, svc: svc, raw: raw, count: c}
+	return &costStore{backend: backend, url: url, db: db, svc: svc, raw: raw, count: c}
 }
 
 // series is n rows of one column i, 1…n, in the store's dialect.
@@ -90,7 +91,7 @@ func (s *costStore) pad(e string) string {
 	return `printf('%05d', ` + e + `)`
 }
 
-func (s *costStore) exec(t *testing.T, queries ...string) {
+func (s *costStore) exec(t testing.TB, queries ...string) {
 	t.Helper()
 	for _, q := range queries {
 		if _, err := s.raw.Exec(q); err != nil {
@@ -101,7 +102,7 @@ func (s *costStore) exec(t *testing.T, queries ...string) {
 
 // analyze gives the planners their statistics, as a live database has them (autovacuum on
 // PostgreSQL; nothing on SQLite, which natter never analyzes, so there is nothing to do).
-func (s *costStore) analyze(t *testing.T) {
+func (s *costStore) analyze(t testing.TB) {
 	if s.backend == "postgres" {
 		s.exec(t, `VACUUM ANALYZE`)
 	}
@@ -115,7 +116,7 @@ type cost struct {
 }
 
 // measure runs op once to warm caches, then once counted, and replays its reads.
-func (s *costStore) measure(t *testing.T, op func() error) cost {
+func (s *costStore) measure(t testing.TB, op func() error) cost {
 	t.Helper()
 	if err := op(); err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func (s *costStore) measure(t *testing.T, op func() error) cost {
 }
 
 // work replays one read and returns what the database read to answer it.
-func (s *costStore) work(t *testing.T, st sqlstore.Statement) int64 {
+func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := s.raw.Conn(ctx)

@@ -22,7 +22,12 @@ type runner interface {
 	rows(query string, args ...any) results
 	// fixedRows is rows for a constant query string, which the engine may keep prepared.
 	fixedRows(query string, args ...any) results
+	// store is the store it runs in, for its dialect.
+	store() *DB
 }
+
+func (r reader) store() *DB { return r.db }
+func (t *wtx) store() *DB   { return t.db }
 
 // results are a query's rows, or the error that kept it from running; collect and each
 // read them.

@@ -85,7 +85,7 @@ func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock)
 
 // hotWrites are the statements of the write hot path, prepared on the writer when it opens.
 var hotWrites = []string{
-	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery, insertSeqQuery, countConversationQuery,
+	userQuery, actableMessageQuery, summaryQuerySQLite, insertMessageQuery, insertSeqQuery, countConversationQuery, countSentQuery, insertMentionQuery, countMentionedQuery,
 	countsQuery, addRowQuery, insertCountQuery, bumpCountQuery,
 	deleteReactionQuery, dropCountRowQuery, mineQuery, rowsQuery, memberQuery,
 }

@@ -242,6 +242,8 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 			`DELETE FROM reaction_counts WHERE count <= 0 AND message_id IN
 				(SELECT message_id FROM reactions WHERE app_id = $1 AND uid = $2)`,
 			`DELETE FROM reactions WHERE app_id = $1 AND uid = $2`,
+			// The mentions in its messages leave the others' kept counts (unread.go).
+			uncountSenderQuery, purgedSenderSeqQuery,
 			`DELETE FROM message_mentions WHERE app_id = $1 AND (uid = $2 OR message_id IN (SELECT id FROM messages
 				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))))`,
 			`DELETE FROM saved_messages WHERE app_id = $1 AND message_id IN (SELECT id FROM messages
