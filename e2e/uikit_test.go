@@ -278,7 +278,11 @@ func (n *natterTraffic) sent(parts ...string) bool {
 // with an auth token; the conversation list shows her one-to-one with bob and the group crew;
 // each opens with its history; she sends from the composer (natter has it); a message bob
 // sends over REST and a reaction he adds over REST arrive live; a message's information
-// shows bob's read receipt. Every request the page made to natter was answered below 400.
+// shows bob's read receipt. Then the everyday actions, a subtest each: the unread badge,
+// joining a public group from the groups list, a thread reply, a reaction through the
+// emoji picker, adding and banning a member, blocking and unblocking, search; each checked
+// over REST and leaving no SDK promise pending or rejected. Every request the page made to
+// natter was answered below 400.
 func TestUIKit(t *testing.T) {
 	exe := chromium.Path(t, "CometChat's React UI Kit against natter")
 	page := uikitPage(t)
@@ -523,7 +527,7 @@ func TestUIKit(t *testing.T) {
 		send("erin", "alice", "user", "Erin's third")
 		run("live badge of 1", chromedp.MouseEvent(chromedp.MouseMoved, 1000, 20),
 			chromedp.WaitVisible(x(badge("Erin")+`[normalize-space()='1']`)))
-		settled("CometChat.markConversationAsRead")
+		settled("CometChat.markConversationAsRead", "CometChatHelper.getConversationFromMessage")
 	})
 
 	action("join a public group", func(t *testing.T, run runStep, settled func(...string)) {
@@ -718,12 +722,11 @@ func (p pageState) mark(t *testing.T, run runStep) pageMark {
 // (which shows too that the page counts the SDK's calls).
 func (p pageState) check(t *testing.T, run runStep, m pageMark, want ...string) {
 	t.Helper()
-	type calls = sdkCalls
-	var c calls
+	var c sdkCalls
 	run("no SDK promise pending", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		_, perr := chromedp.Poll[bool](`window.__sdkCalls.pending === 0`, chromedp.WithPollingTimeout(15*time.Second))(ctx, tg)
 		var rerr error
-		c, rerr = chromedp.Evaluate[calls](`window.__sdkCalls`)(ctx, tg)
+		c, rerr = chromedp.Evaluate[sdkCalls](`window.__sdkCalls`)(ctx, tg)
 		if rerr != nil {
 			return chromedp.Void{}, rerr
 		}

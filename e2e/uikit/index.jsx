@@ -11,9 +11,10 @@
 // #add-members), with ids the test finds them by.
 //
 // window.__sdkCalls counts the promises of every static method of the SDK's CometChat (and of
-// its requests' fetchNext and fetchPrevious): pending, settled, rejected, with the names of
-// those pending (open) and settled (done) and the reasons of those rejected (failures), so
-// that the test can tell an action that completed from one the SDK left hanging.
+// CometChatHelper's, and of its requests' fetchNext and fetchPrevious): pending, settled,
+// rejected, with the names of those pending (open) and settled (done) and the reasons of
+// those rejected (failures), so that the test can tell an action that completed from one the
+// SDK left hanging.
 import { useState } from "react";
 import { createRoot } from "react-dom/client";
 import { CometChat } from "@cometchat/chat-sdk-javascript";
@@ -80,6 +81,14 @@ for (const name of Object.getOwnPropertyNames(CometChat)) {
   if (!d || typeof d.value !== "function" || !d.writable) continue;
   if (/^[a-z]/.test(name)) {
     CometChat[name] = counted("CometChat." + name, d.value);
+  } else if (/Helper$/.test(name)) {
+    // CometChat.CometChatHelper: the Kit makes a conversation of each message through it.
+    for (const m of Object.getOwnPropertyNames(d.value)) {
+      const h = Object.getOwnPropertyDescriptor(d.value, m);
+      if (/^[a-z]/.test(m) && h && typeof h.value === "function" && h.writable) {
+        d.value[m] = counted(name + "." + m, h.value);
+      }
+    }
   } else if (/Request$/.test(name) && d.value.prototype) {
     // The list requests the Kit's lists page through.
     for (const m of ["fetchNext", "fetchPrevious"]) {
