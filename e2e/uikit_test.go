@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -485,12 +485,27 @@ func TestUIKit(t *testing.T) {
 	// each leaving no request natter refused and no SDK promise pending or rejected.
 	state := pageState{traffic: traffic}
 	alice := admin.OnBehalfOf("alice")
+	tab := func(name string) chromedp.Action[chromedp.Void] {
+		return chromedp.Click(chromedp.CSS("#tab-" + name))
+	}
 	// f calls settled after each part of its action, naming the SDK calls the part must
 	// have completed.
 	action := func(name string, f func(t *testing.T, run runStep, settled func(calls ...string))) {
 		t.Run(name, func(t *testing.T) {
 			run := steps(t)
+			// Each action starts from the conversation list, whatever the last one left.
+			run("chats tab", tab("chats"), chromedp.WaitVisible(title("Crew")))
 			m := state.mark(t, run)
+			defer func() {
+				// A step that timed out: the SDK's pending calls are the likeliest cause.
+				if t.Failed() {
+					sctx, cancel := context.WithTimeout(bctx, 5*time.Second)
+					defer cancel()
+					if c, err := chromedp.Run(sctx, chromedp.Evaluate[sdkCalls](`window.__sdkCalls`)); err == nil && c.Pending > 0 {
+						t.Logf("SDK calls pending: %s", strings.Join(slices.Sorted(maps.Values(c.Open)), ", "))
+					}
+				}
+			}()
 			settled := func(calls ...string) {
 				t.Helper()
 				state.check(t, run, m, calls...)
@@ -505,9 +520,6 @@ func TestUIKit(t *testing.T) {
 	}
 	badge := func(name string) string {
 		return convItem(name) + `//*[` + cls("cometchat-conversations__item-unread-badge") + `]`
-	}
-	tab := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Click(chromedp.CSS("#tab-" + name))
 	}
 
 	action("unread badge", func(t *testing.T, run runStep, settled func(...string)) {
@@ -550,7 +562,6 @@ func TestUIKit(t *testing.T) {
 			return slices.Contains(uids, "alice participant"), strings.Join(uids, ", "), nil
 		})
 		settled("CometChat.joinGroup")
-		run("chats tab", tab("chats"), chromedp.WaitVisible(title("Crew")))
 	})
 
 	action("reply in a thread", func(t *testing.T, run runStep, settled func(...string)) {
@@ -687,7 +698,6 @@ func TestUIKit(t *testing.T) {
 				t.Errorf("the search sent natter no GET %s…searchKey=briefs", path)
 			}
 		}
-		run("chats tab", tab("chats"), chromedp.WaitVisible(title("Crew")))
 	})
 
 	// Attaching a file from the composer: issue 36's attachment branch adds its action here.
@@ -699,9 +709,10 @@ func TestUIKit(t *testing.T) {
 // SDK's promises, and the requests natter refused.
 type pageState struct{ traffic *natterTraffic }
 
-type pageMark struct{ refused, done, rejected int }
+type pageMark struct{ seq, refused, done, rejected int }
 
 type sdkCalls struct {
+	Seq      int               `json:"seq"`
 	Pending  int               `json:"pending"`
 	Open     map[string]string `json:"open"`
 	Done     []string          `json:"done"`
@@ -714,29 +725,33 @@ func (p pageState) mark(t *testing.T, run runStep) pageMark {
 	run("read the SDK's calls", into(chromedp.Evaluate[sdkCalls](`window.__sdkCalls`), &c))
 	p.traffic.mu.Lock()
 	defer p.traffic.mu.Unlock()
-	return pageMark{refused: len(p.traffic.refused), done: len(c.Done), rejected: len(c.Failures)}
+	return pageMark{seq: c.Seq, refused: len(p.traffic.refused), done: len(c.Done), rejected: len(c.Failures)}
 }
 
-// check waits until no SDK promise is pending, then fails t for each promise rejected and
-// each request natter refused since m, and for each of want that did not complete since m
-// (which shows too that the page counts the SDK's calls).
+// check waits until no SDK promise made since m is pending, then fails t for each promise
+// rejected and each request natter refused since m, and for each of want that did not
+// complete since m (which shows too that the page counts the SDK's calls). A promise an
+// earlier action left pending is that action's failure, not this one's.
 func (p pageState) check(t *testing.T, run runStep, m pageMark, want ...string) {
 	t.Helper()
 	var c sdkCalls
 	run("no SDK promise pending", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-		_, perr := chromedp.Poll[bool](`window.__sdkCalls.pending === 0`, chromedp.WithPollingTimeout(15*time.Second))(ctx, tg)
+		_, perr := chromedp.Poll[bool](fmt.Sprintf(`Object.keys(window.__sdkCalls.open).every((id) => +id <= %d)`, m.seq),
+			chromedp.WithPollingTimeout(15*time.Second))(ctx, tg)
 		var rerr error
 		c, rerr = chromedp.Evaluate[sdkCalls](`window.__sdkCalls`)(ctx, tg)
 		if rerr != nil {
 			return chromedp.Void{}, rerr
 		}
 		if perr != nil {
-			var names []string
-			for _, n := range c.Open {
-				names = append(names, n)
+			var open []string
+			for id, name := range c.Open {
+				if n, _ := strconv.Atoi(id); n > m.seq {
+					open = append(open, name)
+				}
 			}
-			sort.Strings(names)
-			t.Errorf("%d SDK promise(s) still pending: %s", c.Pending, strings.Join(names, ", "))
+			slices.Sort(open)
+			t.Errorf("SDK promise(s) still pending: %s", strings.Join(open, ", "))
 		}
 		return chromedp.Void{}, nil
 	})

@@ -39,9 +39,8 @@ const host = query.get("host");
 const status = document.getElementById("status");
 
 // The SDK's promises, counted. Installed before the Kit makes its first call.
-const sdkCalls = { pending: 0, settled: 0, rejected: 0, open: {}, done: [], failures: [] };
+const sdkCalls = { seq: 0, pending: 0, settled: 0, rejected: 0, open: {}, done: [], failures: [] };
 window.__sdkCalls = sdkCalls;
-let callSeq = 0;
 function describe(err) {
   if (!err) return String(err);
   if (err.code || err.message) return (err.code || "") + " " + (err.message || "");
@@ -55,7 +54,7 @@ function counted(name, fn) {
   return function (...args) {
     const r = fn.apply(this, args);
     if (r && typeof r.then === "function") {
-      const id = ++callSeq;
+      const id = ++sdkCalls.seq; // open's keys: the calls in the order made
       sdkCalls.pending++;
       sdkCalls.open[id] = name;
       r.then(
