@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -239,6 +241,22 @@ func (n *natterTraffic) listen(ev any) {
 	}
 }
 
+// asked says whether the page sent natter a request whose method and URL hold all of parts.
+func (n *natterTraffic) asked(parts ...string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, r := range n.requests {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(r, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // sent says whether one of natter's socket frames to the page held all of parts.
 func (n *natterTraffic) sent(parts ...string) bool {
 	n.mu.Lock()
@@ -260,7 +278,11 @@ func (n *natterTraffic) sent(parts ...string) bool {
 // with an auth token; the conversation list shows her one-to-one with bob and the group crew;
 // each opens with its history; she sends from the composer (natter has it); a message bob
 // sends over REST and a reaction he adds over REST arrive live; a message's information
-// shows bob's read receipt. Every request the page made to natter was answered below 400.
+// shows bob's read receipt. Then the everyday actions, a subtest each: the unread badge,
+// joining a public group from the groups list, a thread reply, a reaction through the
+// emoji picker, adding and banning a member, blocking and unblocking, search; each checked
+// over REST and leaving no SDK promise pending or rejected. Every request the page made to
+// natter was answered below 400.
 func TestUIKit(t *testing.T) {
 	exe := chromium.Path(t, "CometChat's React UI Kit against natter")
 	page := uikitPage(t)
@@ -282,13 +304,19 @@ func TestUIKit(t *testing.T) {
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	admin := client.New("https://"+host, key, client.WithHTTPClient(hc))
 	ctx := context.Background()
-	for _, u := range []client.CreateUserRequest{{UID: "alice", Name: "Alice"}, {UID: "bob", Name: "Bob"}, {UID: "carol", Name: "Carol"}} {
+	for _, u := range []client.CreateUserRequest{{UID: "alice", Name: "Alice"}, {UID: "bob", Name: "Bob"}, {UID: "carol", Name: "Carol"},
+		{UID: "dave", Name: "Dave"}, {UID: "erin", Name: "Erin"}} {
 		if _, err := admin.CreateUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := admin.CreateGroup(ctx, client.CreateGroupRequest{GUID: "crew", Name: "Crew", Type: "public", Owner: "alice",
 		Members: &client.MemberLists{Participants: []string{"bob", "carol"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// A public group of carol's that alice has not joined.
+	if _, err := admin.CreateGroup(ctx, client.CreateGroupRequest{GUID: "lounge", Name: "Lounge", Type: "public", Owner: "carol",
+		Members: &client.MemberLists{Participants: []string{"bob"}}}); err != nil {
 		t.Fatal(err)
 	}
 	send := func(from, to, receiverType, text string) *client.Message {
@@ -302,7 +330,7 @@ func TestUIKit(t *testing.T) {
 	}
 	send("bob", "alice", "user", "Morning, Alice")
 	toBob := send("alice", "bob", "user", "Hi Bob, from the history")
-	send("carol", "crew", "group", "Carol says hello to the crew")
+	fromCarol := send("carol", "crew", "group", "Carol says hello to the crew")
 	toCrew := send("alice", "crew", "group", "Alice briefs the crew")
 	if _, err := admin.OnBehalfOf("bob").MarkUserConversation(ctx, "alice", client.MarkRead, ""); err != nil {
 		t.Fatal(err)
@@ -310,6 +338,10 @@ func TestUIKit(t *testing.T) {
 	if _, err := admin.OnBehalfOf("bob").MarkGroupConversation(ctx, "crew", client.MarkRead, ""); err != nil {
 		t.Fatal(err)
 	}
+	send("carol", "lounge", "group", "Welcome to the lounge")
+	// Two messages alice has not read: her conversation with erin shows a badge of 2.
+	send("erin", "alice", "user", "Erin's first")
+	send("erin", "alice", "user", "Erin's second")
 	token, err := admin.CreateAuthToken(ctx, "alice", client.CreateAuthTokenRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +349,7 @@ func TestUIKit(t *testing.T) {
 
 	traffic := &natterTraffic{prefixes: []string{"https://" + host + "/", "wss://" + host}, requests: map[network.RequestID]string{}}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900), chromedp.Flag("ignore-certificate-errors", true))
+		chromedp.WindowSize(1600, 900), chromedp.Flag("ignore-certificate-errors", true))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	bctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf), chromedp.WithListener(traffic.listen))
@@ -346,7 +378,7 @@ func TestUIKit(t *testing.T) {
 	// The whole run is bounded by a timeout on a child of the context that started the
 	// browser (a timeout on that one would stop the browser); each step by 20 s, the first
 	// by a minute.
-	bctx, cancel = context.WithTimeout(bctx, 3*time.Minute)
+	bctx, cancel = context.WithTimeout(bctx, 5*time.Minute)
 	defer cancel()
 	shots := newShots(t)
 	// steps makes the step runner of a test: a step that fails screenshots the page and
@@ -440,12 +472,361 @@ func TestUIKit(t *testing.T) {
 		openInfo(run, toCrew.ID)
 		run("group receipts", chromedp.WaitVisible(x(`//*[contains(@class,'cometchat-message-information__user-item')]`+
 			`[.//*[contains(@class,'user-item-name')][normalize-space()='Bob']]//*[contains(@class,'receipt-label')][normalize-space()='Read']`)),
-			into(chromedp.Text(chromedp.CSS(`.cometchat-message-information`)), &receipts), shots.snap("crew-info"))
+			into(chromedp.Text(chromedp.CSS(`.cometchat-message-information`)), &receipts), shots.snap("crew-info"),
+			chromedp.Click(chromedp.CSS(`.cometchat-message-information__header-close-button`)),
+			chromedp.WaitNotPresent(chromedp.CSS(`.cometchat-message-information`)))
 		if !strings.Contains(receipts, "Bob") {
 			t.Errorf("the information of alice's message to the crew: %q, want bob's read receipt", receipts)
 		}
 	})
+
+	// Everyday actions, each driven through the Kit's UI (or, where the Kit has none, the
+	// page's, made as its sample app makes it), each checked on natter's side over REST, and
+	// each leaving no request natter refused and no SDK promise pending or rejected.
+	state := pageState{traffic: traffic}
+	alice := admin.OnBehalfOf("alice")
+	tab := func(name string) chromedp.Action[chromedp.Void] {
+		return chromedp.Click(chromedp.CSS("#tab-" + name))
+	}
+	// f calls settled after each part of its action, naming the SDK calls the part must
+	// have completed.
+	action := func(name string, f func(t *testing.T, run runStep, settled func(calls ...string))) {
+		t.Run(name, func(t *testing.T) {
+			run := steps(t)
+			// Each action starts from the conversation list, whatever the last one left.
+			run("chats tab", tab("chats"), chromedp.WaitVisible(title("Crew")))
+			m := state.mark(t, run)
+			defer func() {
+				// A step that timed out: the SDK's pending calls are the likeliest cause.
+				if t.Failed() {
+					sctx, cancel := context.WithTimeout(bctx, 5*time.Second)
+					defer cancel()
+					if c, err := chromedp.Run(sctx, chromedp.Evaluate[sdkCalls](`window.__sdkCalls`)); err == nil && c.Pending > 0 {
+						t.Logf("SDK calls pending: %s", strings.Join(slices.Sorted(maps.Values(c.Open)), ", "))
+					}
+				}
+			}()
+			settled := func(calls ...string) {
+				t.Helper()
+				state.check(t, run, m, calls...)
+				m = state.mark(t, run)
+			}
+			f(t, run, settled)
+			run("after "+name, shots.snap(strings.ReplaceAll(name, " ", "-")))
+		})
+	}
+	convItem := func(name string) string {
+		return fmt.Sprintf(`//*[%s][.//*[%s][normalize-space()=%q]]`, cls("cometchat-conversations__item"), cls("cometchat-conversations__item-title"), name)
+	}
+	badge := func(name string) string {
+		return convItem(name) + `//*[` + cls("cometchat-conversations__item-unread-badge") + `]`
+	}
+
+	action("unread badge", func(t *testing.T, run runStep, settled func(...string)) {
+		// Erin's two messages, sent before the page loaded, show as a badge of 2; opening
+		// the conversation clears it, on the page and on natter; a message erin sends while
+		// alice is elsewhere shows a badge of 1, live.
+		run("badge of 2", chromedp.WaitVisible(x(badge("Erin")+`[normalize-space()='2']`)), shots.snap("erin-unread"))
+		run("open erin", chromedp.Click(title("Erin")), chromedp.WaitVisible(bubble("user_erin", "Erin's second")),
+			chromedp.WaitNotPresent(x(badge("Erin"))))
+		eventually(t, "alice's unread count with erin", func() (bool, string, error) {
+			n, err := alice.UnreadCount(ctx, client.ReceiverUser, "erin", client.MessageListParams{})
+			return n == 0, fmt.Sprintf("%d unread", n), err
+		})
+		run("open crew", chromedp.Click(title("Crew")), chromedp.WaitVisible(bubble("group_crew", "Alice briefs the crew")))
+		// The pointer leaves the list: over an item, the Kit shows a delete button in place of
+		// its badge, and erin's conversation moves to the top, where crew's was.
+		send("erin", "alice", "user", "Erin's third")
+		run("live badge of 1", chromedp.MouseEvent(chromedp.MouseMoved, 1000, 20),
+			chromedp.WaitVisible(x(badge("Erin")+`[normalize-space()='1']`)))
+		settled("CometChat.markConversationAsRead", "CometChatHelper.getConversationFromMessage")
+	})
+
+	action("join a public group", func(t *testing.T, run runStep, settled func(...string)) {
+		run("groups tab", tab("groups"), chromedp.WaitVisible(x(groupItem("Lounge"))), shots.snap("groups"))
+		run("open lounge", chromedp.Click(x(groupItem("Lounge"))),
+			chromedp.WaitVisible(x(`//*[@id='chat'][@data-conversation='group_lounge'][@data-joined='false']//*[@id='join']//button[normalize-space()='Join']`)))
+		run("join", chromedp.Click(x(`//*[@id='join']//button[normalize-space()='Join']`)),
+			chromedp.WaitVisible(x(`//*[@id='chat'][@data-conversation='group_lounge'][@data-joined='true']`)),
+			chromedp.WaitVisible(bubble("group_lounge", "Welcome to the lounge")),
+			chromedp.WaitVisible(chromedp.CSS(`#chat .cometchat-message-composer__input`)))
+		eventually(t, "the lounge's members", func() (bool, string, error) {
+			l, err := admin.ListMembers(ctx, "lounge", client.ListMembersParams{PerPage: 100})
+			if err != nil {
+				return false, "", err
+			}
+			var uids []string
+			for _, m := range l.Members {
+				uids = append(uids, m.UID+" "+m.Scope)
+			}
+			return slices.Contains(uids, "alice participant"), strings.Join(uids, ", "), nil
+		})
+		settled("CometChat.joinGroup")
+	})
+
+	action("reply in a thread", func(t *testing.T, run runStep, settled func(...string)) {
+		run("open crew", chromedp.Click(title("Crew")), chromedp.WaitVisible(bubble("group_crew", "Alice briefs the crew")))
+		thread := fmt.Sprintf(`//*[@id='thread'][@data-parent=%q]`, toCrew.ID)
+		messageOption(run, toCrew.ID, "Reply in thread", chromedp.WaitVisible(x(thread)))
+		input := chromedp.Search(thread + `//*[` + cls("cometchat-message-composer__input") + `]`)
+		const reply = "A reply in the thread"
+		run("reply", chromedp.WaitVisible(input), chromedp.Click(input), chromedp.SendKeys(input, reply),
+			chromedp.Click(x(thread+`//*[`+cls("cometchat-message-composer__send-button")+`][not(@disabled)]`)),
+			chromedp.WaitVisible(x(thread+`//*[@data-message-id]//*[`+cls("cometchat-text-bubble__text")+fmt.Sprintf(`][normalize-space()=%q]`, reply))),
+			shots.snap("thread"))
+		waitREST(t, "the thread of alice's message to the crew", func() ([]client.Message, error) {
+			l, err := admin.OnBehalfOf("carol").ListThread(ctx, toCrew.ID, client.MessageListParams{Limit: 50})
+			if err != nil {
+				return nil, err
+			}
+			return l.Data, nil
+		}, "alice", reply)
+		settled("CometChat.sendMessage")
+		run("close the thread", chromedp.Click(chromedp.CSS(`#thread .cometchat-thread-header__close-button`)),
+			chromedp.WaitNotPresent(chromedp.CSS(`#thread`)))
+	})
+
+	action("react through the picker", func(t *testing.T, run runStep, settled func(...string)) {
+		// The picker, like the menu, closes when the list scrolls: the pick is part of the
+		// attempt that messageOption repeats.
+		first := `(//*[` + cls("cometchat-emoji-keyboard__emoji-item") + `])[1]`
+		var emoji string
+		messageOption(run, fromCarol.ID, "React", chromedp.Steps(chromedp.WaitVisible(x(first)), into(chromedp.Text(x(first)), &emoji),
+			shots.snap("picker"), pointer(chromedp.MousePressed, first), pointer(chromedp.MouseReleased, first),
+			chromedp.WaitNotPresent(chromedp.CSS(`.cometchat-emoji-keyboard__emoji-item`))))
+		emoji = strings.TrimSpace(emoji)
+		if emoji == "" {
+			t.Fatal("the picker's first emoji has no text")
+		}
+		run("reaction shows", chromedp.WaitVisible(x(inMessage(fromCarol.ID)+`//*[contains(@class,'cometchat-reactions')][contains(., `+xq(emoji)+`)]`)))
+		eventually(t, "the reactions to carol's message", func() (bool, string, error) {
+			l, err := admin.ListReactions(ctx, fromCarol.ID, client.ListReactionsParams{Limit: 20})
+			if err != nil {
+				return false, "", err
+			}
+			var got []string
+			for _, r := range l.Reactions {
+				got = append(got, r.UID+" "+r.Reaction)
+			}
+			return slices.Contains(got, "alice "+emoji), strings.Join(got, ", "), nil
+		})
+		settled("CometChat.addReaction")
+	})
+
+	action("add and ban a member", func(t *testing.T, run runStep, settled func(...string)) {
+		run("crew details", chromedp.Click(x(`//*[@id='chat']//*[`+cls("cometchat-message-header")+`]//*[normalize-space()='Crew']`)),
+			chromedp.WaitVisible(chromedp.CSS(`#details[data-guid='crew']`)))
+		userItem := `//*[@id='add-members']//*[` + cls("cometchat-users__item") + `][.//*[` + cls("cometchat-users__item-title") + `][normalize-space()='Dave']]`
+		run("choose dave", chromedp.Click(chromedp.CSS(`#add-members-button`)), chromedp.WaitVisible(x(userItem)),
+			chromedp.Click(x(userItem)), chromedp.WaitVisible(chromedp.CSS(`#add:not([disabled])`)), shots.snap("add-members"))
+		member := `//*[@id='members']//*[` + cls("cometchat-group-members__item") + `][.//*[` + cls("cometchat-group-members__item-title") + `][normalize-space()='Dave']]`
+		run("add dave", chromedp.Click(chromedp.CSS(`#add`)), chromedp.WaitVisible(x(member)))
+		crewMember := func(uid string) (bool, string, error) {
+			l, err := admin.ListMembers(ctx, "crew", client.ListMembersParams{PerPage: 100})
+			if err != nil {
+				return false, "", err
+			}
+			var uids []string
+			for _, m := range l.Members {
+				uids = append(uids, m.UID)
+			}
+			return slices.Contains(uids, uid), strings.Join(uids, ", "), nil
+		}
+		eventually(t, "the crew's members with dave", func() (bool, string, error) { return crewMember("dave") })
+		settled("CometChat.addMembersToGroup")
+		// The member's menu shows while the pointer is over the member.
+		trigger := member + `//button[@aria-haspopup='true']`
+		ban := `//*[@role='menu']//*[@role='menuitem'][normalize-space()='Ban']`
+		run("ban dave", pointer(chromedp.MouseMoved, member), chromedp.WaitVisible(x(trigger)),
+			pointer(chromedp.MousePressed, trigger), pointer(chromedp.MouseReleased, trigger),
+			chromedp.WaitVisible(x(ban)), shots.snap("member-menu"),
+			pointer(chromedp.MousePressed, ban), pointer(chromedp.MouseReleased, ban), chromedp.WaitNotPresent(x(member)))
+		eventually(t, "the crew's banned users", func() (bool, string, error) {
+			l, err := admin.ListBannedUsers(ctx, "crew", client.ListBannedUsersParams{PerPage: 100})
+			if err != nil {
+				return false, "", err
+			}
+			var uids []string
+			for _, u := range l.Users {
+				uids = append(uids, u.UID)
+			}
+			return slices.Contains(uids, "dave"), strings.Join(uids, ", "), nil
+		})
+		if in, members, err := crewMember("dave"); err != nil || in {
+			t.Errorf("dave is banned, but the crew's members are %s (%v)", members, err)
+		}
+		settled("CometChat.banGroupMember")
+	})
+
+	action("block and unblock", func(t *testing.T, run runStep, settled func(...string)) {
+		blocked := func(want bool) {
+			t.Helper()
+			eventually(t, "the users alice blocked", func() (bool, string, error) {
+				l, err := admin.ListBlockedUsers(ctx, "alice", client.ListBlockedUsersParams{})
+				if err != nil {
+					return false, "", err
+				}
+				var uids []string
+				for _, u := range l.Users {
+					uids = append(uids, u.UID)
+				}
+				return slices.Contains(uids, "bob") == want, strings.Join(uids, ", "), nil
+			})
+		}
+		run("open bob", chromedp.Click(title("Bob")), chromedp.WaitVisible(bubble("user_bob", "Live from REST")),
+			chromedp.Click(x(`//*[@id='chat']//*[`+cls("cometchat-message-header")+`]//*[normalize-space()='Bob']`)),
+			chromedp.WaitVisible(x(`//*[@id='details'][@data-uid='bob']//button[@id='block'][normalize-space()='Block']`)))
+		run("block", chromedp.Click(chromedp.CSS(`#block`)),
+			chromedp.WaitVisible(x(`//button[@id='block'][normalize-space()='Unblock']`)), chromedp.WaitVisible(chromedp.CSS(`#blocked`)),
+			shots.snap("blocked"))
+		blocked(true)
+		settled("CometChat.blockUsers")
+		run("unblock", chromedp.Click(chromedp.CSS(`#block`)),
+			chromedp.WaitVisible(x(`//button[@id='block'][normalize-space()='Block']`)),
+			chromedp.WaitVisible(chromedp.CSS(`#chat .cometchat-message-composer__input`)))
+		blocked(false)
+		settled("CometChat.unblockUsers")
+	})
+
+	action("search", func(t *testing.T, run runStep, settled func(...string)) {
+		run("search tab", tab("search"), chromedp.WaitVisible(chromedp.CSS(`#search [data-testid='search-input']`)))
+		run("search for briefs", append(typeInto(`#search [data-testid='search-input']`, "briefs"),
+			chromedp.WaitVisible(x(`//*[@id='search']//*[contains(., 'Alice briefs the crew')][not(*)]`)), shots.snap("search"))...)
+		settled("ConversationsRequest.fetchNext", "MessagesRequest.fetchPrevious")
+		for _, path := range []string{"/conversations?", "/messages?"} {
+			if !traffic.asked("GET ", path, "searchKey=briefs") {
+				t.Errorf("the search sent natter no GET %s…searchKey=briefs", path)
+			}
+		}
+	})
+
+	// Attaching a file from the composer: issue 36's attachment branch adds its action here.
+
 	t.Logf("the steps took %v after the install", time.Since(started).Round(time.Millisecond))
+}
+
+// pageState reads what the page recorded: window.__sdkCalls, which index.jsx keeps of the
+// SDK's promises, and the requests natter refused.
+type pageState struct{ traffic *natterTraffic }
+
+type pageMark struct{ seq, refused, done, rejected int }
+
+type sdkCalls struct {
+	Seq      int               `json:"seq"`
+	Pending  int               `json:"pending"`
+	Open     map[string]string `json:"open"`
+	Done     []string          `json:"done"`
+	Failures []string          `json:"failures"`
+}
+
+func (p pageState) mark(t *testing.T, run runStep) pageMark {
+	t.Helper()
+	var c sdkCalls
+	run("read the SDK's calls", into(chromedp.Evaluate[sdkCalls](`window.__sdkCalls`), &c))
+	p.traffic.mu.Lock()
+	defer p.traffic.mu.Unlock()
+	return pageMark{seq: c.Seq, refused: len(p.traffic.refused), done: len(c.Done), rejected: len(c.Failures)}
+}
+
+// check waits until no SDK promise made since m is pending, then fails t for each promise
+// rejected and each request natter refused since m, and for each of want that did not
+// complete since m (which shows too that the page counts the SDK's calls). A promise an
+// earlier action left pending is that action's failure, not this one's.
+func (p pageState) check(t *testing.T, run runStep, m pageMark, want ...string) {
+	t.Helper()
+	var c sdkCalls
+	run("no SDK promise pending", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, perr := chromedp.Poll[bool](fmt.Sprintf(`Object.keys(window.__sdkCalls.open).every((id) => +id <= %d)`, m.seq),
+			chromedp.WithPollingTimeout(15*time.Second))(ctx, tg)
+		var rerr error
+		c, rerr = chromedp.Evaluate[sdkCalls](`window.__sdkCalls`)(ctx, tg)
+		if rerr != nil {
+			return chromedp.Void{}, rerr
+		}
+		if perr != nil {
+			var open []string
+			for id, name := range c.Open {
+				if n, _ := strconv.Atoi(id); n > m.seq {
+					open = append(open, name)
+				}
+			}
+			slices.Sort(open)
+			t.Errorf("SDK promise(s) still pending: %s", strings.Join(open, ", "))
+		}
+		return chromedp.Void{}, nil
+	})
+	if len(c.Failures) > m.rejected {
+		for _, f := range c.Failures[m.rejected:] {
+			t.Errorf("an SDK promise was rejected: %s", f)
+		}
+	}
+	var done []string
+	if len(c.Done) > m.done {
+		done = c.Done[m.done:]
+	}
+	for _, w := range want {
+		if !slices.Contains(done, w) {
+			t.Errorf("%s did not complete; the SDK calls that did: %s", w, strings.Join(done, ", "))
+		}
+	}
+	p.traffic.mu.Lock()
+	defer p.traffic.mu.Unlock()
+	for _, r := range p.traffic.refused[m.refused:] {
+		t.Errorf("natter refused the page: %s", r)
+	}
+}
+
+// typeInto types text into the input css finds a key at a time, each once the input shows the
+// keys before it: the Kit's search input is controlled by state its search updates, and
+// keys sent faster than it renders are lost.
+func typeInto(css, text string) []chromedp.Action[chromedp.Void] {
+	as := []chromedp.Action[chromedp.Void]{chromedp.Click(chromedp.CSS(css))}
+	for i, r := range text {
+		as = append(as, chromedp.SendKeys(chromedp.CSS(css), string(r)), waitJS(fmt.Sprintf(`document.querySelector(%q).value === %q`, css, text[:i+len(string(r))])))
+	}
+	return as
+}
+
+// waitJS waits until the expression is true in the page.
+func waitJS(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Minute))(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// cls is an XPath test that an element has the class name (not merely one that starts with it).
+func cls(name string) string {
+	return fmt.Sprintf(`contains(concat(' ', normalize-space(@class), ' '), ' %s ')`, name)
+}
+
+// xq quotes s as an XPath string literal.
+func xq(s string) string {
+	if !strings.Contains(s, "'") {
+		return "'" + s + "'"
+	}
+	return `"` + s + `"`
+}
+
+func groupItem(name string) string {
+	return fmt.Sprintf(`//*[%s][.//*[%s][normalize-space()=%q]]`, cls("cometchat-groups__item"), cls("cometchat-groups__item-title"), name)
+}
+
+// eventually waits until cond, read over REST, holds; it fails t with cond's last account.
+func eventually(t *testing.T, what string, cond func() (bool, string, error)) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		ok, got, err := cond()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		last = got
+	}
+	t.Fatalf("%s: still %q", what, last)
 }
 
 // The page's parts, as XPath. conv is the open conversation's key in index.jsx: user_<uid>
@@ -475,33 +856,56 @@ func compose(t *testing.T, run runStep, conv, text string) {
 		chromedp.WaitVisible(bubble(conv, text)))
 }
 
-// openInfo opens the message-information panel of message id from its options menu, as a
-// person would: the pointer over the bubble shows its options, "More options" opens the
-// menu, "Info" the panel. The Kit closes an open menu on any scroll, which a message
-// arriving or a receipt can cause: the pointer moves without scrolling, and the attempt is
-// made again (from the menu closed) until the panel opens or the step's time runs out.
+// openInfo opens the message-information panel of message id from its options, as a person
+// would.
 func openInfo(run runStep, id string) {
+	messageOption(run, id, "Info", chromedp.WaitVisible(chromedp.CSS(`.cometchat-message-information`)))
+}
+
+// messageOption chooses the option title of message id, as a person would: the pointer over
+// the bubble shows its quick options, one a button labelled title, or "More options" opens
+// the menu that has it; done waits for what the option opens. The Kit closes an open menu
+// on any scroll, which a message arriving or a receipt can cause: the pointer moves without
+// scrolling, and the attempt is made again (from the menu closed) until done holds or the
+// step's time runs out.
+func messageOption(run runStep, id, title string, done chromedp.Action[chromedp.Void]) {
 	msg := inMessage(id)
-	attempt := []chromedp.Action[chromedp.Void]{
-		chromedp.KeyEvent(kb.Escape), // closes a menu a failed attempt left open
-		pointer(chromedp.MouseMoved, msg+`//*[contains(@class,'cometchat-text-bubble__text')]`),
-		chromedp.WaitVisible(chromedp.Search(msg + `//button[@aria-label='More options']`)),
-		pointer(chromedp.MousePressed, msg+`//button[@aria-label='More options']`),
-		pointer(chromedp.MouseReleased, msg+`//button[@aria-label='More options']`),
-		chromedp.WaitVisible(chromedp.Search(msg + `//*[@role='menu']//*[normalize-space()='Info']`)),
-		pointer(chromedp.MousePressed, msg+`//*[@role='menu']//*[normalize-space()='Info']`),
-		pointer(chromedp.MouseReleased, msg+`//*[@role='menu']//*[normalize-space()='Info']`),
-		chromedp.WaitVisible(chromedp.CSS(`.cometchat-message-information`)),
+	quick := fmt.Sprintf(`%s//button[@aria-label=%q]`, msg, title)
+	more := msg + `//button[@aria-label='More options']`
+	item := fmt.Sprintf(`%s//*[@role='menu']//*[normalize-space()=%q]`, msg, title)
+	attempt := func(ctx context.Context, t *chromedp.Target) error {
+		for _, a := range []chromedp.Action[chromedp.Void]{
+			chromedp.KeyEvent(kb.Escape), // closes a menu a failed attempt left open
+			pointer(chromedp.MouseMoved, msg+`//*[contains(@class,'cometchat-text-bubble__text')]`),
+			chromedp.WaitVisible(chromedp.Search(more)),
+		} {
+			if _, err := a(ctx, t); err != nil {
+				return err
+			}
+		}
+		n, err := chromedp.Evaluate[int](fmt.Sprintf(`document.evaluate(%q, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null).snapshotLength`, quick))(ctx, t)
+		if err != nil {
+			return err
+		}
+		steps := []chromedp.Action[chromedp.Void]{pointer(chromedp.MousePressed, quick), pointer(chromedp.MouseReleased, quick)}
+		if n == 0 {
+			steps = []chromedp.Action[chromedp.Void]{
+				pointer(chromedp.MousePressed, more), pointer(chromedp.MouseReleased, more),
+				chromedp.WaitVisible(chromedp.Search(item)),
+				pointer(chromedp.MousePressed, item), pointer(chromedp.MouseReleased, item),
+			}
+		}
+		for _, a := range append(steps, done) {
+			if _, err := a(ctx, t); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	run("open the information of message "+id, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+	run(title+" on message "+id, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 		for {
 			actx, cancel := context.WithTimeout(ctx, 4*time.Second)
-			var err error
-			for _, a := range attempt {
-				if _, err = a(actx, t); err != nil {
-					break
-				}
-			}
+			err := attempt(actx, t)
 			cancel()
 			if err == nil || ctx.Err() != nil {
 				return chromedp.Void{}, err
