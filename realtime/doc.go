@@ -3,6 +3,6 @@
 // from package wire) and turns the committed changes it hears on the service's feed into
 // frames for this node's sockets (hubfeed.go), with presence and typing in between (hub.go).
 // httpapi upgrades requests at the root path to Hub.ServeHTTP; cmd/natter builds the Hub
-// with NewHub and hands it to the server, to chat as the agents' typist, and to /metrics.
+// with NewHub and hands it to the server and to /metrics.
 // It imports chat and wire, never httpapi.
 package realtime
