@@ -135,7 +135,7 @@ func (e *env) botMessages(bot string) []botMsg {
 // waitBot waits until the bot's messages satisfy done (at most 10 s) and returns them.
 func (e *env) waitBot(bot string, done func([]botMsg) bool) []botMsg {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(loadedWait)
 	for {
 		ms := e.botMessages(bot)
 		if done(ms) {
@@ -229,10 +229,7 @@ func TestAgentAnswers(t *testing.T) {
 			if _, err := e.c.OnBehalfOf("bob").SendMessage(e.ctx(), text("g2", "group", "<@uid:grp> are you there?")); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "both jobs done", func() bool { return e.jobsLeft() == 0 })
 			if n := f.calls.Load(); n != 2 || len(e.botMessages("grp")) != 2 {
 				t.Errorf("calls: %d", n)
 			}
@@ -314,17 +311,14 @@ func TestAgentAnswers(t *testing.T) {
 			e.mustText("alice", "gone", "hi")
 			select {
 			case <-called:
-			case <-time.After(5 * time.Second):
+			case <-time.After(loadedWait):
 				t.Fatal("the agent was not called")
 			}
 			if _, err := e.c.DeleteAgent(e.ctx(), "gone"); err != nil {
 				t.Fatal(err)
 			}
 			close(release)
-			deadline := time.Now().Add(5 * time.Second)
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "the job dropped", func() bool { return e.jobsLeft() == 0 })
 			time.Sleep(100 * time.Millisecond)
 			if ms := e.botMessages("gone"); len(ms) != 0 || e.jobsLeft() != 0 {
 				t.Errorf("a deleted agent answered: %+v, jobs %d", ms, e.jobsLeft())
@@ -394,13 +388,13 @@ var botOrder = regexp.MustCompile(`^(started )+message( started| edited)* ended$
 func botFrames(t *testing.T, w *wsClient, bot string) []string {
 	t.Helper()
 	var got []string
-	timeout := time.After(15 * time.Second)
+	timeout := time.After(loadedWait)
 	for {
 		var f map[string]json.RawMessage
 		select {
 		case f = <-w.frams:
 		case <-timeout:
-			t.Fatalf("no typing ended from %s within 15 s: %v", bot, got)
+			t.Fatalf("no typing ended from %s within %v: %v", bot, loadedWait, got)
 		}
 		if f == nil {
 			t.Fatalf("socket closed: %v (%v)", got, <-w.err)
@@ -638,10 +632,7 @@ func TestAgentTakeover(t *testing.T) {
 			stop1 := start("node-1")
 			e.mustText("alice", "crashy", "go")
 			e.waitBot("crashy", func(ms []botMsg) bool { return len(ms) == 1 })
-			deadline := time.Now().Add(5 * time.Second)
-			for e.count(`SELECT count(*) FROM agent_jobs WHERE reply_id > 0`) != 1 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "the reply begun", func() bool { return e.count(`SELECT count(*) FROM agent_jobs WHERE reply_id > 0`) == 1 })
 			stop1() // node-1 dies mid-answer: its job stays, leased
 			if n := e.count(`SELECT count(*) FROM agent_jobs WHERE leased_by = 'node-1' AND reply_id > 0`); n != 1 {
 				t.Fatalf("the job after node-1 stopped: %d", n)
@@ -655,10 +646,8 @@ func TestAgentTakeover(t *testing.T) {
 			if ms[0].Error != "interrupted" || !strings.HasPrefix(ms[0].Text, "Partial") {
 				t.Errorf("the taken-over answer: %+v", ms[0])
 			}
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if e.jobsLeft() != 0 || f.calls.Load() != 1 {
+			waitFor(t, "the job done", func() bool { return e.jobsLeft() == 0 })
+			if f.calls.Load() != 1 {
 				t.Errorf("jobs left %d, calls %d", e.jobsLeft(), f.calls.Load())
 			}
 		})
