@@ -150,9 +150,10 @@ func (w *Worker) run(ctx context.Context, job chat.AgentJob) {
 		w.finish(ctx, log, job)
 		return
 	}
-	w.svc.AgentTyping(ctx, c, true)
-	typingDone := make(chan struct{})
+	w.typing(log, c, true)
+	typingDone, typingStopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(typingStopped)
 		t := time.NewTicker(w.cfg.TypingEvery)
 		defer t.Stop()
 		for {
@@ -160,15 +161,23 @@ func (w *Worker) run(ctx context.Context, job chat.AgentJob) {
 			case <-typingDone:
 				return
 			case <-t.C:
-				w.svc.AgentTyping(ctx, c, true)
+				w.typing(log, c, true)
 			}
 		}
 	}()
 	done := w.answer(ctx, log, c)
 	close(typingDone)
-	w.svc.AgentTyping(ctx, c, false)
+	<-typingStopped // a repeat of "started" under way goes before "ended", not after it
+	w.typing(log, c, false)
 	if done && ctx.Err() == nil {
 		w.finish(ctx, log, job)
+	}
+}
+
+// typing shows (or stops showing) the bot typing; a failure costs the indicator alone.
+func (w *Worker) typing(log *slog.Logger, c chat.AgentCall, started bool) {
+	if err := w.svc.AgentTyping(context.Background(), c, started); err != nil {
+		log.Warn("agent: typing indicator", "started", started, "err", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 )
 
 // What the agent workers (package agent) do through the service: read what a job's call
@@ -126,19 +127,34 @@ func (s *Service) EditAgentReply(ctx context.Context, c AgentCall, id int64, dat
 	return err
 }
 
-// Typist is told when an agent starts or stops typing; the socket hub relays it to the
-// conversation as a typing indicator from the bot. A typing indicator is no committed
-// change (it is not in the change feed): it goes to the sockets only.
-type Typist interface {
-	Typing(ctx context.Context, appID string, from User, receiverType, receiver string, started bool)
-}
-
-// SetTypist sets who shows agents typing; call it before serving.
-func (s *Service) SetTypist(t Typist) { s.typist = t }
-
-// AgentTyping shows (or stops showing) the call's bot typing where its answer goes.
-func (s *Service) AgentTyping(ctx context.Context, c AgentCall, started bool) {
-	if t := s.typist; t != nil {
-		t.Typing(context.WithoutCancel(ctx), c.Job.AppID, c.Bot, c.ReceiverType, c.Receiver, started)
+// AgentTyping shows (or stops showing) the call's bot typing where its answer goes. It is a
+// change on the feed (ChangeTyping), as the bot's messages are, not an event on the bus as a
+// client's typing is: the two would travel apart (the bus, the change log) and a socket
+// could see the bot's answer before "typing started", or "ended" before the last edit. On
+// PostgreSQL that costs one change_log row per call (started, its repeats, ended), beside
+// the answer's own writes; on SQLite, one node, nothing is written.
+func (s *Service) AgentTyping(ctx context.Context, c AgentCall, started bool) error {
+	ch := &Change{Kind: ChangeTyping, App: c.Job.AppID, Actor: c.Bot.UID, Subject: TypingEnded}
+	if started {
+		ch.Subject = TypingStarted
 	}
+	if c.ReceiverType == ReceiverGroup {
+		ch.GUID = c.Receiver
+	} else {
+		ch.UIDs = []string{c.Receiver}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentTypingTimeout)
+	defer cancel()
+	if log, ok := s.store.(ChangeLog); !ok || log.Node() == "" {
+		s.announce(ctx, []*Change{ch}) // one node: no other node to tell
+		return nil
+	}
+	return s.transact(ctx, func(_ Tx, cs *Changes) error {
+		cs.Add(ch)
+		return nil
+	})
 }
+
+// agentTypingTimeout bounds the write of a bot's typing indicator: a database that does not
+// answer costs the indicator, not the answer.
+const agentTypingTimeout = 5 * time.Second

@@ -47,6 +47,17 @@ const (
 	ChangeToken ChangeKind = "token"
 	// ChangeSettings: something app-wide changed: Subject names what (SettingApp, …).
 	ChangeSettings ChangeKind = "settings"
+	// ChangeTyping: an agent's bot, Actor, started (Subject TypingStarted) or stopped
+	// (TypingEnded) typing to the user UIDs[0] or the group GUID. It commits nothing but its
+	// log row: it rides the feed, not the bus, so that sockets get it in order with the
+	// bot's messages on every node (Service.AgentTyping).
+	ChangeTyping ChangeKind = "typing"
+)
+
+// What a ChangeTyping change says (its Subject).
+const (
+	TypingStarted = "started"
+	TypingEnded   = "ended"
 )
 
 // What a ChangeSettings change is about (its Subject).

@@ -60,8 +60,6 @@ type Service struct {
 	secretMu sync.Mutex
 	secret   []byte // socket credentials' signing secret (realtime.go), once read
 	whKey    []byte // the derived webhook key (webhookcrypto.go), once read
-	// typist shows agents typing (agentcalls.go).
-	typist Typist
 	// mod caches each app's compiled moderation rules (moderation_engine.go).
 	mod modCache
 	// feed hands committed changes to this node's listeners (changes.go).

@@ -64,7 +64,7 @@ func TestScaleOut(t *testing.T) {
 		}
 		return n
 	}
-	for deadline := time.Now().Add(5 * time.Second); countCreators() == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); countCreators() == 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,7 +135,7 @@ func (e *env) botMessages(bot string) []botMsg {
 // waitBot waits until the bot's messages satisfy done (at most 10 s) and returns them.
 func (e *env) waitBot(bot string, done func([]botMsg) bool) []botMsg {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(loadedWait)
 	for {
 		ms := e.botMessages(bot)
 		if done(ms) {
@@ -228,10 +229,7 @@ func TestAgentAnswers(t *testing.T) {
 			if _, err := e.c.OnBehalfOf("bob").SendMessage(e.ctx(), text("g2", "group", "<@uid:grp> are you there?")); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "both jobs done", func() bool { return e.jobsLeft() == 0 })
 			if n := f.calls.Load(); n != 2 || len(e.botMessages("grp")) != 2 {
 				t.Errorf("calls: %d", n)
 			}
@@ -313,17 +311,14 @@ func TestAgentAnswers(t *testing.T) {
 			e.mustText("alice", "gone", "hi")
 			select {
 			case <-called:
-			case <-time.After(5 * time.Second):
+			case <-time.After(loadedWait):
 				t.Fatal("the agent was not called")
 			}
 			if _, err := e.c.DeleteAgent(e.ctx(), "gone"); err != nil {
 				t.Fatal(err)
 			}
 			close(release)
-			deadline := time.Now().Add(5 * time.Second)
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "the job dropped", func() bool { return e.jobsLeft() == 0 })
 			time.Sleep(100 * time.Millisecond)
 			if ms := e.botMessages("gone"); len(ms) != 0 || e.jobsLeft() != 0 {
 				t.Errorf("a deleted agent answered: %+v, jobs %d", ms, e.jobsLeft())
@@ -364,64 +359,95 @@ func TestAgentAnswers(t *testing.T) {
 	})
 }
 
+// streamChunks is what streamingAgent answers, 60 ms apart.
+var streamChunks = []string{"Hel", "lo ", "wor", "ld", "!"}
+
+// streamingAgent answers "Hello world!" as server-sent events, a chunk every 60 ms.
+func streamingAgent(w http.ResponseWriter, r *http.Request, n int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	io.WriteString(w, ": keep-alive\n\n")
+	fl.Flush()
+	for _, c := range streamChunks {
+		b, _ := json.Marshal(map[string]string{"delta": c})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		fl.Flush()
+		time.Sleep(60 * time.Millisecond)
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+// botOrder is the order of a streamed answer's frames on a socket of its conversation
+// (docs/realtime.md, "Order"): the bot typing (repeated while it works), its message, its
+// edits (typing repeats among them), then the typing ended.
+var botOrder = regexp.MustCompile(`^(started )+message( started| edited)* ended$`)
+
+// botFrames reads w's frames from bot until its typing ended, and names them in the order
+// they came: started, message, edited, ended. Frames from others (the user's own message)
+// are not the bot's to order.
+func botFrames(t *testing.T, w *wsClient, bot string) []string {
+	t.Helper()
+	var got []string
+	timeout := time.After(loadedWait)
+	for {
+		var f map[string]json.RawMessage
+		select {
+		case f = <-w.frams:
+		case <-timeout:
+			t.Fatalf("no typing ended from %s within %v: %v", bot, loadedWait, got)
+		}
+		if f == nil {
+			t.Fatalf("socket closed: %v (%v)", got, <-w.err)
+		}
+		if str(f["sender"]) != bot {
+			continue
+		}
+		body := string(f["body"])
+		switch typ := str(f["type"]); {
+		case typ == "typing_indicator" && strings.Contains(body, `"action":"started"`) && strings.Contains(body, `"uid":"`+bot+`"`):
+			got = append(got, "started")
+		case typ == "typing_indicator" && strings.Contains(body, `"action":"ended"`):
+			return append(got, "ended")
+		case typ == "message" && strings.Contains(body, `"action":"edited"`):
+			got = append(got, "edited")
+		case typ == "message":
+			got = append(got, "message")
+		default:
+			got = append(got, typ+"?")
+		}
+	}
+}
+
+// checkStreamFrames asserts that alice's socket saw the bot's streamed answer ms[0] in
+// order, edited as it grew, and each stored edit once.
+func checkStreamFrames(t *testing.T, e *env, alice *wsClient, bot string, ms []botMsg) {
+	t.Helper()
+	got := botFrames(t, alice, bot)
+	edits := strings.Count(strings.Join(got, " "), "edited")
+	// Chunks 60 ms apart, edits at most every 40 ms: edited as it grew, however the chunks
+	// happen to be read together on a loaded machine.
+	if !botOrder.MatchString(strings.Join(got, " ")) || edits < 1 {
+		t.Errorf("on the socket, in this order: %v", got)
+	}
+	stored := e.count(`SELECT count(*) FROM messages WHERE category = 'action' AND sender = $1 AND target_id = $2`, bot, ms[0].ID)
+	if stored != edits || stored > len(streamChunks) {
+		t.Errorf("one message, edited %d times as it grew (%d on the socket)", stored, edits)
+	}
+}
+
 func TestAgentStream(t *testing.T) {
 	agentBackends(t, func(t *testing.T, e *env) {
 		e.mustUser("alice", "Alice")
-		chunks := []string{"Hel", "lo ", "wor", "ld", "!"}
-		f := newFakeAgent(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			fl := w.(http.Flusher)
-			io.WriteString(w, ": keep-alive\n\n")
-			fl.Flush()
-			for _, c := range chunks {
-				b, _ := json.Marshal(map[string]string{"delta": c})
-				fmt.Fprintf(w, "data: %s\n\n", b)
-				fl.Flush()
-				time.Sleep(60 * time.Millisecond)
-			}
-			io.WriteString(w, "data: [DONE]\n\n")
-		})
+		f := newFakeAgent(t, streamingAgent)
 		e.mustAgent("streamer", f, 10)
 		alice := e.connect("alice", "")
 		e.mustText("alice", "streamer", "say hello")
 		ms := e.waitBot("streamer", func(ms []botMsg) bool { return len(ms) == 1 && ms[0].Text == "Hello world!" })
-		// On alice's socket: the bot typing, its message, its edits, then the typing ended.
-		ty := alice.next("typing_indicator")
-		if str(ty["sender"]) != "streamer" || !strings.Contains(string(ty["body"]), `"action":"started"`) || !strings.Contains(string(ty["body"]), `"uid":"streamer"`) {
-			t.Errorf("typing: %v", ty)
-		}
-		var messages, edits int
-		timeout := time.After(5 * time.Second)
-		for {
-			var f map[string]json.RawMessage
-			select {
-			case f = <-alice.frams:
-			case <-timeout:
-				t.Fatalf("no typing ended: %d messages, %d edits", messages, edits)
-			}
-			if str(f["type"]) == "typing_indicator" && strings.Contains(string(f["body"]), `"action":"ended"`) {
-				break
-			}
-			if str(f["type"]) == "message" && str(f["sender"]) == "streamer" {
-				if strings.Contains(string(f["body"]), `"action":"edited"`) {
-					edits++
-				} else {
-					messages++
-				}
-			}
-		}
-		// Chunks 60 ms apart, edits at most every 40 ms: edited as it grew, however the
-		// chunks happen to be read together on a loaded machine.
-		if messages != 1 || edits < 1 {
-			t.Errorf("on the socket: %d messages, %d edits", messages, edits)
-		}
-		stored := e.count(`SELECT count(*) FROM messages WHERE category = 'action' AND sender = 'streamer' AND target_id = $1`, ms[0].ID)
-		if stored != edits || stored > len(chunks) {
-			t.Errorf("one message, edited %d times as it grew (%d on the socket)", stored, edits)
-		}
-		time.Sleep(100 * time.Millisecond)
-		if got := e.botMessages("streamer"); len(got) != 1 || e.jobsLeft() != 0 {
-			t.Errorf("after the stream: %+v, jobs %d", got, e.jobsLeft())
+		checkStreamFrames(t, e, alice, "streamer", ms)
+		// The job is done after the typing ended: then one answer, and no job left.
+		waitFor(t, "the job finished", func() bool { return e.jobsLeft() == 0 })
+		if got := e.botMessages("streamer"); len(got) != 1 {
+			t.Errorf("after the stream: %+v", got)
 		}
 
 		// A stream that breaks off: the message keeps what came, with a note; no retry.
@@ -444,6 +470,21 @@ func TestAgentStream(t *testing.T) {
 			t.Errorf("a begun stream was retried: %d calls", g.calls.Load())
 		}
 	})
+}
+
+// TestAgentStreamAcrossNodes (issue 41): the bot answers on node A, alice's socket is on node
+// B. Its typing, message, edits and typing ended reach her in the order they happened, as
+// on the node that answers.
+func TestAgentStreamAcrossNodes(t *testing.T) {
+	t.Parallel()
+	e := agentEnv(t, "postgres")
+	b, _ := e.hubNode(chat.Config{})
+	e.mustUser("alice", "Alice")
+	e.mustAgent("streamer", newFakeAgent(t, streamingAgent), 10)
+	alice := b.connect("alice", "")
+	e.mustText("alice", "streamer", "say hello")
+	ms := e.waitBot("streamer", func(ms []botMsg) bool { return len(ms) == 1 && ms[0].Text == "Hello world!" })
+	checkStreamFrames(t, e, alice, "streamer", ms)
 }
 
 func TestAgentsCRUD(t *testing.T) {
@@ -596,10 +637,7 @@ func TestAgentTakeover(t *testing.T) {
 			stop1 := start("node-1")
 			e.mustText("alice", "crashy", "go")
 			e.waitBot("crashy", func(ms []botMsg) bool { return len(ms) == 1 })
-			deadline := time.Now().Add(5 * time.Second)
-			for e.count(`SELECT count(*) FROM agent_jobs WHERE reply_id > 0`) != 1 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitFor(t, "the reply begun", func() bool { return e.count(`SELECT count(*) FROM agent_jobs WHERE reply_id > 0`) == 1 })
 			stop1() // node-1 dies mid-answer: its job stays, leased
 			if n := e.count(`SELECT count(*) FROM agent_jobs WHERE leased_by = 'node-1' AND reply_id > 0`); n != 1 {
 				t.Fatalf("the job after node-1 stopped: %d", n)
@@ -613,10 +651,8 @@ func TestAgentTakeover(t *testing.T) {
 			if ms[0].Error != "interrupted" || !strings.HasPrefix(ms[0].Text, "Partial") {
 				t.Errorf("the taken-over answer: %+v", ms[0])
 			}
-			for e.jobsLeft() != 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if e.jobsLeft() != 0 || f.calls.Load() != 1 {
+			waitFor(t, "the job done", func() bool { return e.jobsLeft() == 0 })
+			if f.calls.Load() != 1 {
 				t.Errorf("jobs left %d, calls %d", e.jobsLeft(), f.calls.Load())
 			}
 		})

@@ -522,7 +522,7 @@ func TestCallsRingOut(t *testing.T) {
 		ctx, cancel := context.WithCancel(e.ctx())
 		done := make(chan struct{})
 		go func() { e.svc.RunCallExpiry(ctx, time.Second, slog.New(slog.DiscardHandler)); close(done) }()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(loadedWait)
 		for e.ok(request{method: "GET", path: "/v3/calls/" + late})["status"] != "unanswered" {
 			if time.Now().After(deadline) {
 				t.Fatal("the sweep loop did not mark the late call")

@@ -151,7 +151,6 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
 		hub = realtime.NewHub(svc, bus, *hubOpt, nil)
-		svc.SetTypist(hub)
 		opt.Hub = hub
 		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first
 	}

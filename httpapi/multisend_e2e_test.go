@@ -284,7 +284,7 @@ func TestSendToMultipleReceiversRealTime(t *testing.T) {
 			// The auth ack comes before the hub takes the socket in; the user is available
 			// once it has.
 			for _, uid := range []string{"bob", "carol"} {
-				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				for deadline := time.Now().Add(loadedWait); ; time.Sleep(10 * time.Millisecond) {
 					if u, err := e.c.GetUser(e.ctx(), uid); err == nil && u.Status == "available" {
 						break
 					} else if time.Now().After(deadline) {

@@ -53,15 +53,20 @@ func (e *env) hubNode(cfg chat.Config) (*env, string) {
 	return &n, db.Node()
 }
 
-// waitFor polls cond until it holds or 10 s pass.
+// waitFor polls cond until it holds or loadedWait passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(loadedWait); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
+			t.Fatalf("%s: not within %v", what, loadedWait)
 		}
 	}
 }
+
+// loadedWait bounds a wait for something that will happen (a frame, a job done, a cache
+// expired): long enough for a machine whose two cores run five other test suites (the
+// suite's runs in docs/testing.md), and paid only by a test that fails.
+const loadedWait = 30 * time.Second
 
 // listenerCount counts a node's change-log listening connections.
 func listenerCount(t *testing.T, raw *sql.DB, node string) int {

@@ -49,7 +49,7 @@ func (e *env) login(uid string) (token string, me *client.Me) {
 // dial opens a socket without authenticating.
 func (e *env) dial() *websocket.Conn {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(e.ctx(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx(), loadedWait)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http")+"/", nil)
 	if err != nil {
@@ -116,7 +116,7 @@ func (w *wsClient) send(frame string) {
 
 func (w *wsClient) readRaw() map[string]json.RawMessage {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), loadedWait)
 	defer cancel()
 	_, data, err := w.ws.Read(ctx)
 	if err != nil {
@@ -132,7 +132,7 @@ func (w *wsClient) readRaw() map[string]json.RawMessage {
 // next waits for the next frame of type typ (other types are skipped).
 func (w *wsClient) next(typ string) map[string]json.RawMessage {
 	w.t.Helper()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(loadedWait)
 	for {
 		select {
 		case f, ok := <-w.frams:
@@ -143,7 +143,7 @@ func (w *wsClient) next(typ string) map[string]json.RawMessage {
 				return f
 			}
 		case <-timeout:
-			w.t.Fatalf("%s: no %q frame within 5s", w.uid, typ)
+			w.t.Fatalf("%s: no %q frame within %v", w.uid, typ, loadedWait)
 		}
 	}
 }

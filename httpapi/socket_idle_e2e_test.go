@@ -52,10 +52,10 @@ func TestSocketIdleGoroutines(t *testing.T) {
 	}
 }
 
-// steadyGoroutines returns the goroutine count once it holds for 100 ms (up to 5 s).
+// steadyGoroutines returns the goroutine count once it holds for 100 ms (up to loadedWait).
 func steadyGoroutines() int {
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(loadedWait); time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
 		m := runtime.NumGoroutine()
 		if m == n {
@@ -66,10 +66,10 @@ func steadyGoroutines() int {
 	return n
 }
 
-// settledGoroutines waits up to 5 s for the goroutine count to come down to want and
-// returns it.
+// settledGoroutines waits up to loadedWait for the goroutine count to come down to want
+// and returns it.
 func settledGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(loadedWait)
 	for {
 		got := runtime.NumGoroutine()
 		if got <= want || time.Now().After(deadline) {

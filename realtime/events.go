@@ -11,7 +11,7 @@ import (
 
 // What the hub tells sockets, in the frames of the client SDK: the committed changes it
 // hears from the service's feed (messages and reactions), and what sockets and agents say
-// that commits nothing (presence, typing).
+// that commits nothing (presence, client typing).
 
 // frame encodes an event frame: the envelope {appId, receiver, receiverType, deviceId, type,
 // sender, body}, by hand as messages are (wire/encode.go); a body that is not already JSON is
@@ -187,21 +187,27 @@ func (h *Hub) friendsOf(ctx context.Context, p chat.Principal) map[string]bool {
 	return out
 }
 
-// Typing tells an agent's conversation that its bot started or stopped typing: a typing
-// indicator from the bot, as a client's socket relays one (chat.Typist).
-func (h *Hub) Typing(ctx context.Context, appID string, from chat.User, receiverType, receiver string, started bool) {
-	action := "ended"
-	if started {
-		action = "started"
+// typingEvent is the frame that tells an agent's conversation that its bot started or
+// stopped typing (a chat.ChangeTyping): a typing indicator from the bot, as a client's
+// socket relays one.
+func (h *Hub) typingEvent(ctx context.Context, c *chat.Change) (chat.Event, bool) {
+	bot, err := h.svc.User(ctx, chat.Principal{App: chat.App{ID: c.App}}, c.Actor)
+	if err != nil {
+		h.log.Warn("real time: the typing bot", "app", c.App, "uid", c.Actor, "err", err)
+		return chat.Event{}, false
 	}
-	body := map[string]any{"action": action, "receiver": receiver, "receiverType": receiverType,
-		"user": json.RawMessage(wire.AppendUser(nil, from.Entity(), ""))}
-	e := chat.Event{App: appID, Except: from.UID}
-	if receiverType == chat.ReceiverGroup {
-		e.Group = receiver
-	} else {
-		e.Users = []string{receiver}
+	receiverType, receiver := chat.ReceiverUser, ""
+	e := chat.Event{App: c.App, Except: c.Actor}
+	switch {
+	case c.GUID != "":
+		receiverType, receiver, e.Group = chat.ReceiverGroup, c.GUID, c.GUID
+	case len(c.UIDs) == 1:
+		receiver, e.Users = c.UIDs[0], c.UIDs
+	default:
+		return chat.Event{}, false
 	}
-	e.Frame = h.frame(appID, receiver, receiverType, "", "typing_indicator", from.UID, body)
-	h.Publish(ctx, e)
+	body := map[string]any{"action": c.Subject, "receiver": receiver, "receiverType": receiverType,
+		"user": json.RawMessage(wire.AppendUser(nil, bot.Entity(), ""))}
+	e.Frame = h.frame(c.App, receiver, receiverType, "", "typing_indicator", c.Actor, body)
+	return e, true
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // The hub hears committed changes from the service's feed (chat.Service.Subscribe) and
-// turns those sockets show, messages and reactions, into frames: no handler publishes. The
+// turns those sockets show, messages, reactions and agents' typing, into frames: no handler
+// publishes. The
 // feed brings this node's changes as they commit and, on PostgreSQL, the other nodes' from
 // the change log (chat.Service.FollowChanges), so the frames go to this node's sockets only:
 // every node renders the changes it hears. A node that fell behind the change log hears
@@ -22,7 +23,7 @@ const feedQueue = 4096
 // it only queues what sockets show for the hub's relay, keeping their order.
 func (h *Hub) changed(changes []chat.Change) {
 	for i := range changes {
-		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction || k == chat.ChangeResync {
+		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction || k == chat.ChangeTyping || k == chat.ChangeResync {
 			select {
 			case h.feed <- changes:
 			case <-h.stop:
@@ -59,6 +60,8 @@ func (h *Hub) publishChange(c *chat.Change) {
 		e, ok = h.messageEvent(c.Message, c.Device)
 	case chat.ChangeReaction:
 		e, ok = h.reactionEvent(ctx, c)
+	case chat.ChangeTyping:
+		e, ok = h.typingEvent(ctx, c)
 	case chat.ChangeResync:
 		h.resync()
 	}

@@ -87,8 +87,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// SQLite), and this node's sockets.
 	bus := db.NewBus(log)
 	defer bus.Close()
+	// Committed changes, agents' typing among them, reach the hub through svc's feed.
 	hub := realtime.NewHub(svc, bus, realtime.HubOptions{MaxConns: c.MaxSockets}, log)
-	svc.SetTypist(hub) // agents' typing indicators; committed changes reach the hub through svc's feed
 
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
