@@ -52,8 +52,7 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
 			return err
 		}
-		_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
-		return err
+		return insertReply(tx, m)
 	}
 	if !movesConversation(m) {
 		return tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID)
@@ -96,8 +95,7 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 			return err
 		}
 		if m.ParentID != 0 {
-			_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
-			return err
+			return insertReply(tx, m)
 		}
 		return nil
 	}
@@ -172,7 +170,6 @@ const (
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
 		updated_at = excluded.updated_at, last_message_id = CASE WHEN excluded.last_message_id > conversations.last_message_id
 		THEN excluded.last_message_id ELSE conversations.last_message_id END`
-	bumpRepliesQuery = `UPDATE messages SET reply_count = reply_count + 1 WHERE app_id = $1 AND id = $2`
 )
 
 // The message with both parties' short user shapes and whether each is still active, in one
