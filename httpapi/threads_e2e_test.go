@@ -1,0 +1,187 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/natter-chat/natter/client"
+)
+
+// reply sends a reply into the thread of parent and answers its id.
+func (e *env) reply(from, parent, text string) string {
+	e.t.Helper()
+	m, err := e.c.OnBehalfOf(from).SendThreadMessage(context.Background(), parent, client.SendMessageRequest{
+		Data: map[string]any{"text": text}})
+	if err != nil {
+		e.t.Fatalf("reply %s: %v", text, err)
+	}
+	return m.ID
+}
+
+// threads lists uid's threads as "parent text:replies:unread:mentions:last reply text".
+func (e *env) threads(uid string, p client.ThreadListParams) (string, *client.ThreadList) {
+	e.t.Helper()
+	l, err := e.c.OnBehalfOf(uid).ListThreads(context.Background(), p)
+	if err != nil {
+		e.t.Fatalf("threads of %s: %v", uid, err)
+	}
+	var out []string
+	for _, th := range l.Data {
+		last := "-"
+		if th.LastReply != nil {
+			last = th.LastReply.Data.Text
+		}
+		if !th.ThreadSubscribed || th.ParentMessageID != th.ID {
+			e.t.Errorf("thread %s: subscribed %v, parentMessageId %s", th.ID, th.ThreadSubscribed, th.ParentMessageID)
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%d:%d:%s", th.Data.Text, th.ReplyCount, th.UnreadReplyCount, th.UnreadMentionCount, last))
+	}
+	return strings.Join(out, " "), l
+}
+
+func TestThreads(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		for _, u := range []string{"ann", "bob", "cat", "dan"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob", "cat")
+		plan := e.send("ann", "g", "group", "plan")
+		lunch := e.send("bob", "g", "group", "lunch")
+		dm := e.send("ann", "bob", "user", "dm")
+
+		// Nobody follows a thread without replies; the first reply makes its replier and the
+		// parent's author follow it, a mention the user mentioned.
+		if got, _ := e.threads("ann", client.ThreadListParams{}); got != "" {
+			t.Fatalf("ann's threads before any reply: %q", got)
+		}
+		e.reply("bob", plan, "ok")
+		e.reply("cat", plan, "me too <@uid:dan>") // dan is no member: not a follower of a group thread he cannot read
+		e.reply("bob", plan, "and <@uid:cat>")
+		if got, _ := e.threads("ann", client.ThreadListParams{}); got != "plan:3:3:0:and <@uid:cat>" {
+			t.Fatalf("ann's threads: %q", got)
+		}
+		if got, _ := e.threads("cat", client.ThreadListParams{}); got != "plan:3:2:1:and <@uid:cat>" {
+			t.Fatalf("cat's threads: %q", got)
+		}
+		if got, _ := e.threads("dan", client.ThreadListParams{}); got != "" {
+			t.Fatalf("dan follows a thread of a group he is not in: %q", got)
+		}
+
+		// Reading the conversation reads its replies before the marker.
+		e.send("cat", "g", "group", "later")
+		e.ok(request{method: "POST", path: "/v3/groups/g/conversation/read", headers: obo("ann")})
+		e.reply("bob", plan, "after the read")
+		if got, _ := e.threads("ann", client.ThreadListParams{}); got != "plan:4:1:0:after the read" {
+			t.Fatalf("ann's threads after reading: %q", got)
+		}
+
+		// Subscribing to a thread without replies lists it, newest first; again changes nothing.
+		if a, err := e.c.OnBehalfOf("ann").SubscribeThread(ctx, lunch); err != nil || !a.Success {
+			t.Fatalf("subscribe: %v %v", a, err)
+		}
+		before := e.snapshot()
+		if _, err := e.c.OnBehalfOf("ann").SubscribeThread(ctx, lunch); err != nil || e.snapshot() != before {
+			t.Fatalf("subscribing again: %v", err)
+		}
+		e.reply("ann", dm, "in the dm")
+		got, l := e.threads("ann", client.ThreadListParams{})
+		if got != "dm:1:0:0:in the dm lunch:0:0:0:- plan:4:1:0:after the read" {
+			t.Fatalf("ann's threads, three: %q", got)
+		}
+		// Paging by meta.next, one at a time, walks the same list without repeats.
+		var walked []string
+		p := client.ThreadListParams{Limit: 1}
+		for range 5 {
+			s, page := e.threads("ann", p)
+			if s == "" {
+				break
+			}
+			walked = append(walked, strings.SplitN(s, ":", 2)[0])
+			p = page.NextParams(1)
+		}
+		if strings.Join(walked, ",") != "dm,lunch,plan" || l.Meta.Current.Count != 3 {
+			t.Fatalf("walked %v", walked)
+		}
+		// append walks back up from the oldest.
+		if s, _ := e.threads("ann", client.ThreadListParams{Affix: "append", UpdatedAt: 1}); !strings.HasPrefix(s, "plan:") {
+			t.Fatalf("append from the start: %q", s)
+		}
+
+		// Unsubscribing takes it off the list; replying follows it again.
+		if _, err := e.c.OnBehalfOf("ann").UnsubscribeThread(ctx, plan); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.threads("ann", client.ThreadListParams{}); got != "dm:1:0:0:in the dm lunch:0:0:0:-" {
+			t.Fatalf("after unsubscribing: %q", got)
+		}
+		before = e.snapshot()
+		if _, err := e.c.OnBehalfOf("ann").UnsubscribeThread(ctx, plan); err != nil || e.snapshot() != before {
+			t.Fatalf("unsubscribing again: %v", err)
+		}
+		e.reply("bob", plan, "ann left")
+		if got, _ := e.threads("ann", client.ThreadListParams{}); strings.Contains(got, "plan") {
+			t.Fatalf("a reply resubscribed ann: %q", got)
+		}
+		e.reply("ann", plan, "back")
+		if got, _ := e.threads("ann", client.ThreadListParams{}); !strings.Contains(got, "plan:6:2:0:back") {
+			t.Fatalf("replying did not resubscribe ann: %q", got)
+		}
+		// A member who leaves the group no longer sees its threads.
+		e.ok(request{method: "DELETE", path: "/v3/groups/g/members", headers: obo("cat")})
+		if got, _ := e.threads("cat", client.ThreadListParams{}); got != "" {
+			t.Fatalf("cat left the group: %q", got)
+		}
+
+		reply := e.reply("bob", lunch, "soup")
+		action := e.ok(request{method: "PUT", path: "/v3/messages/" + dm, headers: obo("ann"), body: `{"data":{"text":"dm!"}}`})["id"].(string)
+		deleted := e.send("ann", "bob", "user", "gone")
+		e.ok(request{method: "DELETE", path: "/v3/messages/" + deleted, headers: obo("ann")})
+		_, otherKey := e.newApp("other", "us")
+		before = e.snapshot()
+		sub := func(method, id, uid string) request {
+			return request{method: method, path: "/v3/messages/" + id + "/thread/subscription", headers: obo(uid)}
+		}
+		for _, tc := range []struct {
+			name   string
+			r      request
+			status int
+			code   string
+		}{
+			{"unknown message", sub("POST", "999999", "ann"), 404, "ERR_MESSAGE_ID_NOT_FOUND"},
+			{"not an id", sub("DELETE", "abc", "ann"), 404, "ERR_MESSAGE_ID_NOT_FOUND"},
+			{"not a party", sub("POST", dm, "cat"), 403, "ERR_MESSAGE_NO_ACCESS"},
+			{"not a member", sub("POST", lunch, "dan"), 403, "ERR_MESSAGE_NO_ACCESS"},
+			{"a reply has no thread", sub("POST", reply, "bob"), 400, "ERR_MESSAGE_THREAD_NESTING"},
+			{"an action has no thread", sub("POST", action, "ann"), 400, "ERR_WRONG_MESSAGE_THREAD_CATEGORY"},
+			{"a deleted message", sub("POST", deleted, "ann"), 409, "ERR_MESSAGE_ACTION_NOT_ALLOWED"},
+			{"without onBehalfOf", request{method: "POST", path: "/v3/messages/" + dm + "/thread/subscription"}, 400, "ERR_BAD_REQUEST"},
+			{"unknown user", sub("POST", dm, "ghost"), 404, "ERR_UID_NOT_FOUND"},
+			{"another app's message", request{method: "POST", path: "/v3/messages/" + dm + "/thread/subscription", headers: map[string]string{"apikey": otherKey, "onBehalfOf": "ann"}}, 404, "ERR_UID_NOT_FOUND"},
+			{"authOnly key", request{method: "POST", path: "/v3/messages/" + dm + "/thread/subscription", headers: map[string]string{"apikey": e.authKey}}, 403, "AUTH_ERR_NO_ACCESS"},
+			{"list without onBehalfOf", request{method: "GET", path: "/v3/threads"}, 400, "ERR_BAD_REQUEST"},
+			{"list, bad limit", request{method: "GET", path: "/v3/threads?limit=1001", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, bad affix", request{method: "GET", path: "/v3/threads?affix=sideways", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, bad cursor", request{method: "GET", path: "/v3/threads?updatedAt=soon", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, bad id", request{method: "GET", path: "/v3/threads?updatedAt=5&id=x", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, every thread", request{method: "GET", path: "/v3/threads?participatedByMe=false", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, bad flag", request{method: "GET", path: "/v3/threads?withMentionCount=maybe", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
+			{"list, unknown user", request{method: "GET", path: "/v3/threads", headers: obo("ghost")}, 404, "ERR_UID_NOT_FOUND"},
+		} {
+			r := e.do(tc.r)
+			if r.status != tc.status || r.code != tc.code || e.snapshot() != before {
+				t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+			}
+		}
+		// A deleted message may be unsubscribed from; the SDK's request shape is served.
+		if r := e.do(sub("DELETE", deleted, "ann")); r.status != 200 {
+			t.Fatalf("unsubscribing from a deleted message: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: "GET", path: "/v3/threads?participatedByMe=true&limit=30&affix=prepend&updatedAt=99999999999&id=99999999", headers: obo("bob")}); r.status != 200 ||
+			!strings.Contains(string(r.body), `"unreadReplyCount"`) {
+			t.Fatalf("the SDK's request: %d %s", r.status, r.body)
+		}
+	})
+}
