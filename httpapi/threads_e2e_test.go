@@ -3,10 +3,13 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/notify"
 )
 
 // reply sends a reply into the thread of parent and answers its id.
@@ -184,4 +187,70 @@ func TestThreads(t *testing.T) {
 			t.Fatalf("the SDK's request: %d %s", r.status, r.body)
 		}
 	})
+}
+
+// TestThreadReplyNotifications: who a reply notifies, by the recipients' follows of its
+// thread and their replies preference (docs/notifications.md, "thread replies").
+func TestThreadReplyNotifications(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat", "dan", "eve"} {
+				e.mustUser(u, u)
+			}
+			e.mustGroup("g", "ann", "bob", "cat", "dan", "eve")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// eve is told only of the replies in threads she follows.
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "eve", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupReplies: ptr(4)}}); err != nil {
+				t.Fatal(err)
+			}
+			plan := e.send("ann", "g", "group", "plan")
+			fake.received(t, 4)
+			// cat leaves the thread before any reply.
+			if _, err := e.c.OnBehalfOf("cat").UnsubscribeThread(e.ctx(), plan); err != nil {
+				t.Fatal(err)
+			}
+			first := e.reply("bob", plan, "ok")
+			fake.received(t, 6) // ann (the author, following now) and dan (a bystander)
+			want := []string{
+				"ann push custom attempt 0 triggered",
+				"ann push custom attempt 1 sent",
+				"cat push custom attempt 0 no: unsubscribed",
+				"dan push custom attempt 0 triggered",
+				"dan push custom attempt 1 sent",
+				"eve push custom attempt 0 no: notSubscribed",
+			}
+			if got := decisions(e.logs(url.Values{"messageId": {first}})); !slices.Equal(got, want) {
+				t.Errorf("the first reply:\n%q\nwant\n%q", got, want)
+			}
+			// A mention makes cat and eve follow the thread, and tells them.
+			second := e.reply("bob", plan, "<@uid:cat> <@uid:eve> see")
+			fake.received(t, 10)
+			want = []string{
+				"ann push custom attempt 0 triggered",
+				"ann push custom attempt 1 sent",
+				"cat push custom attempt 0 triggered",
+				"cat push custom attempt 1 sent",
+				"dan push custom attempt 0 triggered",
+				"dan push custom attempt 1 sent",
+				"eve push custom attempt 0 triggered",
+				"eve push custom attempt 1 sent",
+			}
+			if got := decisions(e.logs(url.Values{"messageId": {second}})); !slices.Equal(got, want) {
+				t.Errorf("the reply with mentions:\n%q\nwant\n%q", got, want)
+			}
+			// eve now follows it without a mention.
+			third := e.reply("bob", plan, "again")
+			fake.received(t, 14)
+			if got := decisions(e.logs(url.Values{"messageId": {third}, "recipient": {"eve"}})); !slices.Equal(got, want[6:]) {
+				t.Errorf("eve, following: %q", got)
+			}
+		})
+	}
 }
