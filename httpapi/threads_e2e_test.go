@@ -132,6 +132,21 @@ func TestThreads(t *testing.T) {
 		if got, _ := e.threads("ann", client.ThreadListParams{}); !strings.Contains(got, "plan:6:2:0:back") {
 			t.Fatalf("replying did not resubscribe ann: %q", got)
 		}
+		// A thread's replies page by cursor (limit, affix, id from meta.next); page 1 is the first page.
+		path := "/v3/messages/" + plan + "/thread"
+		first := e.messages(request{method: "GET", path: path + "?limit=4&page=1", headers: obo("ann")})
+		next := e.messages(request{method: "GET", path: path + "?limit=4&affix=" + first.Meta.Next.Affix + "&id=" + first.Meta.Next.ID, headers: obo("ann")})
+		if first.texts() != "ok,me too <@uid:dan>,and <@uid:cat>,after the read" || next.texts() != "ann left,back" || next.Meta.Current.Count != 2 {
+			t.Fatalf("thread pages: %q then %q", first.texts(), next.texts())
+		}
+		newest := e.messages(request{method: "GET", path: path + "?limit=2&affix=prepend", headers: obo("ann")})
+		older := e.messages(request{method: "GET", path: path + "?limit=2&affix=prepend&id=" + newest.Meta.Next.ID, headers: obo("ann")})
+		if newest.texts() != "ann left,back" || older.texts() != "and <@uid:cat>,after the read" {
+			t.Fatalf("thread pages backwards: %q then %q", newest.texts(), older.texts())
+		}
+		if r := e.do(request{method: "GET", path: path + "?page=2", headers: obo("ann")}); r.status != 400 || r.code != "ERR_BAD_REQUEST" {
+			t.Fatalf("page 2: %d %s", r.status, r.body)
+		}
 		// A member who leaves the group no longer sees its threads.
 		e.ok(request{method: "DELETE", path: "/v3/groups/g/members", headers: obo("cat")})
 		if got, _ := e.threads("cat", client.ThreadListParams{}); got != "" {
