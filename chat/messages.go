@@ -84,6 +84,8 @@ type Message struct {
 	PinnedAt int64
 	PinnedBy string
 	SavedAt  int64
+	// ThreadSubscribed is whether the viewer follows the message's thread (threads.go).
+	ThreadSubscribed bool
 	// Moderation is data.moderation.status (moderation.go): set on a message a rule held
 	// (pending) and in the review lists; empty on every message delivered.
 	Moderation string

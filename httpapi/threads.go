@@ -71,7 +71,7 @@ func writeThreadList(w http.ResponseWriter, r *http.Request, l chat.ThreadList) 
 			out = append(out, ',')
 		}
 		m := t.Parent
-		m.UpdatedAt, m.UnreadReplies, m.Tags = t.UpdatedAt, 0, nil
+		m.UpdatedAt, m.UnreadReplies, m.Tags, m.ThreadSubscribed = t.UpdatedAt, 0, nil, false
 		out = wire.AppendMessage(out, m)
 		out = out[:len(out)-1] // the message's closing brace: the thread's keys follow
 		out = append(out, `,"parentMessageId":"`...)

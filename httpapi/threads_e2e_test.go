@@ -89,6 +89,22 @@ func TestThreads(t *testing.T) {
 		if _, err := e.c.OnBehalfOf("ann").SubscribeThread(ctx, lunch); err != nil || e.snapshot() != before {
 			t.Fatalf("subscribing again: %v", err)
 		}
+		// Messages read on a user's behalf say whether it follows their threads.
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + lunch + "?withThreadSubscribed=true", headers: obo("ann")}); got["threadSubscribed"] != true {
+			t.Fatalf("ann's lunch: %v", got)
+		}
+		if got := e.ok(request{method: "GET", path: "/v3/messages/" + lunch, headers: obo("cat")}); got["threadSubscribed"] != nil {
+			t.Fatalf("cat's lunch: %v", got)
+		}
+		var follows []string
+		for _, m := range e.messages(request{method: "GET", path: "/v3/groups/g/messages?hideReplies=true&withThreadSubscribed=true", headers: obo("cat")}).Data {
+			if m.ThreadSubscribed {
+				follows = append(follows, m.Data.Text)
+			}
+		}
+		if strings.Join(follows, ",") != "plan" {
+			t.Fatalf("cat follows %v", follows)
+		}
 		e.reply("ann", dm, "in the dm")
 		got, l := e.threads("ann", client.ThreadListParams{})
 		if got != "dm:1:0:0:in the dm lunch:0:0:0:- plan:4:1:0:after the read" {

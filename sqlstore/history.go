@@ -207,12 +207,16 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			}
 		}
 	}
-	saved := map[int64]int64{}
-	if viewer != "" && len(ids) > 0 { // the viewer's saves, along saved_messages' key
+	saved, followed := map[int64]int64{}, map[int64]bool{}
+	if viewer != "" && len(ids) > 0 { // the viewer's saves and follows, along their tables' keys
 		err := each(run.fixedRows(db.dialect.pageQueries[3], appID, viewer, db.dialect.idsArg(ids)), func(s scanner) error {
-			var id, at int64
-			err := s.Scan(&id, &at)
-			saved[id] = at
+			var id, at, follows int64
+			err := s.Scan(&id, &at, &follows)
+			if follows == 1 {
+				followed[id] = true
+			} else {
+				saved[id] = at
+			}
 			return err
 		})
 		if err != nil {
@@ -223,7 +227,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 		return err
 	}
 	for i := range ms {
-		ms[i].SavedAt = saved[ms[i].ID]
+		ms[i].SavedAt, ms[i].ThreadSubscribed = saved[ms[i].ID], followed[ms[i].ID]
 		m := &ms[i]
 		m.SenderEntity = who(m.Sender)
 		if m.ReceiverType == chat.ReceiverUser {

@@ -216,12 +216,15 @@ const (
 // savedColumn is when the viewer ($3) saved the message.
 const savedColumn = `(SELECT sv.saved_at FROM saved_messages sv WHERE sv.app_id = m.app_id AND sv.uid = $3 AND sv.message_id = m.id)`
 
+// followedColumn is whether the viewer ($3) follows the message's thread (1, else null).
+const followedColumn = `(SELECT ts.subscribed FROM thread_subscriptions ts WHERE ts.app_id = m.app_id AND ts.parent_id = m.id AND ts.uid = $3 AND ts.subscribed = 1)`
+
 // messageViewQuery reads a message and its summary in one statement, for reads outside a
 // write transaction: on PostgreSQL a second statement is a second round trip, which costs
 // the server more than either query. $1 is the app, $2 the message id, $3 the viewer.
 func messageViewQuery(summaryColumns string) string {
 	cols := strings.NewReplacer("$1", "m.id", "$2", "$3").Replace(summaryColumns)
-	return `SELECT ` + messageColumns + `, ` + cols + `, ` + savedColumn + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
+	return `SELECT ` + messageColumns + `, ` + cols + `, ` + savedColumn + `, ` + followedColumn + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
 }
 
 // Message returns a message with its entities and reaction summary; an action message
@@ -245,9 +248,9 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
 	var all, mine sql.NullString
-	var saved sql.NullInt64
-	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine, &saved}}, appID)
-	m.SavedAt = saved.Int64
+	var saved, followed sql.NullInt64
+	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine, &saved, &followed}}, appID)
+	m.SavedAt, m.ThreadSubscribed = saved.Int64, followed.Int64 == 1
 	if err == nil {
 		err = completeMessage(run, &m)
 	}
