@@ -217,6 +217,19 @@ func TestThreads(t *testing.T) {
 			!strings.Contains(string(r.body), `"unreadReplyCount"`) {
 			t.Fatalf("the SDK's request: %d %s", r.status, r.body)
 		}
+		// Follows go with what they are about: a user deleted for good, a deleted group.
+		e.ok(request{method: "DELETE", path: "/v3/users/dan", body: `{"permanent":true}`})
+		e.ok(request{method: "DELETE", path: "/v3/users/bob", body: `{"permanent":true}`})
+		if n := e.count(`SELECT COUNT(*) FROM thread_subscriptions WHERE uid = 'bob' OR parent_id = ` + dm); n != 0 {
+			t.Fatalf("%d follows of bob's or of his conversations' threads left", n)
+		}
+		if e.count(`SELECT COUNT(*) FROM thread_subscriptions WHERE conversation_id = 'group_g'`) == 0 {
+			t.Fatal("the group's follows went before the group")
+		}
+		e.ok(request{method: "DELETE", path: "/v3/groups/g"})
+		if n := e.count(`SELECT COUNT(*) FROM thread_subscriptions`); n != 0 {
+			t.Fatalf("%d follows left of a deleted group", n)
+		}
 	})
 }
 
