@@ -76,8 +76,10 @@ func writeThreadList(w http.ResponseWriter, r *http.Request, l chat.ThreadList) 
 		out = out[:len(out)-1] // the message's closing brace: the thread's keys follow
 		out = append(out, `,"parentMessageId":"`...)
 		out = strconv.AppendInt(out, m.ID, 10)
-		out = append(out, `","replyCount":`...)
-		out = strconv.AppendInt(out, m.ReplyCount, 10)
+		out = append(out, '"')
+		if m.ReplyCount == 0 { // the message has it only when it has replies
+			out = append(out, `,"replyCount":0`...)
+		}
 		if t.LastReply != nil {
 			reply := *t.LastReply
 			reply.Tags = nil

@@ -298,3 +298,24 @@ func TestThreadReplyNotifications(t *testing.T) {
 		})
 	}
 }
+
+// TestThreadItemKeysOnce: a thread's keys are each written once, replyCount too, with
+// replies or without (updatedAt four times: two threads, a last reply, meta.next).
+func TestThreadItemKeysOnce(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		one := e.send("ann", "bob", "user", "one")
+		two := e.send("ann", "bob", "user", "two")
+		e.reply("bob", one, "re")
+		if _, err := e.c.OnBehalfOf("ann").SubscribeThread(context.Background(), two); err != nil {
+			t.Fatal(err)
+		}
+		r := e.do(request{method: "GET", path: "/v3/threads", headers: obo("ann")})
+		body := string(r.body)
+		if r.status != 200 || strings.Count(body, `"replyCount"`) != 2 || strings.Count(body, `"threadSubscribed"`) != 2 ||
+			strings.Count(body, `"updatedAt"`) != 4 || !strings.Contains(body, `"replyCount":0`) || !strings.Contains(body, `"replyCount":1`) {
+			t.Fatalf("threads: %d %s", r.status, body)
+		}
+	})
+}
