@@ -38,6 +38,9 @@ type ThreadPage struct {
 	CursorID         string
 	Limit            int
 	ParticipatedByMe *bool
+	// UID or GUID scope the list to the acting user's one-to-one conversation with UID, or
+	// to the group GUID's conversation (the SDK's setUid and setGuid).
+	UID, GUID string
 }
 
 // ThreadQuery is a validated ThreadPage for the store.
@@ -46,6 +49,8 @@ type ThreadQuery struct {
 	UpdatedAt int64 // 0: from the newest (prepend) or the oldest (append)
 	ID        int64 // 0: the cursor is updatedAt alone, inclusive
 	Limit     int
+	// ConversationID limits the list to one conversation ("" for all).
+	ConversationID string
 }
 
 // ThreadRow is one followed thread as the store lists it.
@@ -174,6 +179,20 @@ func (s *Service) ListThreads(ctx context.Context, p Principal, page ThreadPage)
 	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return ThreadList{}, err
+	}
+	switch {
+	case page.UID != "":
+		other, err := s.User(ctx, p, page.UID)
+		if err != nil {
+			return ThreadList{}, err
+		}
+		q.ConversationID = ConversationID(u.UID, other.UID)
+	case page.GUID != "":
+		g, err := s.groupAs(ctx, p.App.ID, page.GUID, u.UID)
+		if err != nil {
+			return ThreadList{}, err
+		}
+		q.ConversationID = GroupConversationID(g.GUID)
 	}
 	rows, err := s.store.FollowedThreads(ctx, p.App.ID, u.UID, q)
 	if err != nil {

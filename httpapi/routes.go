@@ -135,6 +135,8 @@ func (s *Server) endpoints() []route {
 		serve("DELETE /messages/{id}/save", clientAllowed, s.unsaveMessage),
 		notYet("/messages/{id}/interacted"),
 		serve("GET /threads", clientAllowed, s.listThreads),
+		serve("GET /users/{uid}/threads", clientAllowed, s.listUserThreads),
+		serve("GET /groups/{guid}/threads", clientAllowed, s.listGroupThreads),
 
 		// Moderation (docs/moderation.md): a user flags a message; the rest is the app's.
 		serve("POST /messages/{id}/flagged", clientAllowed, s.flagMessage),

@@ -12,8 +12,24 @@ import (
 // (POST/DELETE /messages/{id}/thread/subscription): chat/threads.go.
 
 func (s *Server) listThreads(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	return s.answerThreads(w, r, p, chat.ThreadPage{})
+}
+
+// listUserThreads and listGroupThreads are the SDK's ThreadsRequestBuilder with setUid and
+// setGuid: the user's threads in one conversation.
+func (s *Server) listUserThreads(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	return s.answerThreads(w, r, p, chat.ThreadPage{UID: r.PathValue("uid")})
+}
+
+func (s *Server) listGroupThreads(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	return s.answerThreads(w, r, p, chat.ThreadPage{GUID: r.PathValue("guid")})
+}
+
+func (s *Server) answerThreads(w http.ResponseWriter, r *http.Request, p chat.Principal, scope chat.ThreadPage) error {
 	q := newQuery(r)
 	page := chat.ThreadPage{
+		UID:       scope.UID,
+		GUID:      scope.GUID,
 		Affix:     q.str("affix"),
 		UpdatedAt: int64(q.integer("updatedAt", 0, 0, 1<<62)),
 		CursorID:  q.str("id"),

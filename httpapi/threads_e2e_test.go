@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -110,6 +111,29 @@ func TestThreads(t *testing.T) {
 		if got != "dm:1:0:0:in the dm lunch:0:0:0:- plan:4:1:0:after the read" {
 			t.Fatalf("ann's threads, three: %q", got)
 		}
+		// The SDK's setUid and setGuid: one conversation's threads.
+		scoped := func(path string) string {
+			t.Helper()
+			var l struct{ Data []struct{ ID string } }
+			r := e.do(request{method: "GET", path: path, headers: obo("ann")})
+			if r.status != 200 || json.Unmarshal(r.body, &l) != nil {
+				t.Fatalf("%s: %d %s", path, r.status, r.body)
+			}
+			var ids []string
+			for _, d := range l.Data {
+				ids = append(ids, d.ID)
+			}
+			return strings.Join(ids, ",")
+		}
+		if got := scoped("/v3/users/bob/threads?limit=30&participatedByMe=true"); got != dm {
+			t.Fatalf("ann's threads with bob: %s, want %s", got, dm)
+		}
+		if got := scoped("/v3/groups/g/threads?limit=1&affix=prepend&updatedAt=99999999999&id=99999999"); got != lunch {
+			t.Fatalf("ann's first thread in g: %s, want %s", got, lunch)
+		}
+		if got := scoped("/v3/users/cat/threads"); got != "" {
+			t.Fatalf("ann's threads with cat: %s", got)
+		}
 		// Paging by meta.next, one at a time, walks the same list without repeats.
 		var walked []string
 		p := client.ThreadListParams{Limit: 1}
@@ -203,6 +227,9 @@ func TestThreads(t *testing.T) {
 			{"list, every thread", request{method: "GET", path: "/v3/threads?participatedByMe=false", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
 			{"list, bad flag", request{method: "GET", path: "/v3/threads?withMentionCount=maybe", headers: obo("ann")}, 400, "ERR_BAD_REQUEST"},
 			{"list, unknown user", request{method: "GET", path: "/v3/threads", headers: obo("ghost")}, 404, "ERR_UID_NOT_FOUND"},
+			{"a conversation's, unknown user", request{method: "GET", path: "/v3/users/ghost/threads", headers: obo("ann")}, 404, "ERR_UID_NOT_FOUND"},
+			{"a group's, unknown group", request{method: "GET", path: "/v3/groups/nope/threads", headers: obo("ann")}, 404, "ERR_GUID_NOT_FOUND"},
+			{"a group's without onBehalfOf", request{method: "GET", path: "/v3/groups/g/threads"}, 400, "ERR_BAD_REQUEST"},
 		} {
 			r := e.do(tc.r)
 			if r.status != tc.status || r.code != tc.code || e.snapshot() != before {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/natter-chat/natter/chat"
 )
@@ -95,12 +96,18 @@ func (db *DB) FollowedThreads(ctx context.Context, appID, uid string, q chat.Thr
 	}
 	cursor := ``
 	args := []any{appID, uid, q.Limit}
+	if q.ConversationID != "" {
+		args = append(args, q.ConversationID)
+		cursor = ` AND ts.conversation_id = $4`
+	}
+	n := strconv.Itoa(len(args) + 1)
 	switch {
 	case q.UpdatedAt != 0 && q.ID != 0:
-		cursor = ` AND (ts.updated_at ` + cmp + ` $4 OR ts.updated_at = $4 AND ts.parent_id ` + cmp + ` $5)`
+		next := strconv.Itoa(len(args) + 2)
+		cursor += ` AND (ts.updated_at ` + cmp + ` $` + n + ` OR ts.updated_at = $` + n + ` AND ts.parent_id ` + cmp + ` $` + next + `)`
 		args = append(args, q.UpdatedAt, q.ID)
 	case q.UpdatedAt != 0:
-		cursor = ` AND ts.updated_at ` + cmp + `= $4`
+		cursor += ` AND ts.updated_at ` + cmp + `= $` + n
 		args = append(args, q.UpdatedAt)
 	}
 	var out []chat.ThreadRow

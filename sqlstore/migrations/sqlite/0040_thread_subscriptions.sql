@@ -25,6 +25,8 @@ CREATE TABLE thread_subscriptions (
     PRIMARY KEY (app_id, parent_id, uid)
 );
 CREATE INDEX thread_subscriptions_user ON thread_subscriptions (app_id, uid, subscribed, updated_at, parent_id);
+-- A user's threads in one conversation (GET /users/{uid}/threads, /groups/{guid}/threads).
+CREATE INDEX thread_subscriptions_conversation ON thread_subscriptions (app_id, uid, conversation_id, subscribed, updated_at, parent_id);
 
 -- Threads that have replies: their authors and repliers follow them, as they would have
 -- had subscriptions been kept when they were written.
