@@ -21,8 +21,11 @@ type Thread struct {
 }
 
 // ThreadListParams are ListThreads' paging: Affix "prepend" (older, the default) or
-// "append" (newer), from the cursor UpdatedAt and ID (meta.next's), Limit 1–1000.
+// "append" (newer), from the cursor UpdatedAt and ID (meta.next's), Limit 1–1000; and its
+// scope: UID (the acting user's conversation with that user) or GUID (a group's), or
+// neither for all the user's threads.
 type ThreadListParams struct {
+	UID, GUID string
 	Affix     string
 	UpdatedAt int64
 	ID        string
@@ -50,7 +53,15 @@ func (l *ThreadList) NextParams(limit int) ThreadListParams {
 	return ThreadListParams{Affix: l.Meta.Next.Affix, UpdatedAt: l.Meta.Next.UpdatedAt, ID: l.Meta.Next.ID, Limit: limit}
 }
 
-// ListThreads lists the threads the acting user (required) follows, newest first.
+// NextPage is p continued after l, in the same scope.
+func (p ThreadListParams) NextPage(l *ThreadList) ThreadListParams {
+	next := l.NextParams(p.Limit)
+	next.UID, next.GUID = p.UID, p.GUID
+	return next
+}
+
+// ListThreads lists the threads the acting user (required) follows, newest first, in the
+// scope p names.
 func (c *Client) ListThreads(ctx context.Context, p ThreadListParams) (*ThreadList, error) {
 	q := url.Values{}
 	if p.Affix != "" {
@@ -65,8 +76,15 @@ func (c *Client) ListThreads(ctx context.Context, p ThreadListParams) (*ThreadLi
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
+	path := "/threads"
+	switch {
+	case p.UID != "":
+		path = "/users/" + seg(p.UID) + "/threads"
+	case p.GUID != "":
+		path = groupPath(p.GUID) + "/threads"
+	}
 	var out ThreadList
-	env, err := c.call(ctx, http.MethodGet, "/threads", q, nil, &out.Data)
+	env, err := c.call(ctx, http.MethodGet, path, q, nil, &out.Data)
 	if err != nil {
 		return nil, err
 	}

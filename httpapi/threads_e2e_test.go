@@ -134,6 +134,12 @@ func TestThreads(t *testing.T) {
 		if got := scoped("/v3/users/cat/threads"); got != "" {
 			t.Fatalf("ann's threads with cat: %s", got)
 		}
+		inG := client.ThreadListParams{GUID: "g", Limit: 1}
+		firstG, pageG := e.threads("ann", inG)
+		nextG, _ := e.threads("ann", inG.NextPage(pageG))
+		if !strings.HasPrefix(firstG, "lunch:") || !strings.HasPrefix(nextG, "plan:") {
+			t.Fatalf("the Go client's pages of g: %q then %q", firstG, nextG)
+		}
 		// Paging by meta.next, one at a time, walks the same list without repeats.
 		var walked []string
 		p := client.ThreadListParams{Limit: 1}
