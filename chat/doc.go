@@ -26,7 +26,8 @@
 //   - users and their relations: users.go, friends.go, blocks.go, roles.go
 //   - groups: groups.go, members.go (members, bans, scopes)
 //   - messages: messages.go (send, get, edit, delete), multisend.go (multipleReceivers),
-//     history.go (message lists and their filters), reactions.go, pins.go (pins and saves),
+//     history.go (message lists and their filters), threads.go (who follows a thread, the
+//     threads list, subscriptions), reactions.go, pins.go (pins and saves),
 //     conversations.go (conversation lists, markers, receipts), idempotency.go, utf8.go and
 //     echo.go (stored JSON and quoting input in errors)
 //   - permissions: policy.go (the one check every user operation passes), permissions.go

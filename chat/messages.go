@@ -54,6 +54,9 @@ type Message struct {
 	// Threads: a reply's parent, and a parent's replies.
 	ParentID   int64
 	ReplyCount int64
+	// A reply's new followers of its thread, stored with it (threads.go): ThreadJoin
+	// follow it whatever they chose before, ThreadJoinIfNew unless they chose before.
+	ThreadJoin, ThreadJoinIfNew []string
 	// Seq is the message's place among its conversation's counted messages; set only on
 	// import, where the service numbers a batch itself (dataimport.go).
 	Seq      int64
@@ -81,6 +84,8 @@ type Message struct {
 	PinnedAt int64
 	PinnedBy string
 	SavedAt  int64
+	// ThreadSubscribed is whether the viewer follows the message's thread (threads.go).
+	ThreadSubscribed bool
 	// Moderation is data.moderation.status (moderation.go): set on a message a rule held
 	// (pending) and in the review lists; empty on every message delivered.
 	Moderation string
@@ -265,6 +270,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	}
 	if m.Mentions, err = s.mentions(ctx, p.App.ID, m.Data); err != nil {
 		return Message{}, err
+	}
+	if parent != nil {
+		m.ThreadJoin, m.ThreadJoinIfNew = replySubscribers(parent, &m)
 	}
 	mod, err := s.moderate(ctx, &m) // moderation_engine.go: a dropMessage rule refuses it
 	if err != nil {

@@ -171,6 +171,12 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 	for _, e := range m.Mentions {
 		mentioned[e.UID] = true
 	}
+	threads := map[string]int{}
+	if m.ParentID != 0 && ev.Trigger == TriggerMessageSent {
+		if threads, err = s.store.ThreadStates(ctx, ev.AppID, m.ParentID, uids); err != nil {
+			return internal("read thread subscriptions", err)
+		}
+	}
 	nowMS := now.UnixMilli()
 	base := NotificationLog{AppID: ev.AppID, EventID: ev.ID, Trigger: ev.Trigger, MessageID: m.ID, MessageCategory: m.Category,
 		MessageType: m.Type, Sender: m.Sender, Receiver: m.Receiver, ReceiverType: m.ReceiverType, CreatedAt: nowMS}
@@ -188,6 +194,7 @@ func (s *Service) expandPage(ctx context.Context, ev NotificationEvent, m *Messa
 		r := states[uid]
 		prefs := r.Prefs(app)
 		f := NotifyFacts{IsMessage: true, Mentioned: mentioned[uid], Preference: messagePreference(prefs, m),
+			Reply: m.ParentID != 0 && ev.Trigger == TriggerMessageSent, Thread: threads[uid],
 			BypassForMentions: prefs.BypassPreferencesForMentions, Online: online[uid], PushWhenOnline: s.cfg.PushWhenOnline, Now: now,
 			DND: prefs.DND == DNDOn, Schedule: &prefs.Schedule, Location: r.Location()}
 		if reaction {

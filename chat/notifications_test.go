@@ -165,6 +165,8 @@ func TestApplyNotificationPrefsChange(t *testing.T) {
 	}{
 		{"a choice", app, earlier, NotificationPrefsChange{Group: GroupOverrides{Messages: ptrTo(NotifyMentions)}},
 			NotificationOverrides{Group: GroupOverrides{Messages: ptrTo(3), Replies: ptrTo(3)}}, nil},
+		{"subscribed threads for replies", app, earlier, NotificationPrefsChange{Group: GroupOverrides{Replies: ptrTo(NotifySubscribedThreads)}},
+			NotificationOverrides{Group: GroupOverrides{Replies: ptrTo(4)}}, nil},
 		{"replaces the earlier one", app, earlier, NotificationPrefsChange{Group: GroupOverrides{Replies: ptrTo(NotifyOff)}},
 			NotificationOverrides{Group: GroupOverrides{Replies: ptrTo(1)}}, nil},
 		{"what the app locks is ignored, the earlier choice stays", locked, earlier,
@@ -172,7 +174,7 @@ func TestApplyNotificationPrefsChange(t *testing.T) {
 				Schedule: map[time.Weekday]DayChange{time.Monday: {DND: ptrTo(true)}}},
 			earlier, nil},
 		{"a wrong value is refused, locked or not", locked, earlier,
-			NotificationPrefsChange{Group: GroupOverrides{Replies: ptrTo(4), MemberLeft: ptrTo(3)}, OneOnOne: OneOnOneOverrides{Messages: ptrTo(0)},
+			NotificationPrefsChange{Group: GroupOverrides{Replies: ptrTo(5), MemberLeft: ptrTo(3)}, OneOnOne: OneOnOneOverrides{Messages: ptrTo(0)},
 				DND: ptrTo(0)},
 			NotificationOverrides{}, []string{"groupPreferences.groupMemberLeft", "groupPreferences.groupReplies", "mutePreferences.dnd",
 				"oneOnOnePreferences.oneOnOneMessages"}},

@@ -98,7 +98,7 @@ var userPrefs = []userPref{
 			return g.MessagesSetting, g.MessagesOverride
 		},
 		func(o *NotificationOverrides) **int { return &o.Group.Messages }, func(e *NotificationPrefs) *int { return &e.Group.Messages }},
-	{"groupPreferences.groupReplies", 3,
+	{"groupPreferences.groupReplies", 4,
 		func(s *NotificationSettings) (int, bool) {
 			g := s.Preferences.Group
 			return g.RepliesSetting, g.RepliesOverride
@@ -167,7 +167,7 @@ var userPrefs = []userPref{
 			return o.MessagesSetting, o.MessagesOverride
 		},
 		func(o *NotificationOverrides) **int { return &o.OneOnOne.Messages }, func(e *NotificationPrefs) *int { return &e.OneOnOne.Messages }},
-	{"oneOnOnePreferences.oneOnOneReplies", 3,
+	{"oneOnOnePreferences.oneOnOneReplies", 4,
 		func(s *NotificationSettings) (int, bool) {
 			o := s.Preferences.OneOnOne
 			return o.RepliesSetting, o.RepliesOverride

@@ -406,14 +406,14 @@ func (s *NotificationSettings) Validate() error {
 		v     int
 		max   int
 	}{
-		{"group.messagesSetting", g.MessagesSetting, 3}, {"group.repliesSetting", g.RepliesSetting, 3},
+		{"group.messagesSetting", g.MessagesSetting, 3}, {"group.repliesSetting", g.RepliesSetting, 4},
 		{"group.quotedRepliesSetting", g.QuotedRepliesSetting, 3}, {"group.reactionsSetting", g.ReactionsSetting, 3},
 		{"group.memberLeftSetting", g.MemberLeftSetting, 2}, {"group.memberAddedSetting", g.MemberAddedSetting, 2},
 		{"group.memberJoinedSetting", g.MemberJoinedSetting, 2}, {"group.memberKickedSetting", g.MemberKickedSetting, 2},
 		{"group.memberBannedSetting", g.MemberBannedSetting, 2}, {"group.memberUnbannedSetting", g.MemberUnbannedSetting, 2},
 		{"group.memberScopeChangedSetting", g.MemberScopeChangedSetting, 2},
 		{"group.messageEditedSetting", g.MessageEditedSetting, 2}, {"group.messageDeletedSetting", g.MessageDeletedSetting, 2},
-		{"oneOnOne.messagesSetting", o.MessagesSetting, 3}, {"oneOnOne.repliesSetting", o.RepliesSetting, 3},
+		{"oneOnOne.messagesSetting", o.MessagesSetting, 3}, {"oneOnOne.repliesSetting", o.RepliesSetting, 4},
 		{"oneOnOne.quotedRepliesSetting", o.QuotedRepliesSetting, 3}, {"oneOnOne.reactionsSetting", o.ReactionsSetting, 3},
 		{"oneOnOne.messageEditedSetting", o.MessageEditedSetting, 2}, {"oneOnOne.messageDeletedSetting", o.MessageDeletedSetting, 2},
 		{"call.initiatedSetting", c.InitiatedSetting, 2}, {"call.ongoingSetting", c.OngoingSetting, 2},

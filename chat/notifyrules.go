@@ -12,6 +12,9 @@ const (
 	NotifyNever        = 1 // don't notify
 	NotifyAll          = 2 // notify
 	NotifyMentionsOnly = 3 // messages: only those that mention the user
+	// NotifySubscribedThreads is the replies' fourth value (the SDK's
+	// SUBSCRIBE_TO_SUBSCRIBED_THREADS): only the replies in the threads the user follows.
+	NotifySubscribedThreads = 4
 )
 
 // Reasons a notification is not sent, as the log's reason says them.
@@ -29,6 +32,8 @@ const (
 	ReasonRead           = "read"           // SMS or email after a delay: read meanwhile
 	ReasonPushOnly       = "pushOnly"       // SMS and email are for unread messages, not other events
 	ReasonUnknownTrigger = "unknownTrigger" // nothing notifies of this event
+	ReasonUnsubscribed   = "unsubscribed"   // a reply in a thread the user unsubscribed from
+	ReasonNotSubscribed  = "notSubscribed"  // subscribed threads only, and the user does not follow this one
 )
 
 // NotifyFacts are what the rule needs to know about one recipient of one event on one
@@ -42,6 +47,11 @@ type NotifyFacts struct {
 	IsMessage  bool
 	Mentioned  bool
 	Preference int
+	// Reply is whether the message is a thread reply, and Thread the recipient's state in
+	// its thread (ThreadNone, ThreadSubscribed, ThreadUnsubscribed) once the reply's own
+	// follows were stored (a reply that mentions the recipient made it follow).
+	Reply  bool
+	Thread int
 	// BypassForMentions is the app's bypassPreferencesForMentions: a mention notifies
 	// whatever the recipient's preference says (a mute still silences it).
 	BypassForMentions bool
@@ -111,7 +121,8 @@ type NotifyDecision struct {
 func DecideNotification(f NotifyFacts) NotifyDecision {
 	no := func(reason string) NotifyDecision { return NotifyDecision{Reason: reason} }
 	pref := f.Preference
-	if pref == 0 || pref == NotifyMentionsOnly && !f.IsMessage || f.BypassForMentions && f.Mentioned && f.IsMessage {
+	if pref == 0 || (pref == NotifyMentionsOnly || pref == NotifySubscribedThreads) && !f.IsMessage ||
+		pref == NotifySubscribedThreads && !f.Reply || f.BypassForMentions && f.Mentioned && f.IsMessage {
 		pref = NotifyAll
 	}
 	switch {
@@ -129,6 +140,10 @@ func DecideNotification(f NotifyFacts) NotifyDecision {
 		return no(ReasonPreference)
 	case pref == NotifyMentionsOnly && !f.Mentioned:
 		return no(ReasonNotMentioned)
+	case f.Reply && f.Thread == ThreadUnsubscribed && !f.Mentioned:
+		return no(ReasonUnsubscribed)
+	case pref == NotifySubscribedThreads && f.Thread != ThreadSubscribed:
+		return no(ReasonNotSubscribed)
 	case f.Channel == ChannelPush && f.Online && !f.PushWhenOnline:
 		return no(ReasonOnline)
 	case !f.Destination:

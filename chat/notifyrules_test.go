@@ -50,6 +50,24 @@ func TestDecideNotification(t *testing.T) {
 		{"mentions only, not mentioned", with(func(f *NotifyFacts) { f.Preference = NotifyMentionsOnly }), no(ReasonNotMentioned)},
 		{"mentions only, mentioned", with(func(f *NotifyFacts) { f.Preference, f.Mentioned = NotifyMentionsOnly, true }), send},
 		{"mentions only on a reaction reads as all", with(func(f *NotifyFacts) { f.Preference, f.IsMessage = NotifyMentionsOnly, false }), send},
+		{"a reply to a bystander", with(func(f *NotifyFacts) { f.Reply = true }), send},
+		{"a reply to a follower", with(func(f *NotifyFacts) { f.Reply, f.Thread = true, ThreadSubscribed }), send},
+		{"a reply in a thread the user left", with(func(f *NotifyFacts) { f.Reply, f.Thread = true, ThreadUnsubscribed }), no(ReasonUnsubscribed)},
+		{"a reply mentioning a user who left the thread", with(func(f *NotifyFacts) { f.Reply, f.Thread, f.Mentioned = true, ThreadUnsubscribed, true }), send},
+		{"subscribed threads, not following", with(func(f *NotifyFacts) { f.Reply, f.Preference = true, NotifySubscribedThreads }), no(ReasonNotSubscribed)},
+		{"subscribed threads, following", with(func(f *NotifyFacts) {
+			f.Reply, f.Preference, f.Thread = true, NotifySubscribedThreads, ThreadSubscribed
+		}), send},
+		{"subscribed threads, left the thread", with(func(f *NotifyFacts) {
+			f.Reply, f.Preference, f.Thread = true, NotifySubscribedThreads, ThreadUnsubscribed
+		}), no(ReasonUnsubscribed)},
+		{"subscribed threads on a top-level message reads as all", with(func(f *NotifyFacts) { f.Preference = NotifySubscribedThreads }), send},
+		{"subscribed threads, never, beats following", with(func(f *NotifyFacts) {
+			f.Reply, f.Preference, f.Thread = true, NotifyNever, ThreadSubscribed
+		}), no(ReasonPreference)},
+		{"a user who left the thread is still muted first", with(func(f *NotifyFacts) {
+			f.Reply, f.Thread, f.MutedUntil = true, ThreadUnsubscribed, now.Add(time.Hour)
+		}), no(ReasonMuted)},
 		{"online: no push", with(func(f *NotifyFacts) { f.Online = true }), no(ReasonOnline)},
 		{"online, push when online", with(func(f *NotifyFacts) { f.Online, f.PushWhenOnline = true, true }), send},
 		{"no push token", with(func(f *NotifyFacts) { f.Destination = false }), no(ReasonNoDestination)},

@@ -28,6 +28,7 @@ type Tx interface {
 	ImportTx
 	ModerationTx
 	CallTx
+	ThreadTx
 }
 
 // Store is everything natter keeps.
@@ -67,6 +68,7 @@ type Store interface {
 	AgentStore
 	ModerationStore
 	CallStore
+	ThreadStore
 	Ping(ctx context.Context) error
 	Close() error
 }

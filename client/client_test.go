@@ -514,6 +514,22 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.SaveMessage(ctx, "7")
 			return err
 		}, "POST /messages/{id}/save", "/v3/messages/7/save", "", map[string]string{"id": "7"}, ""},
+		{"SubscribeThread", func(c *client.Client) error {
+			_, err := c.SubscribeThread(ctx, "7")
+			return err
+		}, "POST /messages/{id}/thread/subscription", "/v3/messages/7/thread/subscription", "", map[string]string{"id": "7"}, ""},
+		{"UnsubscribeThread", func(c *client.Client) error {
+			_, err := c.UnsubscribeThread(ctx, "7")
+			return err
+		}, "DELETE /messages/{id}/thread/subscription", "/v3/messages/7/thread/subscription", "", map[string]string{"id": "7"}, ""},
+		{"ListThreads", func(c *client.Client) error {
+			_, err := c.ListThreads(ctx, client.ThreadListParams{})
+			return err
+		}, "GET /threads", "/v3/threads", "", nil, ""},
+		{"ListThreads with a user, paged", func(c *client.Client) error {
+			_, err := c.ListThreads(ctx, client.ThreadListParams{UID: "u/1", Affix: "append", UpdatedAt: 5, ID: "9", Limit: 2})
+			return err
+		}, "GET /users/{uid}/threads", "/v3/users/u%2F1/threads", "affix=append&id=9&limit=2&updatedAt=5", map[string]string{"uid": "u/1"}, ""},
 		{"UnsaveMessage", func(c *client.Client) error {
 			_, err := c.UnsaveMessage(ctx, "7")
 			return err

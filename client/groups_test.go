@@ -104,6 +104,10 @@ func TestGroupEndpoints(t *testing.T) {
 			_, err := c.ListMembers(ctx, "g1", client.ListMembersParams{Scopes: []string{"admin", "moderator"}, Status: "available", PerPage: 5, Page: 3})
 			return err
 		}, "GET /groups/{guid}/members", "/v3/groups/g1/members", "page=3&perPage=5&scopes=admin%2Cmoderator&status=available", nil, ""},
+		{"ListThreads in a group", "", func(c *client.Client) error {
+			_, err := c.ListThreads(ctx, client.ThreadListParams{GUID: "g1", Limit: 30, Affix: "prepend", UpdatedAt: 1700000000, ID: "42"})
+			return err
+		}, "GET /groups/{guid}/threads", "/v3/groups/g1/threads", "affix=prepend&id=42&limit=30&updatedAt=1700000000", nil, ""},
 		{"ListMembers zero", "", func(c *client.Client) error {
 			_, err := c.ListMembers(ctx, "g1", client.ListMembersParams{})
 			return err

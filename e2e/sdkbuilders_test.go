@@ -59,6 +59,7 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 	d := createBuilderData(t, admin)
 
 	spec, _ := json.Marshal(map[string]string{"user": "bob", "group": "crew", "parent": d.parent,
+		"subscribe": d.groupTexts[0], "unsubscribe": d.userTexts[1],
 		"reactionMessage": d.reacted, "reaction": "👍", "receiptMessage": d.groupTexts[0]})
 	alice := startSDKUser(t, dir, caFile, node.host(), "e2e", key, "alice", "builders", "NATTER_BUILDERS="+string(spec))
 	alice.wait("done", nil, 120*time.Second)
@@ -148,6 +149,10 @@ func runSDKBuilders(t *testing.T, node *natterProc, cert, key string) {
 		"blocked":             {seq("u", 8, 10), false},
 		"reactions":           {rest("/messages/"+d.reacted+"/reactions?limit=100", "id"), false},
 		"reactionsOne":        {rest("/messages/"+d.reacted+"/reactions/"+emoji+"?limit=100", "id"), false},
+		"threads":             {rest("/threads?limit=100", "id"), false},
+	}
+	if ids := wants["threads"].ids; !sameSet(ids, []string{d.parent, d.groupTexts[0]}) {
+		t.Errorf("REST threads %v: want the thread alice is in and the one she subscribed to", ids)
 	}
 	if n := len(wants["conversationsUser"].ids); n != 6 {
 		t.Errorf("REST user conversations: %d, want 6", n)

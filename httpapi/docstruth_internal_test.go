@@ -58,13 +58,13 @@ func TestFalseAbsences(t *testing.T) {
 		// A section headed "Not yet" says it of everything in it.
 		{"### Not yet\n\nThe pin list (`GET /conversations/pinned`).\n\n## Next\n\n`GET /conversations` is served.\n", []string{"GET /conversations/pinned"}},
 		// True: what the 501 list holds, or what no route serves.
-		{"Not yet: `/messages/{id}/interacted`, `/threads` (501), the list filters.\n", nil},
+		{"Not yet: `/messages/{id}/interacted`, `/ai-agents/tools` (501), the list filters.\n", nil},
 		{"The hosted Agent Builder (`/ai-agents/agent-builder/…`) answers 501.\n", nil},
 		{"`DELETE /calls/{sessionId}` answers 501.\n", nil},
 		// True: a served path in a sentence that claims nothing missing, or in another sentence.
 		{"`POST /messages` sends. Endpoints natter does not serve yet answer 501.\n", nil},
 		{"```\ncurl /v3/users  # not yet\n```\n", nil},
-		{"| `/users` | done | all of it |\n| Threads | not yet | `/threads` |\n", nil},
+		{"| `/users` | done | all of it |\n| Tools | not yet | `/ai-agents/tools` |\n", nil},
 	} {
 		var got []string
 		for _, d := range falseAbsences(tc.doc) {

@@ -135,6 +135,8 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		{"DELETE /messages/{id}/pin", r("DELETE", "/messages/"+m1+"/pin", "", obo("alice")), kinds(conv)},
 		{"POST /messages/{id}/save", r("POST", "/messages/"+m1+"/save", "", obo("bob")), kinds(conv)},
 		{"DELETE /messages/{id}/save", r("DELETE", "/messages/"+m1+"/save", "", obo("bob")), kinds(conv)},
+		{"POST /messages/{id}/thread/subscription", r("POST", "/messages/"+g1+"/thread/subscription", "", obo("bob")), kinds(conv)},
+		{"DELETE /messages/{id}/thread/subscription", r("DELETE", "/messages/"+g1+"/thread/subscription", "", obo("bob")), kinds(conv)},
 
 		{"POST /messages/{id}/flagged", r("POST", "/messages/"+m1+"/flagged", `{"reasonId":"spam"}`, obo("bob")), kinds(settings)},
 		{"PATCH /moderation/flagged-messages/{id}", r("PATCH", "/moderation/flagged-messages/"+m1, `{"status":"approved"}`, nil), kinds(settings)},

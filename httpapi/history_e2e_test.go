@@ -20,6 +20,7 @@ type messageList struct {
 		ReplyCount         int
 		UnreadRepliesCount int
 		SavedAt            int64
+		ThreadSubscribed   bool
 		Tags               []string
 		Data               struct{ Text string }
 	}

@@ -120,7 +120,8 @@ func (s *Server) endpoints() []route {
 		serve("GET /groups/{guid}/messages", clientAllowed, s.listGroupMessages),
 		serve("GET /messages/{id}/thread", clientAllowed, s.listThread),
 		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage),
-		notYet("/messages/{id}/thread/"),
+		serve("POST /messages/{id}/thread/subscription", clientAllowed, s.subscribeThread),
+		serve("DELETE /messages/{id}/thread/subscription", clientAllowed, s.unsubscribeThread),
 		serve("GET /messages/{id}", clientAllowed, s.getMessage),
 		serve("PUT /messages/{id}", clientAllowed, s.editMessage),
 		serve("DELETE /messages/{id}", clientAllowed, s.deleteMessage),
@@ -133,7 +134,9 @@ func (s *Server) endpoints() []route {
 		serve("POST /messages/{id}/save", clientAllowed, s.saveMessage),
 		serve("DELETE /messages/{id}/save", clientAllowed, s.unsaveMessage),
 		notYet("/messages/{id}/interacted"),
-		notYet("/threads"),
+		serve("GET /threads", clientAllowed, s.listThreads),
+		serve("GET /users/{uid}/threads", clientAllowed, s.listUserThreads),
+		serve("GET /groups/{guid}/threads", clientAllowed, s.listGroupThreads),
 
 		// Moderation (docs/moderation.md): a user flags a message; the rest is the app's.
 		serve("POST /messages/{id}/flagged", clientAllowed, s.flagMessage),

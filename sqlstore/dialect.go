@@ -84,7 +84,9 @@ func init() {
 			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),
 			`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id` + d.inIDs(`$1`) + ` ORDER BY message_id, first_id`,
 			`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id` + d.inIDs(`$2`),
-			`SELECT message_id, saved_at FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`),
+			// The viewer's saves, and the threads it follows (a message's threadSubscribed).
+			`SELECT message_id, saved_at, 0 FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`) +
+				` UNION ALL SELECT parent_id, 0, 1 FROM thread_subscriptions WHERE app_id = $1 AND uid = $2 AND subscribed = 1 AND parent_id` + d.inIDs(`$3`),
 		}
 	}
 }

@@ -222,12 +222,16 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 			}
 		}
 	}
-	saved := map[int64]int64{}
-	if viewer != "" && len(ids) > 0 { // the viewer's saves, along saved_messages' key
+	saved, followed := map[int64]int64{}, map[int64]bool{}
+	if viewer != "" && len(ids) > 0 { // the viewer's saves and follows, along their tables' keys
 		err := each(run.fixedRows(db.dialect.pageQueries[3], appID, viewer, db.dialect.idsArg(ids)), func(s scanner) error {
-			var id, at int64
-			err := s.Scan(&id, &at)
-			saved[id] = at
+			var id, at, follows int64
+			err := s.Scan(&id, &at, &follows)
+			if follows == 1 {
+				followed[id] = true
+			} else {
+				saved[id] = at
+			}
 			return err
 		})
 		if err != nil {
@@ -238,7 +242,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 		return err
 	}
 	for i := range ms {
-		ms[i].SavedAt = saved[ms[i].ID]
+		ms[i].SavedAt, ms[i].ThreadSubscribed = saved[ms[i].ID], followed[ms[i].ID]
 		m := &ms[i]
 		m.SenderEntity = who(m.Sender)
 		if m.ReceiverType == chat.ReceiverUser {
@@ -427,11 +431,31 @@ func (db *DB) unreadReplies(run runner, appID, viewer string, ms []chat.Message)
 			}
 			read, reads[m.ConversationID] = mk.ReadID, mk.ReadID
 		}
-		if err := run.row(`SELECT COUNT(*) FROM messages WHERE parent_id = $1 AND id > $2 AND sender <> $3`, m.ID, read, viewer).Scan(&m.UnreadReplies); err != nil {
-			return mapErr(err)
+		n, err := unreadReplies(run, appID, viewer, m, read)
+		if err != nil {
+			return err
 		}
+		m.UnreadReplies = n
 	}
 	return nil
+}
+
+// unreadReplies counts the replies from others in parent's thread after read, uid's read
+// marker of the conversation, without walking them: the thread's count, less the place of
+// the last reply at or before the marker (one step of messages_thread), less uid's own
+// replies after it (its own messages in the conversation after the marker, usually none
+// or a few).
+func unreadReplies(run runner, appID, uid string, parent *chat.Message, read int64) (int64, error) {
+	var seen, own int64
+	if err := run.row(`SELECT COALESCE((SELECT thread_seq FROM messages WHERE parent_id > 0 AND parent_id = $1 AND id <= $2
+		ORDER BY id DESC LIMIT 1), 0)`, parent.ID, read).Scan(&seen); err != nil {
+		return 0, mapErr(err)
+	}
+	if err := run.row(`SELECT COUNT(*) FROM messages WHERE app_id = $1 AND sender = $2 AND conversation_id = $3 AND id > $4 AND parent_id = $5`,
+		appID, uid, parent.ConversationID, read, parent.ID).Scan(&own); err != nil {
+		return 0, mapErr(err)
+	}
+	return max(parent.ReplyCount-seen-own, 0), nil
 }
 
 const markerQuery = `SELECT read_id, read_seq, delivered_id, reset_id, tags, updated_at, pinned_at FROM conversation_markers

@@ -56,8 +56,7 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 		if err := tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID); err != nil {
 			return err
 		}
-		_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
-		return err
+		return insertReply(tx, m)
 	}
 	if !movesConversation(m) {
 		return tx.fixed(insertMessageQuery, insertMessageArgs(m, 0)...).Scan(&m.ID)
@@ -100,8 +99,7 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 			return err
 		}
 		if m.ParentID != 0 {
-			_, err := tx.exec(bumpRepliesQuery, m.AppID, m.ParentID)
-			return err
+			return insertReply(tx, m)
 		}
 		return nil
 	}
@@ -176,7 +174,6 @@ const (
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
 		updated_at = excluded.updated_at, last_message_id = CASE WHEN excluded.last_message_id > conversations.last_message_id
 		THEN excluded.last_message_id ELSE conversations.last_message_id END`
-	bumpRepliesQuery = `UPDATE messages SET reply_count = reply_count + 1 WHERE app_id = $1 AND id = $2`
 )
 
 // The message with both parties' short user shapes and whether each is still active, in one
@@ -223,12 +220,15 @@ const (
 // savedColumn is when the viewer ($3) saved the message.
 const savedColumn = `(SELECT sv.saved_at FROM saved_messages sv WHERE sv.app_id = m.app_id AND sv.uid = $3 AND sv.message_id = m.id)`
 
+// followedColumn is whether the viewer ($3) follows the message's thread (1, else null).
+const followedColumn = `(SELECT ts.subscribed FROM thread_subscriptions ts WHERE ts.app_id = m.app_id AND ts.parent_id = m.id AND ts.uid = $3 AND ts.subscribed = 1)`
+
 // messageViewQuery reads a message and its summary in one statement, for reads outside a
 // write transaction: on PostgreSQL a second statement is a second round trip, which costs
 // the server more than either query. $1 is the app, $2 the message id, $3 the viewer.
 func messageViewQuery(summaryColumns string) string {
 	cols := strings.NewReplacer("$1", "m.id", "$2", "$3").Replace(summaryColumns)
-	return `SELECT ` + messageColumns + `, ` + cols + `, ` + savedColumn + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
+	return `SELECT ` + messageColumns + `, ` + cols + `, ` + savedColumn + `, ` + followedColumn + messageFrom + ` WHERE m.app_id = $1 AND m.id = $2`
 }
 
 // Message returns a message with its entities and reaction summary; an action message
@@ -252,9 +252,9 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
 	var all, mine sql.NullString
-	var saved sql.NullInt64
-	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine, &saved}}, appID)
-	m.SavedAt = saved.Int64
+	var saved, followed sql.NullInt64
+	m, _, err := scanMessage(suffix{run.fixed(db.dialect.messageViewQuery, appID, id, viewer), []any{&all, &mine, &saved, &followed}}, appID)
+	m.SavedAt, m.ThreadSubscribed = saved.Int64, followed.Int64 == 1
 	if err == nil {
 		err = completeMessage(run, &m)
 	}
@@ -420,6 +420,7 @@ func (tx txStore) PurgeMessage(appID string, id int64) error {
 		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM thread_subscriptions WHERE app_id = $1 AND parent_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,
 	} {

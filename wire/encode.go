@@ -94,6 +94,9 @@ func AppendMessage(b []byte, m chat.Message) []byte {
 		b = AppendString(b, m.PinnedBy)
 	}
 	b = appendTime(b, `,"savedAt":`, m.SavedAt)
+	if m.ThreadSubscribed {
+		b = append(b, `,"threadSubscribed":true`...)
+	}
 	if m.WithReceipts {
 		b = appendReceipts(b, m.Receipts)
 	}

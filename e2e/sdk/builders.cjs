@@ -84,6 +84,18 @@ module.exports = async function run(CometChat, spec, out) {
   await drain("reactionsOne", new B.ReactionsRequestBuilder().setMessageId(Number(spec.reactionMessage)).setLimit(2)
     .setReaction(spec.reaction).build(), "fetchNext", reactionID);
 
+  // The thread inbox: alice follows one thread more and leaves another she joined, through
+  // the SDK's own calls, then reads hers one a page (the SDK pages by updatedAt and id).
+  for (const [call, id] of [["subscribeToThread", spec.subscribe], ["subscribeToThread", spec.unsubscribe],
+    ["unsubscribeFromThread", spec.unsubscribe]]) {
+    try {
+      await CometChat[call](Number(id));
+    } catch (e) {
+      out({ ev: "list", name: call, pages: [], error: (e && (e.code || e.message)) || String(e) });
+    }
+  }
+  await drain("threads", new B.ThreadsRequestBuilder().setLimit(1).build(), "fetchNext", (t) => String(t.getParentMessageId()));
+
   try {
     const rs = await CometChat.getMessageReceipts(Number(spec.receiptMessage));
     out({ ev: "receipts", items: rs.map((r) => r.getSender().getUid() + ":" + r.getReceiptType()) });
