@@ -220,9 +220,10 @@ module.exports = function table(C, ctx, h) {
       check: (v) => ok(v !== undefined, "answer " + show(v)) },
     { method: "deleteMessage", run: async () => { s.doomed = await C.sendMessage(text("bob", "to be deleted")); return C.deleteMessage(s.doomed.getId()); },
       check: async (m) => { is(m, "BaseMessage"); eq(id(m), id(s.doomed), "id"); ok(m.getDeletedAt() > 0, "no deletedAt"); await onBob("onMessageDeleted", (a) => a[0].id === id(s.doomed)); } },
-    { method: "subscribeToThread", notServed: "thread subscriptions (POST /messages/{id}/thread/subscribe) are not served yet (routes.go: notYet, 501)",
-      run: () => C.subscribeToThread(Number(s.text.getId())) },
-    { method: "unsubscribeFromThread", notServed: "as subscribeToThread", run: () => C.unsubscribeFromThread(Number(s.text.getId())) },
+    { method: "subscribeToThread", run: () => C.subscribeToThread(Number(s.text.getId())),
+      check: (v) => ok(typeof v === "string" && v.length > 0, "acknowledgement " + show(v)) },
+    { method: "unsubscribeFromThread", run: () => C.unsubscribeFromThread(Number(s.text.getId())),
+      check: (v) => ok(typeof v === "string" && v.length > 0, "acknowledgement " + show(v)) },
 
     // ---- receipts and unread counts ----
     { method: "getUnreadMessageCountForUser",
