@@ -58,6 +58,7 @@ type Store interface {
 	PermissionStore
 	PolicyStore
 	WebhookStore
+	FileStore
 	DeliveryStore
 	StatsStore
 	NotificationStore

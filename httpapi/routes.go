@@ -113,13 +113,14 @@ func (s *Server) endpoints() []route {
 		serve("GET /blockedusers", clientAllowed, s.listBlocked),
 		serve("DELETE /blockedusers", clientAllowed, s.unblockUsers),
 
-		serve("POST /messages", clientAllowed, s.sendMessage),
+		serve("POST /messages", clientAllowed, s.sendMessage).bodyUpTo(s.opt.MaxUploadBytes), // files: multipart
+		serve("POST /files/upload-url", clientAllowed, s.uploadURL),
 		serve("POST /bots/{uid}/messages", fullAccessOnly, s.sendBotMessage),
 		serve("GET /messages", clientAllowed, s.listMessages),
 		serve("GET /users/{uid}/messages", clientAllowed, s.listUserMessages),
 		serve("GET /groups/{guid}/messages", clientAllowed, s.listGroupMessages),
 		serve("GET /messages/{id}/thread", clientAllowed, s.listThread),
-		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage),
+		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage).bodyUpTo(s.opt.MaxUploadBytes),
 		notYet("/messages/{id}/thread/"),
 		serve("GET /messages/{id}", clientAllowed, s.getMessage),
 		serve("PUT /messages/{id}", clientAllowed, s.editMessage),
