@@ -73,7 +73,10 @@ func New(svc *chat.Service, opt Options) *Server {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if opt.MaxUploadBytes <= 0 {
-		opt.MaxUploadBytes = svc.MaxFileSize() + 1<<20
+		opt.MaxUploadBytes = chat.DefaultMaxFileSize + 1<<20
+		if svc != nil {
+			opt.MaxUploadBytes = svc.MaxFileSize() + 1<<20
+		}
 	}
 	if opt.MaxUploads <= 0 {
 		opt.MaxUploads = DefaultMaxUploads
