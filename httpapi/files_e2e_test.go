@@ -99,6 +99,11 @@ func TestUploadFirstThenSend(t *testing.T) {
 		t.Run(b, func(t *testing.T) {
 			t.Parallel()
 			e := newFileEnv(t, b, chat.Config{MaxFileSize: 1 << 20}, nil, httpapi.Options{})
+			// The SDK learns the cap from its settings, and refuses a larger file itself.
+			me := e.do(request{method: "PUT", path: "/v3/me", headers: map[string]string{"apikey": "", "authToken": e.mustToken("ann")}, body: `{}`})
+			if !strings.Contains(string(me.body), `"file.size.max":1048576,"file.count.max":10`) {
+				t.Errorf("the settings do not carry the upload limits: %s", me.body)
+			}
 			content := bytes.Repeat([]byte("\x89PNG-cat-"), 1000)
 			// As the SDK's PresignClient asks, raw, to see the answer's exact shape.
 			res := e.do(request{method: "POST", path: "/v3/files/upload-url", headers: map[string]string{"onBehalfOf": "ann"},
@@ -491,5 +496,45 @@ func TestUploadFormExpires(t *testing.T) {
 		if n := len(e.stored()); n != 1 {
 			t.Errorf("%d files stored, want the first only", n)
 		}
+	})
+}
+
+// TestInterruptedUpload: a client that breaks off in the middle of its file leaves nothing:
+// no file on disk, no record, and the form still works for the next try.
+func TestInterruptedUpload(t *testing.T) {
+	backends(t, func(t *testing.T, base *env) {
+		e := newFileEnv(t, base.backend, chat.Config{MaxFileSize: 1 << 20}, nil, httpapi.Options{})
+		forms := e.presign("ann", map[string]client.UploadFileInfo{"a": {Name: "a.bin", Size: 100000}})
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.plain.UploadFile(e.ctx(), forms["a"], "a.bin", pr)
+			done <- err
+		}()
+		pw.Write(bytes.Repeat([]byte("x"), 50000))
+		pw.CloseWithError(errors.New("the client went away"))
+		if err := <-done; err == nil {
+			t.Fatal("the broken upload succeeded")
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && (e.stored() != nil || e.count(`SELECT COUNT(*) FROM files`) != 0) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if s := e.stored(); s != nil {
+			t.Errorf("left on disk: %v", s)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM files`); n != 0 {
+			t.Errorf("%d records", n)
+		}
+		// The server is done with it: the same form takes the whole file now.
+		for time.Now().Before(deadline) {
+			if _, err := e.plain.UploadFile(e.ctx(), forms["a"], "a.bin", bytes.NewReader(bytes.Repeat([]byte("x"), 100000))); err == nil {
+				return
+			} else if statusOf(err) != 503 {
+				t.Fatalf("the retry: %v", err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Error("the retry never got an upload slot")
 	})
 }

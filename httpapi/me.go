@@ -30,7 +30,11 @@ type appSettingsJSON struct {
 	AnalyticsPingDisabled bool   `json:"ANALYTICS_PING_DISABLED"`
 	DenyFallbackToPolling bool   `json:"DENY_FALLBACK_TO_POLLING"`
 	AppVersion            int    `json:"APP_VERSION"`
-	Region                string `json:"REGION"`
+	// The SDK's upload limits (getUploadLimits): it refuses a larger file, or more files,
+	// before uploading.
+	FileSizeMax  int64  `json:"file.size.max"`
+	FileCountMax int    `json:"file.count.max"`
+	Region       string `json:"REGION"`
 }
 
 // settings points the SDK at the public host (or, without one, at the host the request
@@ -46,6 +50,7 @@ func (s *Server) settings(r *http.Request, p chat.Principal) appSettingsJSON {
 	}
 	return appSettingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
 		ChatAPIVersion: "v3.0", Mode: "DEFAULT", AnalyticsPingDisabled: true, DenyFallbackToPolling: true, AppVersion: 4,
+		FileSizeMax: s.svc.MaxFileSize(), FileCountMax: chat.MaxUploadFiles,
 		Region: string(p.App.Region)}
 }
 
