@@ -56,7 +56,8 @@ type FileStore interface {
 	CreateFile(ctx context.Context, f FileRecord) error
 	// FileByKey reads a file's record; ErrNotFound when the app has none under key.
 	FileByKey(ctx context.Context, appID, key string) (FileRecord, error)
-	// DeleteFiles deletes the records among keys that uid uploaded and returns their keys.
+	// DeleteFiles deletes the records among keys that uid uploaded (any uploader's when uid
+	// is "") and returns their keys.
 	DeleteFiles(ctx context.Context, appID, uid string, keys []string) ([]string, error)
 }
 
@@ -266,12 +267,11 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 	exp := s.cfg.Now().Add(UploadFormTTL).Unix()
 	out := make([]UploadForm, 0, len(req.Files))
 	for _, f := range req.Files {
-		field := "files." + brief(f.FileID)
 		switch {
 		case f.FileID == "" || len(f.FileID) > 100:
 			return nil, InvalidField("files", "Every file needs a fileId of 1 to 100 characters.")
 		case f.Size <= 0:
-			return nil, InvalidField(field+".size", "The size must be a positive number of bytes.")
+			return nil, InvalidField("files", "The file "+brief(f.FileID)+" needs a size: a positive number of bytes.")
 		case f.Size > s.cfg.MaxFileSize:
 			return nil, &Error{Code: CodeBadRequest, Override: KindTooLarge,
 				Message: fmt.Sprintf("The file is larger than the %d bytes a file may have.", s.cfg.MaxFileSize)}
@@ -416,7 +416,7 @@ func (s *Service) DiscardFiles(ctx context.Context, p Principal, atts []Attachme
 		keys = append(keys, a.Key)
 		s.cfg.Files.Delete(ctx, a.Key)
 	}
-	s.store.DeleteFiles(ctx, p.App.ID, p.Actor, keys)
+	s.store.DeleteFiles(ctx, p.App.ID, "", keys) // this request's own, under fresh random keys
 }
 
 // OpenFile opens a file of appID's by key for serving.

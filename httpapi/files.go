@@ -95,10 +95,7 @@ func (s *Server) uploadURL(w http.ResponseWriter, r *http.Request, p chat.Princi
 		return err
 	}
 	in := chat.UploadRequest{Receiver: req.Receiver, ReceiverType: req.ReceiverType}
-	for id, f := range req.Files {
-		if f.FileID == "" {
-			f.FileID = id
-		}
+	for id, f := range req.Files { // by the key, which the answer is keyed by too
 		in.Files = append(in.Files, chat.UploadFile{FileID: id, Name: f.Name, Size: f.Size, MimeType: f.MimeType})
 	}
 	forms, err := s.svc.PresignUploads(r.Context(), p, in)

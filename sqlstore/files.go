@@ -27,8 +27,8 @@ func (db *DB) FileByKey(ctx context.Context, appID, key string) (chat.FileRecord
 	return f, mapErr(err)
 }
 
-// DeleteFiles deletes the records of the listed files that uid uploaded, and returns the
-// keys it deleted.
+// DeleteFiles deletes the records of the listed files that uid uploaded (any uploader's when
+// uid is ""), and returns the keys it deleted.
 func (db *DB) DeleteFiles(ctx context.Context, appID, uid string, keys []string) ([]string, error) {
 	if len(keys) == 0 {
 		return nil, nil
@@ -38,7 +38,7 @@ func (db *DB) DeleteFiles(ctx context.Context, appID, uid string, keys []string)
 		out = out[:0]
 		for _, k := range keys {
 			var got string
-			err := tx.row(`DELETE FROM files WHERE app_id = $1 AND uid = $2 AND key = $3 RETURNING key`, appID, uid, k).Scan(&got)
+			err := tx.row(`DELETE FROM files WHERE app_id = $1 AND ($2 = '' OR uid = $2) AND key = $3 RETURNING key`, appID, uid, k).Scan(&got)
 			if err == nil {
 				out = append(out, got)
 			} else if !errors.Is(mapErr(err), chat.ErrNotFound) {
