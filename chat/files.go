@@ -59,6 +59,8 @@ type FileStore interface {
 	// DeleteFiles deletes the records among keys that uid uploaded (any uploader's when uid
 	// is "") and returns their keys.
 	DeleteFiles(ctx context.Context, appID, uid string, keys []string) ([]string, error)
+	// DeleteUserFiles deletes the records of every file uid uploaded and returns their keys.
+	DeleteUserFiles(ctx context.Context, appID, uid string) ([]string, error)
 }
 
 // Attachment is a stored file as a message's data.attachments[] entry holds it, less its URL,
@@ -479,6 +481,22 @@ func (s *Service) removeMessageFiles(ctx context.Context, m Message) {
 		return
 	}
 	for _, k := range gone {
+		s.cfg.Files.Delete(ctx, k)
+	}
+}
+
+// removeUserFiles deletes every file a permanently deleted user uploaded; best effort, after
+// the deletion committed.
+func (s *Service) removeUserFiles(ctx context.Context, appID, uid string) {
+	if s.cfg.Files == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	keys, err := s.store.DeleteUserFiles(ctx, appID, uid)
+	if err != nil {
+		return
+	}
+	for _, k := range keys {
 		s.cfg.Files.Delete(ctx, k)
 	}
 }

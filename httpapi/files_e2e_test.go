@@ -538,3 +538,36 @@ func TestInterruptedUpload(t *testing.T) {
 		t.Error("the retry never got an upload slot")
 	})
 }
+
+// TestDeleteUserDeletesFiles: a user deleted permanently takes its messages, and the files
+// it uploaded, with it; another user's files stay.
+func TestDeleteUserDeletesFiles(t *testing.T) {
+	backends(t, func(t *testing.T, base *env) {
+		e := newFileEnv(t, base.backend, chat.Config{MaxFileSize: 1 << 20}, nil, httpapi.Options{})
+		urls := map[string]string{}
+		for _, from := range []string{"ann", "bob"} {
+			to := map[string]string{"ann": "bob", "bob": "ann"}[from]
+			body, ct := form(t, []string{"receiver", to, "receiverType", "user", "type", "file", "category", "message"}, "files[]", from+".txt", "from "+from)
+			r := e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": from, "Content-Type": ct}, body: body})
+			var m struct {
+				Data struct{ Data struct{ URL string } }
+			}
+			if json.Unmarshal(r.body, &m); r.status != 200 || m.Data.Data.URL == "" {
+				t.Fatalf("%s's file: %d %s", from, r.status, r.body)
+			}
+			urls[from] = m.Data.Data.URL
+		}
+		if r := e.do(request{method: "DELETE", path: "/v3/users/ann", body: `{"permanent":true}`}); r.status != 200 {
+			t.Fatalf("delete ann: %d %s", r.status, r.body)
+		}
+		if r, _ := get(t, urls["ann"], nil); r.StatusCode != 404 {
+			t.Errorf("ann's file after her deletion: %d", r.StatusCode)
+		}
+		if r, b := get(t, urls["bob"], nil); r.StatusCode != 200 || string(b) != "from bob" {
+			t.Errorf("bob's file after ann's deletion: %d %q", r.StatusCode, b)
+		}
+		if n := len(e.stored()); n != 1 {
+			t.Errorf("%d files on disk, want bob's", n)
+		}
+	})
+}

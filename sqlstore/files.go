@@ -49,3 +49,15 @@ func (db *DB) DeleteFiles(ctx context.Context, appID, uid string, keys []string)
 	})
 	return out, mapErr(err)
 }
+
+// DeleteUserFiles deletes the records of every file uid uploaded, and returns their keys.
+func (db *DB) DeleteUserFiles(ctx context.Context, appID, uid string) ([]string, error) {
+	var out []string
+	err := db.transact(ctx, func(tx *wtx) error {
+		var err error
+		out, err = collect(tx.rows(`DELETE FROM files WHERE app_id = $1 AND uid = $2 RETURNING key`, appID, uid),
+			func(s scanner) (k string, err error) { return k, s.Scan(&k) })
+		return err
+	})
+	return out, mapErr(err)
+}

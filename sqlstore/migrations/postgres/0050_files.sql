@@ -12,3 +12,4 @@ CREATE TABLE files (
     created_at BIGINT NOT NULL,
     PRIMARY KEY (app_id, key)
 );
+CREATE INDEX files_uploader ON files (app_id, uid);
