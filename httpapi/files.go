@@ -141,6 +141,9 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer b.Close()
+	// A large file to a slow client outlasts the server's write timeout: give it an
+	// upload's time.
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opt.UploadTimeout))
 	h := w.Header()
 	h.Set("Content-Type", f.MimeType)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -160,7 +163,8 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 }
 
 // inlineType reports whether a browser may show a file of type mt in place: images (not
-// SVG, which runs scripts), audio, video, plain text and PDF. Anything else is a download.
+// SVG, which runs scripts), audio, video and plain text. Anything else is a download (PDF
+// too: browsers' viewers refuse the sandbox every file is served in).
 func inlineType(mt string) bool {
 	switch {
 	case mt == "image/svg+xml":
@@ -168,7 +172,7 @@ func inlineType(mt string) bool {
 	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"):
 		return true
 	}
-	return mt == "text/plain" || mt == "application/pdf"
+	return mt == "text/plain"
 }
 
 // uploadFile answers POST /files/{appId}, the upload form's target: the form's fields
