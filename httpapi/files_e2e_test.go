@@ -250,6 +250,21 @@ func TestMultipartFileSend(t *testing.T) {
 			if n := len(e.stored()); n != 3 {
 				t.Errorf("%d files on disk", n)
 			}
+			// With an Idempotency-Key the body is kept to compare with a retry's: a small one
+			// is sent once and replayed, one past the general cap refused and nothing stored.
+			onDisk := len(e.stored())
+			body, ct = form(t, []string{"receiver", "bob", "type", "file", "receiverType", "user", "category", "message"}, "files[]", "k.txt", "kept")
+			h := map[string]string{"onBehalfOf": "ann", "Content-Type": ct, "Idempotency-Key": "upload-1"}
+			first := e.do(request{method: "POST", path: "/v3/messages", headers: h, body: body})
+			again := e.do(request{method: "POST", path: "/v3/messages", headers: h, body: body})
+			if first.status != 200 || again.status != 200 || !bytes.Equal(first.body, again.body) || again.header.Get("Idempotent-Replayed") != "true" || len(e.stored()) != onDisk+1 {
+				t.Errorf("a multipart send with an Idempotency-Key: %d, again %d %v, %d files", first.status, again.status, again.header, len(e.stored())-onDisk)
+			}
+			body, ct = form(t, []string{"receiver", "bob", "type", "file", "receiverType", "user", "category", "message"}, "files[]", "big.txt", strings.Repeat("x", 70<<10))
+			big := e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": "ann", "Content-Type": ct, "Idempotency-Key": "upload-2"}, body: body})
+			if big.status != 413 || len(e.stored()) != onDisk+1 {
+				t.Errorf("a large multipart send with an Idempotency-Key: %d %s", big.status, big.body)
+			}
 			// A file a browser could run is a download, never shown in place.
 			body, ct = form(t, []string{"receiver", "bob", "type", "file", "receiverType", "user", "category", "message"}, "files[]", "x.html", "<script>alert(1)</script>")
 			r = send(body, ct)

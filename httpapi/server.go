@@ -97,7 +97,7 @@ func New(svc *chat.Service, opt Options) *Server {
 	}
 	// Files (files.go): the upload form's target and the files, outside the versioned API.
 	s.mux.HandleFunc(uploadFormPattern, s.uploadFile)
-	s.byPattern[uploadFormPattern] = route{maxBody: opt.MaxUploadBytes}
+	s.byPattern[uploadFormPattern] = route{maxBody: opt.MaxUploadBytes, files: true}
 	s.mux.HandleFunc(filePattern, s.serveFile)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
