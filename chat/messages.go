@@ -411,7 +411,7 @@ func validateContent(in MessageSend) (Message, error) {
 		att, hasAtt := fields["attachments"]
 		url, hasURL := fields["url"]
 		if (!hasAtt || !isJSONKind(att, '[') || string(att) == "[]") && (!hasURL || !isJSONKind(url, '"') || string(url) == `""`) {
-			return m, Errorf(CodeEmptyFile, "A %s message needs data.attachments or data.url; natter does not accept file uploads.", in.Type)
+			return m, Errorf(CodeEmptyFile, "A %s message needs data.attachments or data.url, or a file.", in.Type)
 		}
 	}
 	return m, nil
@@ -675,6 +675,9 @@ func (s *Service) DeleteMessage(ctx context.Context, p Principal, id string, per
 	}
 	if err != nil {
 		return Message{}, internal("delete message", err)
+	}
+	if permanent {
+		s.removeMessageFiles(ctx, target) // files.go
 	}
 	return *action, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/natter-chat/natter/internal/blobstore"
 )
 
 // Defaults for Config.
@@ -43,6 +45,11 @@ type Config struct {
 	// 0 means DefaultStatsFlushInterval, and a negative one saves only on FlushUsage, on a
 	// stats request and on Close.
 	StatsFlushInterval time.Duration
+	// Files keeps uploaded files' bytes (files.go); nil: natter stores no files, and sends
+	// with a file are refused with 501.
+	Files blobstore.Store
+	// MaxFileSize caps one uploaded file; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // Service holds every business rule: tenancy, access, validation and the reaction rules.
@@ -86,6 +93,9 @@ func New(store Store, cfg Config) *Service {
 	}
 	if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0
+	}
+	if cfg.MaxFileSize <= 0 {
+		cfg.MaxFileSize = DefaultMaxFileSize
 	}
 	if cfg.StatsFlushInterval == 0 {
 		cfg.StatsFlushInterval = DefaultStatsFlushInterval

@@ -59,6 +59,7 @@ type Store interface {
 	PermissionStore
 	PolicyStore
 	WebhookStore
+	FileStore
 	DeliveryStore
 	StatsStore
 	NotificationStore

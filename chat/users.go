@@ -406,6 +406,9 @@ func (s *Service) DeleteUser(ctx context.Context, p Principal, uid string, perma
 		return internal("delete user", err)
 	}
 	s.forgetTokens(p.App.ID, uid)
+	if permanent {
+		s.removeUserFiles(ctx, p.App.ID, uid) // files.go: its messages are gone, and so are their files
+	}
 	return nil
 }
 

@@ -462,6 +462,12 @@ func TestEndpoints(t *testing.T) {
 				Data: map[string]any{"text": "<hi>"}})
 			return err
 		}, "POST /messages", "/v3/messages", "", nil, `{"receiver":"u2","receiverType":"user","category":"message","type":"text","data":{"text":"<hi>"}}`},
+		{"CreateUploadURLs", func(c *client.Client) error {
+			_, err := c.CreateUploadURLs(ctx, client.UploadURLRequest{Files: map[string]client.UploadFileInfo{"f1": {FileID: "f1", Name: "a.png", Size: 3, MimeType: "image/png"}},
+				Receiver: "u2", ReceiverType: "user"})
+			return err
+		}, "POST /files/upload-url", "/v3/files/upload-url", "", nil,
+			`{"files":{"f1":{"fileId":"f1","name":"a.png","size":3,"mimeType":"image/png"}},"receiver":"u2","receiverType":"user"}`},
 		{"SendMessageToMany", func(c *client.Client) error {
 			_, err := c.SendMessageToMany(ctx, client.SendMessageRequest{Data: map[string]any{"text": "hi"}},
 				client.Receivers{UIDs: []string{"u2", "u3"}, GUIDs: []string{"g1"}})

@@ -44,7 +44,8 @@ func sdkNode(t *testing.T, db string) (*natterProc, string, string) {
 	}
 	key := randomKey()
 	env := []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}
-	node, cert := tlsNode(t, "node", env, "serve", "--addr", "127.0.0.1:0", "--database", dbURL, "--access-log=false")
+	node, cert := tlsNode(t, "node", env, "serve", "--addr", "127.0.0.1:0", "--database", dbURL, "--access-log=false",
+		"--files-dir", filepath.Join(t.TempDir(), "files"))
 	return node, cert, key
 }
 
@@ -141,8 +142,9 @@ func runSDKAnswers(t *testing.T, node *natterProc, cert, key string) {
 	}
 }
 
-// TestClientSDK3: SDK 3 logs in, sends media messages by URL (in multipart/form-data, as it
-// sends every media message) and reads its unread counts, on SQLite and on PostgreSQL.
+// TestClientSDK3: SDK 3 logs in, sends media messages by URL and with a File (in
+// multipart/form-data, as it sends every media message) and reads its unread counts, on
+// SQLite and on PostgreSQL.
 func TestClientSDK3(t *testing.T) {
 	t.Parallel()
 	sdk3Dir(t)
@@ -179,7 +181,7 @@ func runSDK3(t *testing.T, node *natterProc, cert, key string) {
 	alice.wait("loggedIn", nil, 30*time.Second)
 
 	var sent []client.Message
-	for _, name := range []string{"sendMediaMessage url", "sendMediaMessage attachment"} {
+	for _, name := range []string{"sendMediaMessage url", "sendMediaMessage attachment", "sendMediaMessage file"} {
 		got, e := sdkCall(t, alice, name)
 		var v struct {
 			ID   string
@@ -210,7 +212,13 @@ func runSDK3(t *testing.T, node *natterProc, cert, key string) {
 		}
 	}
 	alice.wait("done", nil, 30*time.Second)
-	if len(sent) == 2 {
+	if len(sent) == 3 {
+		if m := sent[2]; m.Type != "file" || len(m.Data.Attachments) != 1 || m.Data.Attachments[0]["name"] != "three.txt" ||
+			m.Data.URL == "" || m.Data.Attachments[0]["url"] != m.Data.URL || m.Data.Attachments[0]["size"] != 10.0 {
+			t.Errorf("the file SDK 3 sent: %+v", m)
+		}
+	}
+	if len(sent) >= 2 {
 		if m := sent[0]; m.Type != "image" || m.Sender != "alice" || m.Receiver != "bob" || m.Data.URL != "https://files.example.com/a.png" {
 			t.Errorf("the image by URL: %+v", m)
 		}
@@ -219,8 +227,8 @@ func runSDK3(t *testing.T, node *natterProc, cert, key string) {
 			t.Errorf("the file with an attachment: %+v", m)
 		}
 	}
-	// bob has both unread.
-	if n, err := admin.OnBehalfOf("bob").UnreadCount(ctx, client.ReceiverUser, "alice", client.MessageListParams{}); err != nil || n != 2 {
+	// bob has all three unread.
+	if n, err := admin.OnBehalfOf("bob").UnreadCount(ctx, client.ReceiverUser, "alice", client.MessageListParams{}); err != nil || n != 3 {
 		t.Errorf("bob's unread from alice: %d, %v", n, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/blobstore"
 )
 
 // feedStep is one write route driven for TestEveryWriteAnnounces: the request to make (built
@@ -29,7 +30,11 @@ type feedStep struct {
 // no handler publishes anything by hand.
 func TestEveryWriteAnnounces(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true})
+	files, err := blobstore.OpenDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true, Files: files})
 	ctx := context.Background()
 	var mu sync.Mutex
 	var heard []chat.Change
@@ -125,6 +130,9 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		{"DELETE /blockedusers", r("DELETE", "/blockedusers", `{"blockedUids":["dave"]}`, obo("alice")), kinds(block)},
 
 		{"POST /messages", r("POST", "/messages", text("bob", "user", "hi"), obo("alice")), kinds(msg)},
+		// Upload forms are signed, not stored: a form becomes a file (a row no cache or socket
+		// cares for) only when its file is posted to it, outside the API.
+		{"POST /files/upload-url", r("POST", "/files/upload-url", `{"files":{"f":{"name":"a.png","size":3,"mimeType":"image/png"}}}`, obo("alice")), nil},
 		{"POST /bots/{uid}/messages", r("POST", "/bots/alice/messages", text("bob", "user", "beep"), nil), kinds(msg)},
 		{"POST /messages/{id}/thread", r("POST", "/messages/"+m1+"/thread", text("alice", "user", "a reply"), obo("bob")), kinds(msg)},
 		{"PUT /messages/{id}", r("PUT", "/messages/"+m1, `{"data":{"text":"one, edited"}}`, obo("alice")), kinds(msg)},

@@ -219,13 +219,18 @@ func (s *Server) listThread(w http.ResponseWriter, r *http.Request, p chat.Princ
 
 func (s *Server) sendThreadMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req sendMessageRequest
-	if err := decodeSendRequest(r, &req); err != nil {
+	files, err := s.decodeSendRequest(w, r, p, &req)
+	if err != nil {
 		return err
 	}
+	r = r.WithContext(files.ctx)
 	if req.Multiple != nil {
-		return chat.InvalidField("multipleReceivers", "A thread reply goes to its thread's conversation only.")
+		err := chat.InvalidField("multipleReceivers", "A thread reply goes to its thread's conversation only.")
+		files.finish(err)
+		return err
 	}
 	m, err := s.svc.SendThreadMessage(r.Context(), p, r.PathValue("id"), req.send())
+	files.finish(err)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,10 @@ type appSettingsJSON struct {
 	// the SDK's getFlagReasons reads them here, and its flagMessage sends only a reason
 	// found among them (with none, it never settles).
 	FlagReasons []reasonJSON `json:"flagReasons"`
+	// The SDK's upload limits (getUploadLimits): it refuses a larger file, or more files,
+	// before uploading.
+	FileSizeMax  int64 `json:"file.size.max"`
+	FileCountMax int   `json:"file.count.max"`
 }
 
 // settings points the SDK at the public host (or, without one, at the host the request
@@ -61,7 +65,8 @@ func (s *Server) settings(r *http.Request, p chat.Principal) (appSettingsJSON, e
 	}
 	return appSettingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
 		ChatAPIVersion: "v3.0", Mode: "DEFAULT", AnalyticsPingDisabled: true, DenyFallbackToPolling: true, AppVersion: 4,
-		Region: string(p.App.Region), Extensions: []struct{}{}, FlagReasons: flagReasons}, nil
+		Region: string(p.App.Region), Extensions: []struct{}{}, FlagReasons: flagReasons,
+		FileSizeMax: s.svc.MaxFileSize(), FileCountMax: chat.MaxUploadFiles}, nil
 }
 
 // me answers PUT and GET /me: the session's user, with its auth token and a socket

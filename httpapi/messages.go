@@ -33,13 +33,18 @@ func (req sendMessageRequest) send() chat.MessageSend {
 
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	var req sendMessageRequest
-	if err := decodeSendRequest(r, &req); err != nil {
+	files, err := s.decodeSendRequest(w, r, p, &req)
+	if err != nil {
 		return err
 	}
+	r = r.WithContext(files.ctx)
 	if req.Multiple != nil {
-		return s.sendMessages(w, r, p, req)
+		err := s.sendMessages(w, r, p, req)
+		files.finish(err)
+		return err
 	}
 	m, err := s.svc.SendMessage(r.Context(), p, req.send())
+	files.finish(err)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		logger(r).Error("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
 	case http.StatusServiceUnavailable:
 		logger(r).Warn("request failed", "code", ce.Code, "err", err, "request_id", requestID(r))
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", "5") // the client may retry: say when
+		}
 	}
 	writeJSON(w, r, status, wire.ErrorBody{Error: wire.ErrorOut(ce)})
 }

@@ -20,6 +20,7 @@ type route struct {
 
 	rate      chat.RateClass // its rate limit (ratelimit.go); RateStandard unless rated
 	maxBody   int64          // its body cap where larger than Options.MaxBodyBytes (middleware.go)
+	files     bool           // it takes files (multipart): its cap is an upload's, its JSON the general one
 	emptyLast bool           // also served with its last segment empty
 	notYet    bool           // the hosted service's, not served yet: 501
 }
@@ -51,6 +52,10 @@ func (r route) rated(c chat.RateClass) route { r.rate = c; return r }
 
 // bodyUpTo lets the endpoint's body grow to n bytes (if the general cap is lower): an upload.
 func (r route) bodyUpTo(n int64) route { r.maxBody = n; return r }
+
+// takesFiles lets the endpoint's body carry files (files.go): up to Options.MaxUploadBytes,
+// while its JSON, its form fields and what an Idempotency-Key keeps stay at the general cap.
+func (r route) takesFiles(s *Server) route { r.maxBody, r.files = s.opt.MaxUploadBytes, true; return r }
 
 // alsoEmptyLast serves the endpoint with its last segment empty too, where the mux would
 // answer that with "no such API": ".../reactions/" is a request for the reaction endpoint with
@@ -113,13 +118,14 @@ func (s *Server) endpoints() []route {
 		serve("GET /blockedusers", clientAllowed, s.listBlocked),
 		serve("DELETE /blockedusers", clientAllowed, s.unblockUsers),
 
-		serve("POST /messages", clientAllowed, s.sendMessage),
+		serve("POST /messages", clientAllowed, s.sendMessage).takesFiles(s),
+		serve("POST /files/upload-url", clientAllowed, s.uploadURL),
 		serve("POST /bots/{uid}/messages", fullAccessOnly, s.sendBotMessage),
 		serve("GET /messages", clientAllowed, s.listMessages),
 		serve("GET /users/{uid}/messages", clientAllowed, s.listUserMessages),
 		serve("GET /groups/{guid}/messages", clientAllowed, s.listGroupMessages),
 		serve("GET /messages/{id}/thread", clientAllowed, s.listThread),
-		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage),
+		serve("POST /messages/{id}/thread", clientAllowed, s.sendThreadMessage).takesFiles(s),
 		serve("POST /messages/{id}/thread/subscription", clientAllowed, s.subscribeThread),
 		serve("DELETE /messages/{id}/thread/subscription", clientAllowed, s.unsubscribeThread),
 		serve("GET /messages/{id}", clientAllowed, s.getMessage),

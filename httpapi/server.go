@@ -30,6 +30,15 @@ type Options struct {
 	// PublicHost is host:port clients reach this deployment at, which the client SDK's
 	// settings point it back to (me.go); empty: the request's own Host.
 	PublicHost string
+	// MaxUploadBytes caps the body of a request that carries files (an upload form's post,
+	// a multipart send); 0: the service's per-file cap and 1 MiB for the rest of the form.
+	MaxUploadBytes int64
+	// MaxUploads is how many requests may be receiving files on this node at once (503
+	// past it); 0: DefaultMaxUploads.
+	MaxUploads int
+	// UploadTimeout is how long a request may take to receive its files; 0:
+	// DefaultUploadTimeout.
+	UploadTimeout time.Duration
 }
 
 // versionPrefixes are the prefixes every endpoint is served under.
@@ -45,6 +54,8 @@ type Server struct {
 	// byPattern is each endpoint (routes.go) by the mux patterns it is served at, for the
 	// settings a request needs: its rate class, its body cap.
 	byPattern map[string]route
+	// uploads holds a token per request receiving files (files.go: uploadSlot).
+	uploads chan struct{}
 }
 
 // New returns the API server.
@@ -61,7 +72,20 @@ func New(svc *chat.Service, opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), byPattern: map[string]route{}}
+	if opt.MaxUploadBytes <= 0 {
+		opt.MaxUploadBytes = chat.DefaultMaxFileSize + 1<<20
+		if svc != nil {
+			opt.MaxUploadBytes = svc.MaxFileSize() + 1<<20
+		}
+	}
+	if opt.MaxUploads <= 0 {
+		opt.MaxUploads = DefaultMaxUploads
+	}
+	if opt.UploadTimeout <= 0 {
+		opt.UploadTimeout = DefaultUploadTimeout
+	}
+	s := &Server{svc: svc, opt: opt, log: opt.Logger, mux: http.NewServeMux(), byPattern: map[string]route{},
+		uploads: make(chan struct{}, opt.MaxUploads)}
 	for _, rt := range s.endpoints() {
 		h := s.authed(rt.access, rt.handler)
 		for _, prefix := range versionPrefixes {
@@ -71,6 +95,10 @@ func New(svc *chat.Service, opt Options) *Server {
 			}
 		}
 	}
+	// Files (files.go): the upload form's target and the files, outside the versioned API.
+	s.mux.HandleFunc(uploadFormPattern, s.uploadFile)
+	s.byPattern[uploadFormPattern] = route{maxBody: opt.MaxUploadBytes, files: true}
+	s.mux.HandleFunc(filePattern, s.serveFile)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.handler = s.observe(s.cors(http.HandlerFunc(s.dispatch)))

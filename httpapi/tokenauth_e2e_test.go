@@ -128,6 +128,7 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 		h := map[string]string{"apikey": "", "authToken": tok}
 		clientOps := map[string]int{ // route → status for alice's token
 			"POST /messages":                             200,
+			"POST /files/upload-url":                     501, // accepted; this env stores no files
 			"GET /messages/{id}":                         200,
 			"GET /messages/{id}/reactions":               200,
 			"GET /messages/{id}/reactions/{reaction}":    200,

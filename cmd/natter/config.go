@@ -60,6 +60,12 @@ type config struct {
 	CallRingTimeout          time.Duration
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
+	// Files (docs/files.md): where uploads are kept (default: beside a SQLite file; none on
+	// PostgreSQL unless set), one file's cap, a file-carrying request's cap, uploads at once.
+	FilesDir      string
+	MaxFileSize   int64
+	MaxUploadBody int64
+	MaxUploads    int
 	// Console is "on" or "off": the web console at /console (docs/console.md).
 	Console string
 }
@@ -160,6 +166,10 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.StringVar(&c.TLSKey, "tls-key", env("NATTER_TLS_KEY", ""), "the PEM private key of --tls-cert (NATTER_TLS_KEY)")
 	fs.BoolVar(&c.TLSSelf, "tls-self-signed", envBool("NATTER_TLS_SELF_SIGNED", false), "development only: serve HTTPS with a fresh self-signed certificate for localhost, *.localhost and 127.0.0.1, written to natter-dev-cert.pem for clients to trust (NATTER_TLS_SELF_SIGNED)")
 	fs.StringVar(&c.PublicHost, "public-host", env("NATTER_PUBLIC_HOST", ""), "host:port clients reach this deployment at (behind a load balancer, its address); the client SDK's settings point there; empty: the host each request came to (NATTER_PUBLIC_HOST)")
+	fs.StringVar(&c.FilesDir, "files-dir", env("NATTER_FILES_DIR", ""), "directory uploaded files are kept in; empty: <database file>.files beside a SQLite database, and no uploads on PostgreSQL (every node needs the same shared directory) (NATTER_FILES_DIR)")
+	fs.Int64Var(&c.MaxFileSize, "max-file-size", int64(envInt("NATTER_MAX_FILE_SIZE", chat.DefaultMaxFileSize)), "largest uploaded file in bytes (NATTER_MAX_FILE_SIZE)")
+	fs.Int64Var(&c.MaxUploadBody, "max-upload-body", int64(envInt("NATTER_MAX_UPLOAD_BODY", 0)), "body cap in bytes of a request that carries files; 0: --max-file-size and 1 MiB (NATTER_MAX_UPLOAD_BODY)")
+	fs.IntVar(&c.MaxUploads, "max-uploads", envInt("NATTER_MAX_UPLOADS", 32), "requests receiving files at once on this node; 503 past it (NATTER_MAX_UPLOADS)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
 	fs.StringVar(&c.Console, "console", env("NATTER_CONSOLE", "on"), "on or off: serve the web console at /console, on every host name but the API's <appId>.api-<region>.<domain> ones (NATTER_CONSOLE)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks, and accept custom notification providers, to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
@@ -208,6 +218,12 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--tls-self-signed and --tls-cert exclude each other")
 	case c.MaxSockets < 1:
 		return c, fmt.Errorf("--max-sockets must be 1 or more")
+	case c.MaxFileSize < 1:
+		return c, fmt.Errorf("--max-file-size must be 1 or more")
+	case c.MaxUploadBody < 0:
+		return c, fmt.Errorf("--max-upload-body must be 0 or more")
+	case c.MaxUploads < 1:
+		return c, fmt.Errorf("--max-uploads must be 1 or more")
 	case c.AgentWorkers < 1:
 		return c, fmt.Errorf("--agent-workers must be 1 or more")
 	case c.AgentDeadline < time.Second || c.AgentDeadline > time.Hour:

@@ -74,7 +74,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
-	svc := chat.New(db, chat.Config{MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
+	files, err := openFiles(c.FilesDir, c.Database)
+	if err != nil {
+		return err
+	}
+	svc := chat.New(db, chat.Config{Files: files, MaxFileSize: c.MaxFileSize, MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
 		PushWhenOnline:     c.NotifyPushOnline,
 		StatsFlushInterval: c.StatsFlush})
@@ -123,7 +127,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 	var handler http.Handler = httpapi.New(svc, httpapi.Options{Domain: c.Domain, MaxBodyBytes: c.MaxBody, AccessLog: c.AccessLog, Logger: log,
-		CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost})
+		CORSOrigins: splitList(c.CORSOrigins), Metrics: metrics, Hub: hub, PublicHost: c.PublicHost,
+		MaxUploadBytes: c.MaxUploadBody, MaxUploads: c.MaxUploads})
 	if c.Console == "on" {
 		// The console's paths on any host but the API's (docs/console.md); the rest is the API's.
 		handler = console.New(svc, console.Options{Domain: c.Domain, Sockets: hub.Open, MaxBodyBytes: c.MaxBody, Logger: log, AccessLog: c.AccessLog}).Wrap(handler)

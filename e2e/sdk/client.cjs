@@ -5,7 +5,8 @@
 //   node client.cjs <sdkDir> <role> where role is "listen", "send", "call" (calls.md:
 //   call NATTER_TO, hang up once answered; a listener answers the calls it gets) or
 //   "builders" (builders.cjs: every request builder to its end, per NATTER_BUILDERS) or
-//   "sdkcalls" (sdkcalls.cjs: the calls whose answers the SDK parses, per NATTER_CALLS)
+//   "sdkcalls" (sdkcalls.cjs: the calls whose answers the SDK parses, per NATTER_CALLS) or
+//   "sdkfiles" (sdkfiles.cjs: files sent both ways the SDK sends them, per NATTER_CALLS)
 //
 // Settings come from the environment: NATTER_HOST (host:port of the natter node this user
 // talks to), NATTER_APP, NATTER_KEY (an authOnly or fullAccess key), NATTER_UID, and for
@@ -84,7 +85,7 @@ async function main() {
     .subscribePresenceForAllUsers()
     .overrideAdminHost(host + "/v3.0")
     .overrideClientHost(host + "/v3.0")
-    .autoEstablishSocketConnection(role !== "builders" && role !== "sdkcalls")
+    .autoEstablishSocketConnection(role !== "builders" && role !== "sdkcalls" && role !== "sdkfiles")
     .build();
   await CometChat.init(app, settings).catch((e) => fail("init", e));
   let onSocket;
@@ -139,8 +140,8 @@ async function main() {
     out({ ev: "done" });
     process.exit(0);
   }
-  if (role === "sdkcalls") {
-    await require("./sdkcalls.cjs")(CometChat, JSON.parse(env("NATTER_CALLS")), out);
+  if (role === "sdkcalls" || role === "sdkfiles") {
+    await require("./" + role + ".cjs")(CometChat, JSON.parse(env("NATTER_CALLS")), out);
     out({ ev: "done" });
     process.exit(0);
   }

@@ -2,7 +2,7 @@
 // TestClientSDK3 (issue 36): it sends every media message as multipart/form-data, even one
 // whose attachment is a URL, and parses unread counts as SDK 4 does. It logs in, sends two
 // media messages by URL (one as new MediaMessage(to, url), one with setAttachment, a caption
-// and tags) and reads its unread counts, each call raced against a bound and reported as
+// and tags) and one with a File, and reads its unread counts, each call raced against a bound and reported as
 // {"ev":"call","name","ok","value"|"error"}; then {"ev":"done"}.
 //
 //   node sdk3.cjs <sdkDir>
@@ -94,6 +94,10 @@ async function main() {
   m.setCaption("the report");
   m.setTags(["q3", "draft"]);
   await call("sendMediaMessage attachment", CometChat.sendMediaMessage(m).then((x) => ({ ...media(x), tags: x.getTags() })));
+  // A File: stored by natter, answered with data.url and data.attachments (issue 37).
+  const f = new CometChat.MediaMessage(spec.to, new File([Buffer.from("sdk 3 file")], "three.txt", { type: "text/plain" }),
+    CometChat.MESSAGE_TYPE.FILE, CometChat.RECEIVER_TYPE.USER);
+  await call("sendMediaMessage file", CometChat.sendMediaMessage(f).then(media));
   await call("getUnreadMessageCountForUser", CometChat.getUnreadMessageCountForUser(spec.user));
   await call("getUnreadMessageCount", CometChat.getUnreadMessageCount());
   await call("getUnreadMessageCountForAllGroups", CometChat.getUnreadMessageCountForAllGroups());

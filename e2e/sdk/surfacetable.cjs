@@ -185,7 +185,7 @@ module.exports = function table(C, ctx, h) {
       },
       check: async (m) => { is(m, "MediaMessage"); eq(m.getType(), "image", "type"); const a = m.getAttachment && m.getAttachment(); ok(a && a.getUrl() === "https://cdn.example.com/cat.png", "attachment " + show(a && a.getUrl && a.getUrl())); s.media = m;
         await onBob("onMediaMessageReceived", (x) => x[0].id === id(m)); } },
-    { method: "createUploadFileRequest", sdk: 4, notServed: "uploads go to CometChat's file storage (a presigned URL service natter does not run); attach files by URL" },
+    { method: "createUploadFileRequest", sdk: 4, notServed: "served (POST /files/upload-url and natter's signed upload form), and driven by TestClientSDKFiles (e2e/files_test.go, e2e/sdk/sdkfiles.cjs), which gives Node the XMLHttpRequest the SDK's uploader needs; not run here" },
     { method: "sendCustomMessage", run: () => C.sendCustomMessage(new C.CustomMessage("bob", U, "location", { lat: 51.5, lon: -0.12 })),
       check: async (m) => { is(m, "CustomMessage"); eq(m.getCustomData(), { lat: 51.5, lon: -0.12 }, "custom data"); eq(m.getType(), "location", "type");
         await onBob("onCustomMessageReceived", (a) => a[0].id === id(m)); } },
