@@ -248,7 +248,10 @@ module.exports = function table(C, ctx, h) {
         ok(l.some((r) => r.getSender().getUid() === "bob" && r.getReadAt() > 0), "no read receipt of bob's in " + show(l)); } },
     { method: "markAsUnread", sdk: 4, run: () => C.markAsUnread(s.fromBob), check: (v) => ok(v !== undefined, "answer " + show(v)) },
     { method: "markMessageAsUnread", sdk: 4, case: "bob's earlier message, after a later one was read",
-      run: async () => { const later = await bobSends("alice", U, "later from bob"); await C.markAsRead(later); return C.markMessageAsUnread(s.fromBob); },
+      // markAsRead goes over the socket and resolves when sent: wait for bob to hear the
+      // receipt, so natter has applied it before the mark-unread request can overtake it.
+      run: async () => { const later = await bobSends("alice", U, "later from bob"); await C.markAsRead(later);
+        await onBob("onMessagesRead", (a) => a[0].messageId === id(later) && a[0].sender === "alice"); return C.markMessageAsUnread(s.fromBob); },
       check: (c) => { is(c, "Conversation"); eq(c.getConversationWith().getUid(), "bob", "conversation with"); ok(c.getUnreadMessageCount() >= 1, "unread " + c.getUnreadMessageCount()); } },
     { method: "markConversationAsDelivered", sdk: 4, run: () => C.markConversationAsDelivered("bob", U), check: (v) => ok(v !== undefined, "answer " + show(v)) },
     { method: "markConversationAsRead", sdk: 4, run: () => C.markConversationAsRead("bob", U), check: (v) => ok(v !== undefined, "answer " + show(v)) },
