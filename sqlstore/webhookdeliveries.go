@@ -421,7 +421,12 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 }
 
 // ClaimDeliveries records the outcomes done and leases due deliveries for a node, in one
-// transaction; then it reads the claimed deliveries with their events.
+// transaction; then it reads the claimed deliveries with their events. A transaction that
+// failed, at any statement or at its COMMIT, hands out nothing: what its statements leased
+// was rolled back with the attempts they counted (or, if the COMMIT took effect all the
+// same, unbeknown to the client, the leases end unattempted), and an attempt posted on such
+// a lease would be posted again under the same number by the next claim (e2e's
+// TestWebhookPostgresOutage: "attempt 1 of evt_55 was sent twice").
 func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Delivery) ([]chat.Delivery, error) {
 	if l.PerApp <= 0 {
 		l.PerApp = l.PerWebhook
@@ -464,8 +469,11 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		}
 		return nil
 	})
-	if err != nil || len(ids) == 0 {
-		return claimed, mapErr(err)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if len(ids) == 0 {
+		return claimed, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
