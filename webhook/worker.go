@@ -127,8 +127,9 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 
 // Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
 // outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
-// the others once their leases end, and the receiver may see that attempt twice, with the
-// same event id.
+// the others once their leases end, and the receiver may see that event twice, with the
+// same event id and the next attempt number (an attempt number is never posted twice:
+// docs/webhooks.md).
 func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
 
 // laneBatch is one worker's job: consecutive due deliveries of one lane (webhook and
