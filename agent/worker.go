@@ -115,8 +115,11 @@ func (w *Worker) claim(ctx context.Context, limit int, _ []struct{}) ([]chat.Age
 	now := time.Now()
 	claimed, err := w.store.ClaimAgentJobs(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
 		Until: now.Add(w.cfg.StreamDeadline + 30*time.Second).UnixMilli(), Limit: limit})
-	if err != nil && ctx.Err() == nil {
-		w.log.Warn("agent: claim jobs", "err", err)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("agent: claim jobs", "err", err)
+		}
+		return nil, true // a lease that did not commit is not ours to run
 	}
 	return claimed, true
 }

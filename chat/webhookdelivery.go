@@ -64,6 +64,9 @@ type DeliveryStore interface {
 	// each; all in one write transaction; each delivery is leased by one node at a time.
 	// With l.PerLane above 1 it leases with each lane's head the lane's next due ones
 	// (unleased, in order, none skipped), at most PerLane in all, and returns them too.
+	// An error, at the COMMIT too, returns none: their leases and the attempts they counted
+	// may not have been written, and an attempt made on them could be made again under the
+	// same number.
 	ClaimDeliveries(ctx context.Context, l Lease, done []Delivery) ([]Delivery, error)
 	// Deliveries pages a webhook's log, newest first, ids below BeforeID when set.
 	Deliveries(ctx context.Context, appID, webhookID string, q DeliveryQuery) ([]Delivery, error)

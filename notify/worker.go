@@ -168,10 +168,13 @@ func (w *Worker) claim(ctx context.Context, limit int, done []chat.NotificationA
 	now := time.Now()
 	claimed, err := w.store.ClaimNotificationSends(ctx, chat.Lease{Node: w.cfg.Node, Now: now.UnixMilli(),
 		Until: now.Add(2*w.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit}, done)
-	if err != nil && ctx.Err() == nil {
-		w.log.Warn("notify: record attempts and claim sends", "err", err)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("notify: record attempts and claim sends", "err", err)
+		}
+		return nil, false // a lease that did not commit is not ours to attempt
 	}
-	return claimed, err == nil
+	return claimed, true
 }
 
 // expandAtOnce bounds the events a round expands at once: each decision reads the

@@ -36,7 +36,8 @@ func newQueue(table, due, order, returning string) queue {
 
 // claim runs first, when not nil (the outcomes of a worker's last round), and then leases up
 // to l.Limit of q's rows due at l.Now to l.Node until l.Until, in one transaction, and reads
-// the rows leased with scan.
+// the rows leased with scan. A transaction that failed, at its COMMIT too, hands out no
+// rows: their leases, and the attempts they counted, did not commit (ClaimDeliveries).
 func claim[T any](ctx context.Context, db *DB, q queue, l chat.Lease, first func(tx *wtx) error, scan func(scanner) (T, error)) ([]T, error) {
 	query := q.serial
 	if db.dialect.concurrentWrites {
@@ -57,5 +58,8 @@ func claim[T any](ctx context.Context, db *DB, q queue, l chat.Lease, first func
 		out, err = collect(tx.rows(query, l.Now, l.Until, l.Node, l.Limit), scan)
 		return err
 	})
-	return out, mapErr(err)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return out, nil
 }

@@ -296,7 +296,9 @@ func beforeGap(c []int64) int {
 	return len(c)
 }
 
-// release gives back leases that node took but will not attempt, uncounting their attempt.
+// release gives back leases that node took in this transaction but will not attempt,
+// uncounting their attempt (settle gives back a batch's unattempted ones, fenced by their
+// attempt: giveBackQuery).
 func release(tx *wtx, node string, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
@@ -352,30 +354,45 @@ func scanID(s scanner) (int64, error) {
 // On a young queue's statistics PostgreSQL took the partial indexes for a few rows and
 // scanned every pending row through one of them, filtering on the ids: 10-100 ms a round
 // at a 1,000-row backlog, where 64 primary-key probes take well under 1 ms.
+//
+// An outcome is recorded on the lease that made it only: the node's (leased_by) and of its
+// attempt (attempts, which each lease of a delivery counts up, so it names the lease). By
+// the time a batch's outcomes are recorded its node may hold a newer lease of the same
+// delivery (the old one ended while the batch was starved, or a replay freed it and the node
+// claimed it again): giving back the old lease's unattempted delivery uncounted the new
+// lease's attempt and freed it while that attempt was in flight, and the next claim posted
+// the same attempt number again; the old attempt's failure freed it the same way, and its
+// delivery went out once more (TestDeliveryOutcomeOfAnEarlierLease).
 const (
 	finishQuery = `UPDATE webhook_deliveries SET state = $3, next_at = $4, lease_until = 0, leased_by = '', last_status = $5,
-		last_error = $6, latency_ms = $7, done_at = $8 WHERE id = $1 AND leased_by = $2 AND state = 0`
-	// With, in the same statement, the leases given back ($9) and the data kept ($10, $11).
-	finishQueryPostgres = `WITH back AS (UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
-			WHERE id = ANY($9::bigint[]) AND leased_by = $1 AND state + 0 = 0 RETURNING 1),
+		last_error = $6, latency_ms = $7, done_at = $8 WHERE id = $1 AND leased_by = $2 AND attempts = $9 AND state = 0`
+	giveBackQuery = `UPDATE webhook_deliveries SET lease_until = 0, leased_by = '', attempts = attempts - 1
+		WHERE id = $1 AND leased_by = $2 AND attempts = $3 AND state = 0`
+	// With, in the same statement, the leases given back ($9, their attempts $12) and the
+	// data kept ($10, $11); $13 the outcomes' attempts.
+	finishQueryPostgres = `WITH back AS (UPDATE webhook_deliveries AS d SET lease_until = 0, leased_by = '', attempts = d.attempts - 1
+			FROM unnest($9::bigint[], $12::int[]) AS b(id, attempts)
+			WHERE d.id = b.id AND d.id = ANY($9::bigint[]) AND d.leased_by = $1 AND d.attempts = b.attempts AND d.state + 0 = 0 RETURNING 1),
 		kept AS (UPDATE webhook_events AS e SET payload = v.payload FROM unnest($10::bigint[], $11::text[]) AS v(id, payload)
 			WHERE e.id = v.id AND e.payload IS NULL RETURNING 1)
 		UPDATE webhook_deliveries AS d SET state = v.state, next_at = v.next_at, lease_until = 0, leased_by = '',
 		last_status = v.status, last_error = v.err, latency_ms = v.latency, done_at = v.done_at
-		FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[], $8::bigint[])
-			AS v(id, state, next_at, status, err, latency, done_at)
-		WHERE d.id = v.id AND d.id = ANY($2::bigint[]) AND d.leased_by = $1 AND d.state + 0 = 0`
+		FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $13::int[])
+			AS v(id, state, next_at, status, err, latency, done_at, attempts)
+		WHERE d.id = v.id AND d.id = ANY($2::bigint[]) AND d.leased_by = $1 AND d.attempts = v.attempts AND d.state + 0 = 0`
 	keepPayloadQuery = `UPDATE webhook_events SET payload = $2 WHERE id = $1 AND payload IS NULL`
 )
 
-// settle records done while node holds the leases, and keeps the data rendered by the
-// attempts, the first of an event only (first writer wins, as with every other attempt).
+// settle records done while node holds the leases that made them, and keeps the data
+// rendered by the attempts, the first of an event only (first writer wins, as with every
+// other attempt).
 func settle(tx *wtx, node string, done []chat.Delivery) error {
 	var back []int64
+	var backAttempts []int32
 	attempted := done[:0:0]
 	for _, d := range done {
 		if d.Unattempted {
-			back = append(back, d.ID)
+			back, backAttempts = append(back, d.ID), append(backAttempts, int32(d.Attempts))
 		} else {
 			attempted = append(attempted, d)
 		}
@@ -395,17 +412,20 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 	}
 	if tx.db.dialect.roundTrips {
 		n := len(done)
-		ids, states, next, status, errs, lat, doneAt := make([]int64, n), make([]int32, n), make([]int64, n), make([]int32, n),
-			make([]string, n), make([]int64, n), make([]int64, n)
+		ids, states, next, status, errs, lat, doneAt, attempts := make([]int64, n), make([]int32, n), make([]int64, n), make([]int32, n),
+			make([]string, n), make([]int64, n), make([]int64, n), make([]int32, n)
 		for i, d := range done {
-			ids[i], states[i], next[i], status[i], errs[i], lat[i], doneAt[i] = d.ID, int32(d.State), d.NextAt, int32(d.LastStatus),
-				d.LastError, d.LatencyMS, d.DoneAt
+			ids[i], states[i], next[i], status[i], errs[i], lat[i], doneAt[i], attempts[i] = d.ID, int32(d.State), d.NextAt, int32(d.LastStatus),
+				d.LastError, d.LatencyMS, d.DoneAt, int32(d.Attempts)
 		}
-		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt, back, evIDs, payloads)
+		_, err := tx.exec(finishQueryPostgres, node, ids, states, next, status, errs, lat, doneAt, back, evIDs, payloads,
+			backAttempts, attempts)
 		return err
 	}
-	if err := release(tx, node, back); err != nil {
-		return err
+	for i, id := range back {
+		if _, err := tx.exec(giveBackQuery, id, node, backAttempts[i]); err != nil {
+			return err
+		}
 	}
 	for i, id := range evIDs {
 		if _, err := tx.exec(keepPayloadQuery, id, payloads[i]); err != nil {
@@ -413,7 +433,7 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 		}
 	}
 	for _, d := range done {
-		if _, err := tx.exec(finishQuery, d.ID, node, d.State, d.NextAt, d.LastStatus, d.LastError, d.LatencyMS, d.DoneAt); err != nil {
+		if _, err := tx.exec(finishQuery, d.ID, node, d.State, d.NextAt, d.LastStatus, d.LastError, d.LatencyMS, d.DoneAt, d.Attempts); err != nil {
 			return err
 		}
 	}
@@ -421,7 +441,12 @@ func settle(tx *wtx, node string, done []chat.Delivery) error {
 }
 
 // ClaimDeliveries records the outcomes done and leases due deliveries for a node, in one
-// transaction; then it reads the claimed deliveries with their events.
+// transaction; then it reads the claimed deliveries with their events. A transaction that
+// failed, at any statement or at its COMMIT, hands out nothing: what its statements leased
+// was rolled back with the attempts they counted (or, if the COMMIT took effect all the
+// same, unbeknown to the client, the leases end unattempted), and an attempt posted on such
+// a lease would be posted again under the same number by the next claim (e2e's
+// TestWebhookPostgresOutage: "attempt 1 of evt_55 was sent twice").
 func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Delivery) ([]chat.Delivery, error) {
 	if l.PerApp <= 0 {
 		l.PerApp = l.PerWebhook
@@ -464,8 +489,11 @@ func (db *DB) ClaimDeliveries(ctx context.Context, l chat.Lease, done []chat.Del
 		}
 		return nil
 	})
-	if err != nil || len(ids) == 0 {
-		return claimed, mapErr(err)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if len(ids) == 0 {
+		return claimed, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {

@@ -340,3 +340,80 @@ func TestDeliveryClaimLooksPastABacklog(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliveryOutcomeOfAnEarlierLease, on both databases: an outcome is recorded only on the
+// lease that made it, which its attempt count names. A node can hold a newer lease of the same
+// delivery by the time an older batch's outcome is recorded (its lease ended while the batch
+// was starved, or a replay freed it and the node claimed it again); giving back the older
+// lease's unattempted delivery then uncounted the newer lease's attempt and freed it, and the
+// next claim posted that attempt number a second time; and the older attempt's failure
+// undid the newer lease, whose delivery then went out a third time.
+func TestDeliveryOutcomeOfAnEarlierLease(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := open(t, backend)
+			if err := db.CreateApp(ctx, chat.App{ID: "a", Region: "us", Name: "a"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			w := chat.Webhook{AppID: "a", ID: "w1", URL: "https://example.com/w1", Enabled: true, Triggers: []string{chat.TriggerMessageSent}}
+			if err := db.CreateWebhook(ctx, w, chat.WebhookSecret{Secret: []byte("x")}, 25); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []string{"c1", "c2"} {
+				if err := db.Transact(ctx, func(tx chat.Tx) error {
+					return tx.InsertOutbox(chat.OutboxEvent{AppID: "a", Trigger: chat.TriggerMessageSent, ConversationID: c, MessageID: 1, At: 1000})
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lease := chat.Lease{Node: "n1", Now: 2000, Until: 100000, Limit: 10, PerWebhook: 10, PerApp: 10}
+			old, err := db.ClaimDeliveries(ctx, lease, nil)
+			if err != nil || len(old) != 2 {
+				t.Fatalf("first claim: %v, %+v", err, old)
+			}
+			// The first leases end with their batch still running; n1 leases both again.
+			lease.Now, lease.Until = 200000, 300000
+			cur, err := db.ClaimDeliveries(ctx, lease, nil)
+			if err != nil || len(cur) != 2 || cur[0].Attempts != 2 || cur[1].Attempts != 2 {
+				t.Fatalf("second claim: %v, %+v; want both, at attempt 2", err, cur)
+			}
+			// The first batch ends: c1's delivery not attempted, c2's failed (retry at 210000).
+			var done []chat.Delivery
+			for _, d := range old {
+				if d.ConversationID == "c1" {
+					d.Unattempted = true
+				} else {
+					d.NextAt, d.LastStatus, d.LastError = 210000, 503, "the endpoint answered 503"
+				}
+				done = append(done, d)
+			}
+			lease.Now = 220000
+			if got, err := db.ClaimDeliveries(ctx, lease, done); err != nil || len(got) != 0 {
+				t.Fatalf("a claim recording the first leases' outcomes: %v, %+v; want none claimed (attempts 2 hold their leases)", err, got)
+			}
+			// The second batch ends: both delivered.
+			for i := range cur {
+				cur[i].State, cur[i].DoneAt = chat.DeliveryDelivered, 230000
+			}
+			lease.Now = 230000
+			if got, err := db.ClaimDeliveries(ctx, lease, cur); err != nil || len(got) != 0 {
+				t.Fatalf("a claim recording the second leases' outcomes: %v, %+v; want none claimed", err, got)
+			}
+			lease.Now, lease.Until = 500000, 600000
+			if got, err := db.ClaimDeliveries(ctx, lease, nil); err != nil || len(got) != 0 {
+				t.Fatalf("after both delivered: %v, %+v; want nothing left", err, got)
+			}
+			ds, err := db.Deliveries(ctx, "a", "w1", chat.DeliveryQuery{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ds {
+				if d.State != chat.DeliveryDelivered || d.Attempts != 2 {
+					t.Errorf("%s: state %d after %d attempts, want delivered after 2", d.ConversationID, d.State, d.Attempts)
+				}
+			}
+		})
+	}
+}

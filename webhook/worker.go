@@ -127,8 +127,9 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 
 // Run claims and delivers until ctx ends, then waits for the attempts in flight. A lease
 // outlives an attempt by a margin: a node that dies mid-attempt leaves its deliveries to
-// the others once their leases end, and the receiver may see that attempt twice, with the
-// same event id.
+// the others once their leases end, and the receiver may see that event twice, with the
+// same event id and the next attempt number (an attempt number is never posted twice:
+// docs/webhooks.md).
 func (d *Deliverer) Run(ctx context.Context) { d.loop.Run(ctx) }
 
 // laneBatch is one worker's job: consecutive due deliveries of one lane (webhook and
@@ -156,10 +157,15 @@ func (d *Deliverer) claim(ctx context.Context, limit int, done [][]chat.Delivery
 	claimed, err := d.store.ClaimDeliveries(ctx, chat.Lease{Node: d.cfg.Node, Now: now.UnixMilli(),
 		Until: now.Add(2*d.cfg.Timeout + 5*time.Second).UnixMilli(), Limit: limit, PerWebhook: d.cfg.PerWebhook, PerApp: d.cfg.PerApp,
 		PerLane: d.cfg.PerLane}, slices.Concat(done...))
-	if err != nil && ctx.Err() == nil {
-		d.log.Warn("webhook: record attempts and claim deliveries", "err", err)
+	if err != nil {
+		// Nothing claimed is posted: a lease that did not commit counted no attempt, and the
+		// next claim would post the same attempt number again.
+		if ctx.Err() == nil {
+			d.log.Warn("webhook: record attempts and claim deliveries", "err", err)
+		}
+		return nil, false
 	}
-	return lanes(now, claimed), err == nil
+	return lanes(now, claimed), true
 }
 
 // lanes groups claimed deliveries by lane, each lane's in event order.
