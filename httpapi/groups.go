@@ -49,9 +49,29 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request, p chat.Prin
 	out := wire.GroupOut(g)
 	if req.Members != nil {
 		out.Members = appendMemberResults(nil, results, false)
+		if p.ByToken() {
+			// The client SDK's createGroupWithMembers reads the results one level down
+			// (data.members.data), all four lists of them (it walks each, and throws in its
+			// callback on a missing one), and without them resolves with no member's
+			// result; the REST shape stays beside them for a client that reads it.
+			out.Members = appendClientMemberResults(out.Members, appendMemberResults(nil, results, true))
+		}
 	}
 	writeData(w, r, out, nil)
 	return nil
+}
+
+// appendClientMemberResults puts all (a create's member results with every list) under
+// data, beside the REST lists sent: {"admins":…, "data":{"admins":…, "moderators":{}, …}}.
+func appendClientMemberResults(sent, all []byte) []byte {
+	b := make([]byte, 0, len(sent)+len(all)+16)
+	b = append(b, sent[:len(sent)-1]...)
+	if len(sent) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, `"data":`...)
+	b = append(b, all...)
+	return append(b, '}')
 }
 
 func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, p chat.Principal) error {

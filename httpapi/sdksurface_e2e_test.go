@@ -164,3 +164,43 @@ func TestMeRegistersFCMToken(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateGroupMemberResultsForClients: the SDK's createGroupWithMembers reads a create's
+// member results at data.members.data, every list of them; a client (auth token) gets them
+// there as well as the lists it sent at data.members, and an API key's create keeps the REST
+// shape alone.
+func TestCreateGroupMemberResultsForClients(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("alice", "Alice")
+		e.mustUser("bob", "Bob")
+		e.mustUser("cat", "Cat")
+		auth := map[string]string{"apikey": "", "authToken": e.mustToken("alice"), "appId": e.app.ID}
+		participant := func(lists map[string]any, uid string) bool {
+			p, _ := lists["participants"].(map[string]any)
+			r, _ := p[uid].(map[string]any)
+			return r["success"] == true
+		}
+		g := e.ok(request{method: "POST", path: "/v3.0/groups", headers: auth,
+			body: `{"guid":"made","name":"Made","type":"private","members":{"participants":["bob"],"usersToBan":["cat"]}}`})
+		members, _ := g["members"].(map[string]any)
+		nested, _ := members["data"].(map[string]any)
+		for _, l := range []string{"admins", "moderators", "participants", "usersToBan"} {
+			if _, ok := nested[l].(map[string]any); !ok {
+				t.Errorf("a client's create: data.members.data.%s missing (the SDK walks all four): %v", l, nested)
+			}
+		}
+		if !participant(members, "bob") || !participant(nested, "bob") || members["admins"] != nil {
+			t.Errorf("a client's create: members %v", members)
+		}
+		g = e.ok(request{method: "POST", path: "/v3/groups", headers: obo("alice"),
+			body: `{"guid":"keyed","name":"Keyed","type":"private","members":{"participants":["bob"]}}`})
+		members, _ = g["members"].(map[string]any)
+		if !participant(members, "bob") || members["data"] != nil {
+			t.Errorf("an API key's create: members %v, want the REST lists alone", members)
+		}
+		// With no members sent, neither gets a members key.
+		if g := e.ok(request{method: "POST", path: "/v3.0/groups", headers: auth, body: `{"guid":"bare","name":"Bare","type":"public"}`}); g["members"] != nil {
+			t.Errorf("a create without members: %v", g["members"])
+		}
+	})
+}
