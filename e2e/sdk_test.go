@@ -23,17 +23,34 @@ import (
 const (
 	sdkPackage = "@cometchat/chat-sdk-javascript@4.2.0"
 	wsPackage  = "ws@8.23.0"
+	// sdk3Package is the SDK many apps still run (issue 36): its methods that remain in
+	// use are driven as SDK 4's are.
+	sdk3Package = "@cometchat-pro/chat@3.0.13"
 )
 
-// sdkDir installs the SDK once per test binary and returns the directory holding its
-// node_modules. Without node and npm the test is skipped, loudly; under CI=true it fails.
-var sdkInstall struct {
-	once sync.Once
-	dir  string
-	err  string
+// npmInstall installs its packages into a temporary directory once per test binary (never
+// vendored: their licence is CometChat's terms).
+type npmInstall struct {
+	prefix string // of the directory's name
+	pkgs   []string
+	once   sync.Once
+	dir    string
+	err    string
 }
 
-func sdkDir(t *testing.T) string {
+var (
+	sdkInstall  = &npmInstall{prefix: "natter-sdk-", pkgs: []string{sdkPackage, wsPackage}}
+	sdk3Install = &npmInstall{prefix: "natter-sdk3-", pkgs: []string{sdk3Package, wsPackage}}
+)
+
+// sdkDir installs SDK 4 and returns the directory holding its node_modules. Without node
+// and npm the test is skipped, loudly; under CI=true it fails.
+func sdkDir(t *testing.T) string { return sdkInstall.get(t) }
+
+// sdk3Dir is sdkDir for SDK 3.
+func sdk3Dir(t *testing.T) string { return sdk3Install.get(t) }
+
+func (n *npmInstall) get(t *testing.T) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -43,23 +60,23 @@ func sdkDir(t *testing.T) string {
 			t.Skipf("SKIPPED LOUDLY: %s not found; install Node.js and npm to run the official client SDK against natter", tool)
 		}
 	}
-	sdkInstall.once.Do(func() {
-		dir, err := os.MkdirTemp("", "natter-sdk-")
+	n.once.Do(func() {
+		dir, err := os.MkdirTemp("", n.prefix)
 		if err != nil {
-			sdkInstall.err = err.Error()
+			n.err = err.Error()
 			return
 		}
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, sdkPackage, wsPackage)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			sdkInstall.err = "npm install " + sdkPackage + ": " + err.Error() + "\n" + string(out)
+		args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir}, n.pkgs...)
+		if out, err := exec.Command("npm", args...).CombinedOutput(); err != nil {
+			n.err = "npm install " + strings.Join(n.pkgs, " ") + ": " + err.Error() + "\n" + string(out)
 			return
 		}
-		sdkInstall.dir = dir
+		n.dir = dir
 	})
-	if sdkInstall.err != "" {
-		t.Fatal(sdkInstall.err)
+	if n.err != "" {
+		t.Fatal(n.err)
 	}
-	return sdkInstall.dir
+	return n.dir
 }
 
 // sdkUser is one SDK session in a Node process of its own.

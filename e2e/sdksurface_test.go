@@ -10,46 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/internal/pgtest"
 )
-
-// sdk3Package is the SDK many apps still run (issue 36): its methods that remain in use are
-// driven as SDK 4's are.
-const sdk3Package = "@cometchat-pro/chat@3.0.13"
-
-var sdk3Install struct {
-	once sync.Once
-	dir  string
-	err  string
-}
-
-// sdk3Dir installs SDK 3 once per test binary, as sdkDir does SDK 4.
-func sdk3Dir(t *testing.T) string {
-	t.Helper()
-	sdkDir(t) // node and npm, or skip
-	sdk3Install.once.Do(func() {
-		dir, err := os.MkdirTemp("", "natter-sdk3-")
-		if err != nil {
-			sdk3Install.err = err.Error()
-			return
-		}
-		cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, sdk3Package, wsPackage)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			sdk3Install.err = "npm install " + sdk3Package + ": " + err.Error() + "\n" + string(out)
-			return
-		}
-		sdk3Install.dir = dir
-	})
-	if sdk3Install.err != "" {
-		t.Fatal(sdk3Install.err)
-	}
-	return sdk3Install.dir
-}
 
 // TestSDKSurface drives every static method of the official SDK's CometChat class, and of
 // CometChatNotifications in SDK 4 (e2e/sdk/surface.cjs, e2e/sdk/surfacetable.cjs;

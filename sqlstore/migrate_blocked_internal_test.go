@@ -2,16 +2,8 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/natter-chat/natter/internal/pgtest"
 )
 
 // TestMigrateNumbersHeldMessages: migration 0030 gives every held message without a message
@@ -22,37 +14,11 @@ func TestMigrateNumbersHeldMessages(t *testing.T) {
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			driver, dsn, url := "pgx", "", ""
-			if dialect == "sqlite" {
-				p := filepath.Join(t.TempDir(), "old.db")
-				driver, dsn, url = "sqlite", "file:"+p+"?_pragma=foreign_keys(1)", "sqlite:"+p
-			} else {
-				url = pgtest.URL(t)
-				dsn = url
-			}
-			old, err := sql.Open(driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer old.Close()
-			old.SetMaxOpenConns(1)
 			q := func(s string) string {
 				if dialect == "sqlite" {
 					return dollarToQuestion(s)
 				}
 				return s
-			}
-			files, _ := fs.Glob(migrations, "migrations/"+dialect+"/*.sql")
-			sort.Strings(files)
-			stmts := []string{`CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`}
-			for _, f := range files {
-				name := path.Base(f)
-				v, _ := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
-				if v >= 30 {
-					break
-				}
-				body, _ := migrations.ReadFile(f)
-				stmts = append(stmts, string(body), `INSERT INTO schema_migrations VALUES (`+strconv.Itoa(v)+`, '`+name+`', 0)`)
 			}
 			msg := `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at)
 				VALUES ('a', 'u0_user_u1', 'u0', 'user', 'u1', 'message', 'text', '{}', 0, 0)`
@@ -60,13 +26,8 @@ func TestMigrateNumbersHeldMessages(t *testing.T) {
 				return `INSERT INTO moderation_blocked (app_id, sender, rule_id, rule_name, revision, condition, action, message, status, message_id, created_at, updated_at)
 					VALUES ('a', 'u0', 'r', 'R', 1, '{}', '["blockMessage"]', '{"sender":"u0"}', '` + status + `', ` + strconv.Itoa(messageID) + `, 0, 0)`
 			}
-			stmts = append(stmts, `INSERT INTO apps (id, region, name, created_at) VALUES ('a', 'us', 'a', 0)`, msg, msg, msg,
+			url, old := migratedBefore(t, dialect, 30, `INSERT INTO apps (id, region, name, created_at) VALUES ('a', 'us', 'a', 0)`, msg, msg, msg,
 				held("pending", 0), held("rejected", 0), held("pending", 0))
-			for _, s := range stmts {
-				if _, err := old.ExecContext(ctx, s); err != nil {
-					t.Fatalf("%.80s: %v", s, err)
-				}
-			}
 			var maxMessage int64
 			if err := old.QueryRowContext(ctx, `SELECT max(id) FROM messages`).Scan(&maxMessage); err != nil {
 				t.Fatal(err)

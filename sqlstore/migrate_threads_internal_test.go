@@ -2,16 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/natter-chat/natter/internal/pgtest"
 )
 
 // TestMigrateThreads: migration 0040 numbers the replies sent before it in their threads,
@@ -21,32 +14,6 @@ func TestMigrateThreads(t *testing.T) {
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			driver, dsn, url := "pgx", "", ""
-			if dialect == "sqlite" {
-				p := filepath.Join(t.TempDir(), "old.db")
-				driver, dsn, url = "sqlite", "file:"+p+"?_pragma=foreign_keys(1)", "sqlite:"+p
-			} else {
-				url = pgtest.URL(t)
-				dsn = url
-			}
-			old, err := sql.Open(driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer old.Close()
-			old.SetMaxOpenConns(1)
-			files, _ := fs.Glob(migrations, "migrations/"+dialect+"/*.sql")
-			sort.Strings(files)
-			stmts := []string{`CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`}
-			for _, f := range files {
-				name := path.Base(f)
-				v, _ := strconv.Atoi(strings.SplitN(name, "_", 2)[0])
-				if v >= 40 {
-					break
-				}
-				body, _ := migrations.ReadFile(f)
-				stmts = append(stmts, string(body), `INSERT INTO schema_migrations VALUES (`+strconv.Itoa(v)+`, '`+name+`', 0)`)
-			}
 			msg := func(sender, to, typ string, parent, sentAt int) string {
 				conv := "g_group"
 				if typ == "user" {
@@ -55,7 +22,7 @@ func TestMigrateThreads(t *testing.T) {
 				return `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, parent_id)
 					VALUES ('a', '` + conv + `', '` + sender + `', '` + typ + `', '` + to + `', 'message', 'text', '{}', ` + strconv.Itoa(sentAt) + `, 0, ` + strconv.Itoa(parent) + `)`
 			}
-			stmts = append(stmts, `INSERT INTO apps (id, region, name, created_at) VALUES ('a', 'us', 'a', 0)`,
+			url, old := migratedBefore(t, dialect, 40, `INSERT INTO apps (id, region, name, created_at) VALUES ('a', 'us', 'a', 0)`,
 				msg("u0", "u1", "user", 0, 1), // 1: a parent
 				msg("u1", "u0", "user", 1, 2), // 2
 				msg("u2", "g", "group", 0, 3), // 3: a group parent
@@ -63,11 +30,6 @@ func TestMigrateThreads(t *testing.T) {
 				msg("u3", "g", "group", 3, 5), // 5
 				msg("u0", "u1", "user", 0, 6), // 6: no replies
 				`UPDATE messages SET reply_count = 2 WHERE id = 1`, `UPDATE messages SET reply_count = 1 WHERE id = 3`)
-			for _, s := range stmts {
-				if _, err := old.ExecContext(ctx, s); err != nil {
-					t.Fatalf("%.80s: %v", s, err)
-				}
-			}
 			db, err := Open(ctx, url, Options{})
 			if err != nil {
 				t.Fatal(err)

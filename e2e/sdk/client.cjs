@@ -16,28 +16,10 @@ const path = require("path");
 const [sdkDir, role] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
-// Browser shims (docs/realtime.md): the bundle expects window, storage, navigator and a
-// WebSocket; Node's fetch refuses the referrer option the SDK passes.
-const memStorage = () => {
-  const m = new Map();
-  return {
-    getItem: (k) => (m.has(k) ? m.get(k) : null),
-    setItem: (k, v) => m.set(k, String(v)),
-    removeItem: (k) => m.delete(k),
-    clear: () => m.clear(),
-    key: (i) => Array.from(m.keys())[i] ?? null,
-    get length() { return m.size; },
-  };
-};
-globalThis.window = globalThis;
-globalThis.localStorage = memStorage();
-globalThis.sessionStorage = memStorage();
-Object.defineProperty(globalThis, "navigator", { value: { userAgent: "node", language: "en", platform: "node" }, configurable: true });
-globalThis.location = { origin: "https://localhost", href: "https://localhost/", protocol: "https:", host: "localhost", hostname: "localhost" };
-globalThis.screen = { width: 1280, height: 800 };
-globalThis.matchMedia = () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} });
-globalThis.document = { querySelector: () => null, hasFocus: () => true, getElementsByName: () => [], createElement: () => ({}) };
-globalThis.addEventListener = () => {};
+// The browser globals the bundle reads (shims.cjs); Node's fetch refuses the referrer
+// option the SDK passes (below).
+require("./shims.cjs").installBrowserGlobals();
+
 // The SDK reports itself connected when the socket opens, before the server has read its
 // auth frame: events published in between are not the socket's yet (its user is not known).
 // This wrapper notes the auth ack, which "connected" waits for, so the tests act once the

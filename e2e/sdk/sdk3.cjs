@@ -15,28 +15,10 @@ const path = require("path");
 const [sdkDir] = process.argv.slice(2);
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
-// Browser shims, as client.cjs's (docs/realtime.md): the bundle expects window, storage and
-// navigator; Node's fetch refuses the referrer option the SDK passes. No socket is opened.
-const memStorage = () => {
-  const m = new Map();
-  return {
-    getItem: (k) => (m.has(k) ? m.get(k) : null),
-    setItem: (k, v) => m.set(k, String(v)),
-    removeItem: (k) => m.delete(k),
-    clear: () => m.clear(),
-    key: (i) => Array.from(m.keys())[i] ?? null,
-    get length() { return m.size; },
-  };
-};
-globalThis.window = globalThis;
-globalThis.localStorage = memStorage();
-globalThis.sessionStorage = memStorage();
-Object.defineProperty(globalThis, "navigator", { value: { userAgent: "node", language: "en", platform: "node" }, configurable: true });
-globalThis.location = { origin: "https://localhost", href: "https://localhost/", protocol: "https:", host: "localhost", hostname: "localhost" };
-globalThis.screen = { width: 1280, height: 800 };
-globalThis.matchMedia = () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} });
-globalThis.document = { querySelector: () => null, hasFocus: () => true, getElementsByName: () => [], createElement: () => ({}) };
-globalThis.addEventListener = () => {};
+// The browser globals the bundle reads (shims.cjs); Node's fetch refuses the referrer
+// option the SDK passes (below).
+require("./shims.cjs").installBrowserGlobals();
+
 // Every answer's status is reported ({"ev":"http"}), so a test can tell a request the SDK
 // swallowed (its lists turn errors into an empty page or a rejection) from a real end.
 const realFetch = globalThis.fetch;
@@ -62,18 +44,7 @@ const spec = JSON.parse(env("NATTER_CALLS"));
 const fail = (where, e) => { out({ ev: "error", where, error: e && (e.code || e.message || String(e)) }); process.exit(1); };
 
 const bound = 10000;
-const call = async (name, promise) => {
-  let timer;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), bound); });
-  try {
-    const value = await Promise.race([promise, timeout]);
-    out({ ev: "call", name, ok: true, value });
-  } catch (e) {
-    out({ ev: "call", name, ok: false, error: (e && (e.code || e.message)) || String(e) });
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const call = require("./shims.cjs").boundedCall(out, bound);
 const media = (m) => ({ id: String(m.getId()), type: m.getType(), data: m.getData() });
 
 async function main() {

@@ -12,18 +12,7 @@
 const bound = 10000;
 
 module.exports = async function run(CometChat, spec, out) {
-  const call = async (name, promise) => {
-    let timer;
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), bound); });
-    try {
-      const value = await Promise.race([promise, timeout]);
-      out({ ev: "call", name, ok: true, value });
-    } catch (e) {
-      out({ ev: "call", name, ok: false, error: (e && (e.code || e.message)) || String(e) });
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const call = require("./shims.cjs").boundedCall(out, bound);
   await call("joinGroup", CometChat.joinGroup(spec.join, CometChat.GROUP_TYPE.PUBLIC, "")
     .then((g) => ({ guid: g.getGuid(), hasJoined: g.getHasJoined(), membersCount: g.getMembersCount() })));
   await call("getUnreadMessageCountForUser", CometChat.getUnreadMessageCountForUser(spec.user));

@@ -27,18 +27,7 @@ class FetchXHR {
 
 module.exports = async function run(CometChat, spec, out) {
   globalThis.XMLHttpRequest = FetchXHR;
-  const call = async (name, promise) => {
-    let timer;
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error("timeout")), bound); });
-    try {
-      const value = await Promise.race([promise, timeout]);
-      out({ ev: "call", name, ok: true, value });
-    } catch (e) {
-      out({ ev: "call", name, ok: false, error: (e && (e.code || e.message)) || String(e) });
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const call = require("./shims.cjs").boundedCall(out, bound);
   const media = (m) => ({
     id: String(m.getId()), type: m.getType(), data: m.getData(),
     attachments: (m.getAttachments() || []).map((a) => ({ name: a.getName(), extension: a.getExtension(), size: a.getSize(), mimeType: a.getMimeType(), url: a.getUrl() })),

@@ -30,28 +30,9 @@ const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 // given half a second less, so that what was missing is what is reported)
 const BOUND = Number(process.env.NATTER_SURFACE_BOUND_MS) || 10000;
 
-// Browser shims, as client.cjs has them (docs/realtime.md).
-const memStorage = () => {
-  const m = new Map();
-  return {
-    getItem: (k) => (m.has(k) ? m.get(k) : null),
-    setItem: (k, v) => m.set(k, String(v)),
-    removeItem: (k) => m.delete(k),
-    clear: () => m.clear(),
-    key: (i) => Array.from(m.keys())[i] ?? null,
-    get length() { return m.size; },
-  };
-};
-globalThis.window = globalThis;
-globalThis.localStorage = memStorage();
-globalThis.sessionStorage = memStorage();
-Object.defineProperty(globalThis, "navigator", { value: { userAgent: "node", language: "en", platform: "node", onLine: true }, configurable: true });
-globalThis.location = { origin: "https://localhost", href: "https://localhost/", protocol: "https:", host: "localhost", hostname: "localhost" };
-globalThis.screen = { width: 1280, height: 800 };
-globalThis.matchMedia = () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} });
-globalThis.document = { querySelector: () => null, hasFocus: () => true, getElementsByName: () => [], createElement: () => ({}), addEventListener() {}, removeEventListener() {} };
-globalThis.addEventListener = () => {};
-globalThis.removeEventListener = () => {};
+// The browser globals the bundle reads (shims.cjs); Node's fetch refuses the referrer
+// option the SDK passes (below).
+require("./shims.cjs").installBrowserGlobals();
 const WS = require(path.join(sdkDir, "node_modules", "ws"));
 let authed = Promise.resolve();
 let socketClosed = Promise.resolve(); // the newest socket's closing, client side
