@@ -148,10 +148,10 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 
 // pageColumns are a message's own columns, the entity columns left empty: a page reads its
 // users once each (completePage) rather than joining them on every row.
-var pageColumns = strings.Replace(messageColumns, `s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
+var pageColumns = splice(messageColumns, `s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at, r.link, r.updated_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`,
-	`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, -1`, 1)
+	`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, -1, -1`)
 
 // completePage reads what a page of messages needs beside its rows, a query for each kind
 // rather than one per row: the senders' and user receivers' entities, the reaction
@@ -381,7 +381,7 @@ func (db *DB) completeMessages(run runner, appID string, ms []chat.Message) erro
 		for _, id := range targets {
 			args = append(args, id)
 		}
-		err := each(run.rows(`SELECT `+messageColumns+strings.Replace(messageFrom, "messages m", "messages m"+db.dialect.byID, 1)+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
+		err := each(run.rows(`SELECT `+messageColumns+db.dialect.messagesFromByID+` WHERE m.app_id = $1 AND m.id IN (`+placeholders(2, len(targets))+`)`, args...),
 			func(s scanner) error {
 				t, _, err := scanMessage(s, appID)
 				acted[t.ID] = &t

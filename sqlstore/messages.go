@@ -89,13 +89,9 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 // held, whose id was taken from the messages' sequence then (InsertBlocked). It is rare, so
 // it runs the plain statements with the id added rather than prepared ones of its own.
 func insertMessageWithID(tx *wtx, m *chat.Message) error {
-	withID := func(q string) string {
-		q = strings.Replace(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`, 1)
-		return strings.Replace(q, `VALUES ($1,`, `VALUES ($17, $1,`, 1)
-	}
 	args := insertMessageArgs(m, 0)
 	if m.ParentID != 0 || !movesConversation(m) {
-		if _, err := tx.exec(withID(strings.TrimSuffix(insertMessageQuery, ` RETURNING id`)), append(args, m.ID)...); err != nil {
+		if _, err := tx.exec(insertMessageWithIDQuery, append(args, m.ID)...); err != nil {
 			return err
 		}
 		if m.ParentID != 0 {
@@ -106,11 +102,24 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 	if m.Counts() {
 		args[14] = 1
 	}
-	if _, err := tx.exec(withID(insertSeqQuery), append(args, m.ID)...); err != nil {
+	if _, err := tx.exec(insertSeqWithIDQuery, append(args, m.ID)...); err != nil {
 		return err
 	}
 	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
 	return err
+}
+
+// insertMessageWithIDQuery and insertSeqWithIDQuery are insertMessageQuery (without its
+// RETURNING) and insertSeqQuery naming the id, $17, after insertMessageArgs' sixteen.
+var (
+	insertMessageWithIDQuery = withMessageID(splice(insertMessageQuery, ` RETURNING id`, ``))
+	insertSeqWithIDQuery     = withMessageID(insertSeqQuery)
+)
+
+func withMessageID(q string) string {
+	mustNextParam(q, 17)
+	q = splice(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`)
+	return splice(q, `VALUES ($1,`, `VALUES ($17, $1,`)
 }
 
 func insertMessageArgs(m *chat.Message, seq int64) []any {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/url"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -225,10 +224,13 @@ const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, s
 
 // pgSendNotifyQuery is pgSendQuery that also writes the message's notification event
 // (trigger $18, at $19), so that a send in an app with providers stays one round trip.
-var pgSendNotifyQuery = strings.Replace(pgSendQuery, "\n\tUPDATE conversations", `,
+var pgSendNotifyQuery = func() string {
+	mustNextParam(pgSendQuery, 18)
+	return splice(pgSendQuery, "\n\tUPDATE conversations", `,
 	notify AS (INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
 		SELECT $1, $18, $2, m.id, '{}', $19 FROM m)
-	UPDATE conversations`, 1)
+	UPDATE conversations`)
+}()
 
 // pgSendLogQuery and pgSendNotifyLogQuery are the send statements that also log the send's
 // changes (withChangeLog).
