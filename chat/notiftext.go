@@ -53,7 +53,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 	if s.Trigger == TriggerReactionAdded {
 		ref := s.Ref
 		ref.MessageID = m.ID
-		if ec.subject, err = svc.EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
+		if ec.subject, err = svc.Webhooks().EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
 			return ec, internal("read reaction", err)
 		}
 	}

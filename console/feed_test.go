@@ -132,7 +132,7 @@ func TestEveryActionAnnounces(t *testing.T) {
 		{"POST /webhooks/{id}/replay", "/webhooks/hook/replay", func() url.Values {
 			// An event to replay: a send the webhook subscribes to, and its delivery.
 			send("for the hook")
-			ds, err := e.svc.WebhookDeliveries(ctx, p, "hook", chat.DeliveryPage{Limit: 1})
+			ds, err := e.svc.Webhooks().WebhookDeliveries(ctx, p, "hook", chat.DeliveryPage{Limit: 1})
 			must(err)
 			if len(ds) == 0 {
 				t.Fatal("no delivery to replay")

@@ -270,7 +270,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 
 		{"POST /calls", r("POST", "/calls", `{"receiver":"bob","receiverType":"user","type":"audio","status":"initiated"}`, obo("alice")), kinds(msg, call)},
 		{"PUT /calls/{sessionId}", func() request {
-			cs, _, err := e.svc.Calls(ctx, p, chat.CallFilter{}, chat.Page{PerPage: 1, Number: 1})
+			cs, _, err := e.svc.Calls().List(ctx, p, chat.CallFilter{}, chat.Page{PerPage: 1, Number: 1})
 			must(err)
 			session = cs[0].SessionID
 			return request{method: "PUT", path: "/v3/calls/" + session, body: `{"status":"ongoing"}`, headers: obo("bob")}

@@ -180,7 +180,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// The calls that rang out: every node sweeps; a session's row lock has one of them mark it.
 	cctx, stopCalls := context.WithCancel(context.WithoutCancel(ctx))
 	callsDone := make(chan struct{})
-	go func() { defer close(callsDone); svc.RunCallExpiry(cctx, c.CallRingTimeout, log) }()
+	go func() { defer close(callsDone); svc.Calls().RunCallExpiry(cctx, c.CallRingTimeout, log) }()
 	defer func() { stopCalls(); <-callsDone }()
 	// Tables grown without statistics are analyzed (PostgreSQL; on SQLite it returns at once).
 	actx, stopAnalyze := context.WithCancel(context.WithoutCancel(ctx))
