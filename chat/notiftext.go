@@ -65,7 +65,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 }
 
 // NotificationContentFor reads what s needs to be rendered and sent.
-func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
+func (svc Notifications) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
 	var c NotificationContent
 	ec, err := svc.eventContent(ctx, s)
 	if err != nil {

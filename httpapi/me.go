@@ -95,7 +95,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 		// The SDK's registerTokenForPushNotification sends the browser's FCM token here
 		// (appInfo.pushNotification.fcmDeviceToken), rather than to the push tokens API.
 		if tok := req.AppInfo.PushNotification.FCMDeviceToken; tok != "" {
-			if _, err := s.svc.RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
+			if _, err := s.svc.Notifications().RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
 				return err
 			}
 		}
