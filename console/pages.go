@@ -43,7 +43,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 	d.Users, d.Groups, d.Today = int64(users), int64(groups), d.Days[len(d.Days)-1].Messages
 	d.RateLimitedToday = d.Days[len(d.Days)-1].RateLimited
 	day := d.Days[len(d.Days)-1].Day
-	usage, err := c.svc.UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
+	usage, err := c.svc.Usage().UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
 	if err != nil {
 		return err
 	}

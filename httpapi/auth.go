@@ -136,7 +136,7 @@ func (s *Server) acted(h authHandler) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 		err := h(w, r, p)
 		if err == nil {
-			s.svc.Acted(p)
+			s.svc.Usage().Acted(p)
 		}
 		return err
 	}
