@@ -228,7 +228,7 @@ func TestUnreadCountsKept(t *testing.T) {
 									Receiver: rcpt, Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":` + string(text(r, false)) + `}`),
 									SentAt: 2_000_000_000 + int64(i), ReadAt: int64(r.IntN(2)) * 2_000_000_002})
 							}
-							_, err := svc.ImportMessages(ctx, app, items)
+							_, err := svc.Import().ImportMessages(ctx, app, items)
 							internal("import", err)
 						}
 					default:
