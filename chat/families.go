@@ -63,3 +63,12 @@ type Console struct{ *service }
 
 // Console is the web console's family.
 func (s *Service) Console() Console { return Console{s} }
+
+// Roles is the family of access control an app configures: user roles, the permissions
+// (RBAC keys) of each role and scope, and the features restricted by role or plan
+// (roles.go, permissions.go, features.go). The checks every operation passes stay with the
+// core (policy.go).
+type Roles struct{ *service }
+
+// Roles is the access control family.
+func (s *Service) Roles() Roles { return Roles{s} }
