@@ -10,7 +10,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
+	"github.com/natter-chat/natter/httpapi"
 	"github.com/natter-chat/natter/realtime"
 )
 
@@ -148,4 +150,49 @@ func TestOnlineMembers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOnlineMembersAcrossNodes: on PostgreSQL, alice's socket is on node A and bob's on node
+// B; either node counts both, and counts bob out once his socket on B closes.
+func TestOnlineMembersAcrossNodes(t *testing.T) {
+	t.Parallel()
+	a := newEnvHub(t, "postgres", chat.Config{}, httpapi.Options{}, &realtime.HubOptions{})
+	a.mustUser("alice", "Alice")
+	a.mustUser("bob", "Bob")
+	if _, err := a.c.CreateGroup(a.ctx(), client.CreateGroupRequest{GUID: "crew", Name: "Crew", Type: "public", Owner: "alice",
+		Members: &client.MemberLists{Participants: []string{"bob"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := a.hubNode(chat.Config{})
+	alice, bob := a.connect("alice", ""), b.connect("bob", "")
+	alice.sync()
+	bob.sync()
+	// count asks node e the SDK's way, with alice's socket credential.
+	count := func(e *env) (int64, int64) {
+		t.Helper()
+		res := e.do(request{method: "POST", path: "/api/v3.0/online-members", body: `{"groups":["crew"]}`,
+			headers: map[string]string{"apikey": "", "Authorization": alice.jwt, "appId": "demo"}})
+		var out struct {
+			Data struct {
+				OnlineUsersCount int64            `json:"onlineUsersCount"`
+				Groups           map[string]int64 `json:"groups"`
+			} `json:"data"`
+		}
+		if res.status != 200 || json.Unmarshal(res.body, &out) != nil {
+			t.Fatalf("the SDK's path: %d %s", res.status, res.body)
+		}
+		return out.Data.OnlineUsersCount, out.Data.Groups["crew"]
+	}
+	for name, e := range map[string]*env{"node A": a, "node B": b} {
+		if users, crew := count(e); users != 2 || crew != 2 {
+			t.Errorf("%s: %d online, crew %d; want 2 and 2", name, users, crew)
+		}
+		// The REST form, with alice's auth token, answers the same.
+		got, err := client.New(e.srv.URL, "", client.WithHTTPClient(e.http), client.WithAuthToken(alice.token)).OnlineMembers(e.ctx(), "crew")
+		if err != nil || got.OnlineUsersCount != 2 || got.Groups["crew"] != 2 {
+			t.Errorf("%s, POST /v3/online-members: %+v, %v", name, got, err)
+		}
+	}
+	bob.ws.Close(websocket.StatusNormalClosure, "")
+	waitFor(t, "node A counts bob out", func() bool { users, crew := count(a); return users == 1 && crew == 1 })
 }
