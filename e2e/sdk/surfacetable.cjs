@@ -156,7 +156,7 @@ module.exports = function table(C, ctx, h) {
     // (port 443 sent to natter's by shims.cjs's chatHostRoute). alice and bob are online.
     { method: "getOnlineUserCount", run: () => C.getOnlineUserCount(), check: (v) => eq(v, 2, "online users (alice and bob)") },
     // club is carol's, alice is not in it: left out, as is a group that does not exist.
-    { method: "getOnlineGroupMemberCount", run: () => C.getOnlineGroupMemberCount(["crew", "club", "nowhere"]),
+    { method: "getOnlineGroupMemberCount", case: "crew, club (alice not in it), a group that does not exist", run: () => C.getOnlineGroupMemberCount(["crew", "club", "nowhere"]),
       check: (v) => eq(v, { crew: 2 }, "online members by group") },
     { method: "UsersRequest.fetchNext", case: "friendsOnly: alice's friends", extra: true,
       run: () => new C.UsersRequestBuilder().setLimit(10).friendsOnly(true).build().fetchNext(),
