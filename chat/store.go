@@ -54,6 +54,7 @@ type Store interface {
 	QuotaStore
 	IdempotencyStore
 	RealtimeStore
+	OnlineStore
 	RoleStore
 	FeatureStore
 	PermissionStore

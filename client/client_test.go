@@ -560,6 +560,14 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.RecordSession(ctx)
 			return err
 		}, "POST /user_sessions", "/v3/user_sessions", "", nil, ""},
+		{"OnlineMembers", func(c *client.Client) error {
+			_, err := c.OnlineMembers(ctx, "crew", "club")
+			return err
+		}, "POST /online-members", "/v3/online-members", "", nil, `{"groups":["crew","club"]}`},
+		{"OnlineMembers without groups", func(c *client.Client) error {
+			_, err := c.OnlineMembers(ctx)
+			return err
+		}, "POST /online-members", "/v3/online-members", "", nil, `{}`},
 		{"ImportUsers", func(c *client.Client) error {
 			_, err := c.ImportUsers(ctx, []client.ImportItem{{Key: "u2", Item: json.RawMessage(`{"name":"B"}`)}, {Key: "u1", Item: json.RawMessage(`{"name":"A"}`)}})
 			return err

@@ -111,6 +111,8 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		// A socket credential and a session's record: they read, and write nothing.
 		{"PUT /me", r("PUT", "/me", `{}`, token(tokMe)), nil},
 		{"POST /user_sessions", r("POST", "/user_sessions", `{}`, token(tokMe)), nil},
+		// A count of online users: a POST that reads.
+		{"POST /online-members", r("POST", "/online-members", `{"groups":["g"]}`, nil), nil},
 		{"DELETE /me", r("DELETE", "/me", "", token(tokLogout)), kinds(tok)},
 
 		{"POST /users", r("POST", "/users", `{"uid":"newbie","name":"Newbie"}`, nil), kinds(user)},

@@ -91,6 +91,9 @@ func (s *Server) endpoints() []route {
 		serve("DELETE /me", clientAllowed, s.logout),
 		serve("GET /settings", clientAllowed, s.appSettings),
 		serve("POST /user_sessions", clientAllowed, s.userSession),
+		// Presence counts (onlinemembers.go): the SDK posts to its chat host's root path, served
+		// beside this table (server.go); this is the same answer for REST clients.
+		serve("POST /online-members", clientAllowed, s.onlineMembers),
 
 		serve("POST /users", authOnlyAllowed, s.createUser).rated(chat.RateCore),
 		serve("GET /users", clientAllowed, s.listUsers),
