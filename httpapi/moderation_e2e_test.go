@@ -674,3 +674,51 @@ func TestBlockedReviewByMessageID(t *testing.T) {
 		}
 	})
 }
+
+// TestModerationServiceRefused: the hosted moderation service's five operations
+// (/moderation/messages*) answer 501 ERR_NOT_IMPLEMENTED, saying to send through POST
+// /messages, to every credential natter accepts, after authentication; nothing is written
+// (not the message, not the users and group its details would have created), and the send
+// it points to does moderate.
+func TestModerationServiceRefused(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("alice", "Alice")
+		e.mustUser("bob", "Bob")
+		id := e.sendText("alice", "bob", "user", "hello").id
+		token := e.mustToken("alice")
+		body := `{"category":"message","type":"text","data":{"text":"Hey"},"sender":"newbie","receiver":"bob","receiverType":"user",` +
+			`"senderUserDetails":{"uid":"newbie","name":"New"},"receiverGroupDetails":{"guid":"g","name":"G","type":"public"}}`
+		before := e.snapshot()
+		for _, tc := range []struct {
+			name    string
+			r       request
+			status  int
+			code    string
+			message string
+		}{
+			{"send", request{method: "POST", path: "/v3/moderation/messages", body: body}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"list", request{method: "GET", path: "/v3/moderation/messages?moderationStatus=pending"}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"get", request{method: "GET", path: "/v3.0/moderation/messages/" + id}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"update", request{method: "PUT", path: "/v3/moderation/messages/" + id, body: `{"data":{"text":"x"}}`}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"delete", request{method: "DELETE", path: "/v3/moderation/messages/" + id}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"unknown id", request{method: "GET", path: "/v3/moderation/messages/999999"}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"authOnly key", request{method: "POST", path: "/v3/moderation/messages", body: body, headers: map[string]string{"apikey": e.authKey}}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"auth token", request{method: "GET", path: "/v3/moderation/messages", headers: map[string]string{"apikey": "", "authToken": token}}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"no key", request{method: "POST", path: "/v3/moderation/messages", body: body, headers: map[string]string{"apikey": ""}}, 401, "AUTH_ERR_EMPTY_APIKEY", ""},
+			{"unknown key", request{method: "GET", path: "/v3/moderation/messages/" + id, headers: map[string]string{"apikey": strings.Repeat("0", 40)}}, 401, "AUTH_ERR_APIKEY_NOT_FOUND", ""},
+			{"malformed body", request{method: "POST", path: "/v3/moderation/messages", body: `{`}, 501, "ERR_NOT_IMPLEMENTED", ""},
+		} {
+			r := e.do(tc.r)
+			if r.status != tc.status || r.code != tc.code || !strings.Contains(string(r.body), tc.message) {
+				t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
+			}
+		}
+		if e.snapshot() != before {
+			t.Error("a refused moderation-service call wrote")
+		}
+		// Campaigns, a separate product on the same host, are no route of natter's.
+		if r := e.do(request{method: "GET", path: "/v3/campaigns"}); r.status != 404 || r.code != "ERR_API_NOT_FOUND" {
+			t.Errorf("campaigns: %d %s", r.status, r.body)
+		}
+	})
+}
