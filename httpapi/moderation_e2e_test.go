@@ -140,7 +140,7 @@ func TestModeration(t *testing.T) {
 		// Rules: a keyword list blocks, a pattern drops.
 		rule := e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"Keywords","enabled":true,
 			"conditions":[{"entity":"message","operand":"text","category":"word","operator":"contains","isKeywordsReferencePresent":true,"value":["bad-words"]}],
-			"action":["blockMessage"]}`})
+			"action":["blockMessage"],"filters":[]}`}) // an empty filters list limits nothing: accepted
 		if rule["revisionId"] != e.app.ID+"_kw_1" || rule["active"] != true {
 			t.Fatalf("create rule: %v", rule)
 		}
@@ -344,6 +344,10 @@ func TestModeration(t *testing.T) {
 			{"update unknown rule", request{method: "PUT", path: "/v3/moderation/rules/nope", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 404, "ERR_RULE_NOT_FOUND", ""},
 			{"update rule other id", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"id":"other","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "id"},
 			{"delete unknown rule", request{method: "DELETE", path: "/v3/moderation/rules/nope"}, 404, "ERR_RULE_NOT_FOUND", ""},
+			{"rule with filters", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],` +
+				`"filters":[{"field":"role","operator":"equals","value":"default","type":"sender"}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
+			{"update rule with filters", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[{}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
+			{"rule filters not a list", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":"role"}`}, 400, "ERR_BAD_REQUEST", "filters"},
 
 			{"keywords without terms", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":[]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
 			{"keywords bad term", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":["` + long + `"]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
