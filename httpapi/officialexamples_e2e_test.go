@@ -386,6 +386,9 @@ func TestOfficialExamples(t *testing.T) {
 			body: `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"in thread","metadata":{"key1":"val1"}}}`})
 		answers["list-all-thread-messages"] = must(request{method: "GET", path: "/v3/messages/" + sent.Data.ID + "/thread?limit=10", headers: as("alice")})
 		answers["list-all-threads"] = must(request{method: "GET", path: "/v3/threads", headers: as("alice")})
+		answers["chat-api-create-reasons"] = must(request{method: "POST", path: "/v3/moderation/reasons",
+			body: `{"id":"unfiltered-content","name":"RawContent","description":"Content delivered without moderation or filtering."}`})
+		answers["chat-api-get-reasons-details"] = must(request{method: "GET", path: "/v3/moderation/reasons/spam"})
 		var flagged struct {
 			Data []struct {
 				ID           string
