@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -27,6 +28,11 @@ type Flag struct {
 	ReasonID  string
 	Remark    string
 	CreatedAt int64
+	// Filled by FlaggedMessages for the lists' flaggedBy (the newest hosted file's): the
+	// flagger as the cache knows it (its name, avatar and role; empty once the user is
+	// gone) and the reason's name and description (empty once the reason is deleted).
+	By     Entity
+	Reason Reason
 }
 
 // Flagged is a flagged message's review state with its flags; Message is filled by the
@@ -129,7 +135,52 @@ func (s *Service) FlaggedMessages(ctx context.Context, p Principal, reviewed boo
 		m.Moderation = fs[i].Status
 		fs[i].Message = &m
 	}
+	if err := s.describeFlags(ctx, p, fs); err != nil {
+		return nil, err
+	}
 	return fs, nil
+}
+
+// describeFlags gives each flag its flagger's and its reason's details, in one read of the
+// page's flaggers (through the entity cache) and one of the app's reasons, whatever the page
+// holds.
+func (s *Service) describeFlags(ctx context.Context, p Principal, fs []Flagged) error {
+	var uids []string
+	for _, f := range fs {
+		for _, fl := range f.Flags {
+			if !slices.Contains(uids, fl.UID) {
+				uids = append(uids, fl.UID)
+			}
+		}
+	}
+	if len(uids) == 0 {
+		return nil
+	}
+	users, err := s.cachedUsersByID(ctx, p.App.ID, uids)
+	if err != nil {
+		return internal("read flaggers", err)
+	}
+	reasons, err := s.Reasons(ctx, p)
+	if err != nil {
+		return err
+	}
+	for i := range fs {
+		for j := range fs[i].Flags {
+			fl := &fs[i].Flags[j]
+			fl.By = Entity{UID: fl.UID}
+			if u, ok := users[fl.UID]; ok {
+				fl.By = Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role}
+			}
+			fl.Reason = Reason{ID: fl.ReasonID}
+			for _, r := range reasons {
+				if r.ID == fl.ReasonID {
+					fl.Reason = r
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReviewFlagged approves (the message stays) or disapproves (the message is deleted for

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -140,13 +141,61 @@ type flagJSON struct {
 	FlaggedAt int64  `json:"flaggedAt"`
 }
 
+// flaggedByJSON is one flag as the newest hosted file's flagged list gives it: the flagger's
+// user and the reason's name and description beside the flag.
+type flaggedByJSON struct {
+	UID         string `json:"uid"`
+	Name        string `json:"name"`
+	Avatar      string `json:"avatar,omitempty"`
+	Role        string `json:"role"`
+	ReasonID    string `json:"reasonId"`
+	ReasonName  string `json:"reasonName"`
+	Description string `json:"description"`
+	Remark      string `json:"remark"`
+	FlaggedAt   int64  `json:"flaggedAt"`
+}
+
+// flaggedJSON is a flagged list's entry without its message's keys: natter's own (status,
+// flags, flaggedAt, reviewedAt, message) and the newest hosted file's (appId, flaggedBy,
+// flaggedCount). appendFlagged puts the message's keys in front, as the file's example does.
 type flaggedJSON struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status"`
-	Message    *rawJSON   `json:"message,omitempty"`
-	Flags      []flagJSON `json:"flags"`
-	FlaggedAt  int64      `json:"flaggedAt"`
-	ReviewedAt int64      `json:"reviewedAt,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	AppID        string          `json:"appId"`
+	Status       string          `json:"status"`
+	Message      *rawJSON        `json:"message,omitempty"`
+	Flags        []flagJSON      `json:"flags"`
+	FlaggedBy    []flaggedByJSON `json:"flaggedBy"`
+	FlaggedCount int             `json:"flaggedCount"`
+	FlaggedAt    int64           `json:"flaggedAt"`
+	ReviewedAt   int64           `json:"reviewedAt,omitempty"`
+}
+
+// appendFlagged writes one entry of the flagged or reviewed list: the message's keys (id
+// first), then flaggedJSON's. A message no longer there (purged) leaves the entry with its id
+// and the flags.
+func appendFlagged(b []byte, appID string, f chat.Flagged) ([]byte, error) {
+	o := flaggedJSON{AppID: appID, Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
+		Flags: make([]flagJSON, len(f.Flags)), FlaggedBy: make([]flaggedByJSON, len(f.Flags)), FlaggedCount: len(f.Flags)}
+	for j, fl := range f.Flags {
+		o.Flags[j] = flagJSON{UID: fl.UID, ReasonID: fl.ReasonID, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
+		o.FlaggedBy[j] = flaggedByJSON{UID: fl.UID, Name: fl.By.Name, Avatar: fl.By.Avatar, Role: fl.By.Role, ReasonID: fl.ReasonID,
+			ReasonName: fl.Reason.Name, Description: fl.Reason.Description, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
+	}
+	if f.Message == nil {
+		o.ID = strconv.FormatInt(f.MessageID, 10)
+		tail, err := json.Marshal(o)
+		return append(b, tail...), err
+	}
+	m := wire.AppendMessage(nil, *f.Message)
+	msg := rawJSON(m)
+	o.Message = &msg
+	tail, err := json.Marshal(o) // without id: the message's keys carry it
+	if err != nil {
+		return b, err
+	}
+	b = append(b, m[:len(m)-1]...)
+	b = append(b, ',')
+	return append(b, tail[1:]...), nil
 }
 
 // rawJSON is pre-encoded JSON inside a struct that encoding/json writes.
@@ -172,20 +221,13 @@ func (s *Server) listFlagged(reviewed bool) authHandler {
 		if err != nil {
 			return err
 		}
-		out := make([]flaggedJSON, len(fs))
+		items := make([]rawJSON, len(fs))
 		for i, f := range fs {
-			o := flaggedJSON{ID: strconv.FormatInt(f.MessageID, 10), Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
-				Flags: make([]flagJSON, len(f.Flags))}
-			if f.Message != nil {
-				m := rawJSON(wire.AppendMessage(nil, *f.Message))
-				o.Message = &m
+			if items[i], err = appendFlagged(nil, p.App.ID, f); err != nil {
+				return err
 			}
-			for j, fl := range f.Flags {
-				o.Flags[j] = flagJSON{UID: fl.UID, ReasonID: fl.ReasonID, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
-			}
-			out[i] = o
 		}
-		writeData(w, r, out, metaOf(limit, len(out)))
+		writeData(w, r, items, metaOf(limit, len(items)))
 		return nil
 	}
 }
@@ -285,10 +327,14 @@ type ruleRequest struct {
 	Enabled     *bool            `json:"enabled"`
 	Conditions  []chat.Condition `json:"conditions"`
 	Action      []string         `json:"action"`
+	// Filters are the newest hosted file's user and group filters, counted: chat refuses a
+	// rule with any (chat.RuleInput.Filters). Their items are not read, so any JSON will do.
+	Filters []json.RawMessage `json:"filters"`
 }
 
 func (q ruleRequest) input() chat.RuleInput {
-	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action}
+	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action,
+		Filters: len(q.Filters)}
 }
 
 func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -516,4 +562,17 @@ func (s *Server) deleteKeywordList(w http.ResponseWriter, r *http.Request, p cha
 	}
 	writeData(w, r, success{true, "Keyword with id " + id + " has been deleted successfully."}, nil)
 	return nil
+}
+
+// moderationServiceRefused answers the hosted "moderate before delivery" service
+// (/moderation/messages and /moderation/messages/{id}), which natter refuses by decision
+// (docs/api-decisions.md, "Moderation before delivery"): its messages are submitted for a
+// verdict given later, kept in a list of their own even when disapproved, and may create their
+// users and groups on the way; natter's moderation judges every send in the send's own
+// transaction and keeps nothing it drops. The rules that service applies apply here to every
+// message sent through POST /messages.
+func moderationServiceRefused(http.ResponseWriter, *http.Request, chat.Principal) error {
+	return chat.Errorf(chat.CodeNotImplemented, "natter does not serve the moderation service's /moderation/messages: "+
+		"send through POST /messages, where the app's moderation rules judge every message before it is delivered "+
+		"(a held message is listed by GET /moderation/blocked-messages).")
 }
