@@ -21,7 +21,7 @@
 //
 // One file per aggregate holds its types, limits, storage interface and Service methods; a
 // family's files hold the methods of its accessor (families.go: Calls, Agents, Webhooks,
-// Notifications, Usage, Import, Console, Roles):
+// Notifications, Usage, Import, Console, Roles, Moderation):
 //
 //   - apps, keys, sign-in: apps.go, apikeys.go, authtokens.go, auth.go, keycache.go,
 //     operator.go (the command line's principal), console.go (the web console's sessions)

@@ -72,3 +72,12 @@ type Roles struct{ *service }
 
 // Roles is the access control family.
 func (s *Service) Roles() Roles { return Roles{s} }
+
+// Moderation is the family of moderation: reasons, rules and keyword lists, the flagged and
+// blocked queues and their reviews (moderation.go, moderation_rules.go,
+// moderation_review.go). Enforcement on send and edit (moderation_engine.go) runs inside the
+// core's writes.
+type Moderation struct{ *service }
+
+// Moderation is the moderation family.
+func (s *Service) Moderation() Moderation { return Moderation{s} }

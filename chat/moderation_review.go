@@ -73,7 +73,7 @@ type FlagInput struct {
 
 // FlagMessage records the acting user's flag of a message it can see. Flagging a message
 // twice is ERR_MESSAGE_ALREADY_FLAGGED.
-func (s *Service) FlagMessage(ctx context.Context, p Principal, id string, in FlagInput) error {
+func (s Moderation) FlagMessage(ctx context.Context, p Principal, id string, in FlagInput) error {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ const MaxModerationPage = 100
 
 // FlaggedMessages lists flagged messages not reviewed yet (reviewed false) or reviewed,
 // newest first, below the message id before.
-func (s *Service) FlaggedMessages(ctx context.Context, p Principal, reviewed bool, before int64, limit int) ([]Flagged, error) {
+func (s Moderation) FlaggedMessages(ctx context.Context, p Principal, reviewed bool, before int64, limit int) ([]Flagged, error) {
 	fs, err := s.store.FlaggedMessages(ctx, p.App.ID, reviewed, before, limit)
 	if err != nil {
 		return nil, internal("list flagged messages", err)
@@ -160,7 +160,7 @@ func (s *Service) describeFlags(ctx context.Context, p Principal, fs []Flagged) 
 	if err != nil {
 		return internal("read flaggers", err)
 	}
-	reasons, err := s.Reasons(ctx, p)
+	reasons, err := s.Moderation().Reasons(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (s *Service) describeFlags(ctx context.Context, p Principal, fs []Flagged) 
 
 // ReviewFlagged approves (the message stays) or disapproves (the message is deleted for
 // everyone) a flagged message.
-func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status string) error {
+func (s Moderation) ReviewFlagged(ctx context.Context, p Principal, id, status string) error {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return Errorf(CodeNotFlagged, "The message is not flagged.")
@@ -253,7 +253,7 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 }
 
 // BlockedMessages lists the messages rules held, newest first, below the message id before.
-func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
+func (s Moderation) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
 	bs, err := s.store.BlockedMessages(ctx, p.App.ID, before, limit)
 	return bs, modErr("list blocked messages", err)
 }
@@ -263,7 +263,7 @@ func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64
 // (never sent; the answer's ID is 0). id is the held message's id (its message.id in the
 // blocked list, the id its sender was answered with), as the hosted API's
 // PATCH /moderation/blocked-messages/{messageId}; the entry's own id is not an address.
-func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
+func (s Moderation) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
 	bid, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || bid <= 0 {
 		return Message{}, Errorf(CodeBlockedNotFound, "The blocked message does not exist.")

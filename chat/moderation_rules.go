@@ -154,13 +154,13 @@ func reasonOf(err error) string {
 }
 
 // ModRules lists the app's rules.
-func (s *Service) ModRules(ctx context.Context, p Principal) ([]ModRule, error) {
+func (s Moderation) ModRules(ctx context.Context, p Principal) ([]ModRule, error) {
 	rs, err := s.store.ModRules(ctx, p.App.ID)
 	return rs, modErr("list rules", err)
 }
 
 // ModRule reads a rule's current revision.
-func (s *Service) ModRule(ctx context.Context, p Principal, id string) (ModRule, error) {
+func (s Moderation) ModRule(ctx context.Context, p Principal, id string) (ModRule, error) {
 	r, err := s.store.ModRule(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return ModRule{}, errRuleNotFound(id)
@@ -169,7 +169,7 @@ func (s *Service) ModRule(ctx context.Context, p Principal, id string) (ModRule,
 }
 
 // RuleRevisions lists a rule's revisions, newest first.
-func (s *Service) RuleRevisions(ctx context.Context, p Principal, id string) ([]ModRule, error) {
+func (s Moderation) RuleRevisions(ctx context.Context, p Principal, id string) ([]ModRule, error) {
 	rs, err := s.store.RuleRevisions(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return nil, errRuleNotFound(id)
@@ -182,12 +182,12 @@ func errRuleNotFound(id string) error {
 }
 
 // CreateRule creates a rule, its first revision.
-func (s *Service) CreateRule(ctx context.Context, p Principal, in RuleInput) (ModRule, error) {
+func (s Moderation) CreateRule(ctx context.Context, p Principal, in RuleInput) (ModRule, error) {
 	return s.saveRule(ctx, p, in, true)
 }
 
 // UpdateRule replaces a rule with a new revision.
-func (s *Service) UpdateRule(ctx context.Context, p Principal, id string, in RuleInput) (ModRule, error) {
+func (s Moderation) UpdateRule(ctx context.Context, p Principal, id string, in RuleInput) (ModRule, error) {
 	id = strings.ToLower(id)
 	if in.ID != "" && strings.ToLower(in.ID) != id {
 		return ModRule{}, InvalidField("id", "The id of a rule cannot change.")
@@ -200,7 +200,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 	r, err := validateRule(in)
 	if err != nil {
 		if !create && ErrorCode(err) == CodeBadRequest {
-			if _, gerr := s.ModRule(ctx, p, in.ID); gerr != nil && ErrorCode(gerr) == CodeRuleNotFound {
+			if _, gerr := s.Moderation().ModRule(ctx, p, in.ID); gerr != nil && ErrorCode(gerr) == CodeRuleNotFound {
 				return ModRule{}, gerr
 			}
 		}
@@ -250,7 +250,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 }
 
 // DeleteRule deletes a rule with its revisions.
-func (s *Service) DeleteRule(ctx context.Context, p Principal, id string) error {
+func (s Moderation) DeleteRule(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
 	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteRule(p.App.ID, id); err != nil {
@@ -315,13 +315,13 @@ func validateKeywordList(in KeywordListInput) (KeywordList, error) {
 }
 
 // KeywordLists lists the app's keyword lists with their terms.
-func (s *Service) KeywordLists(ctx context.Context, p Principal) ([]KeywordList, error) {
+func (s Moderation) KeywordLists(ctx context.Context, p Principal) ([]KeywordList, error) {
 	ls, err := s.store.KeywordLists(ctx, p.App.ID, true)
 	return ls, modErr("list keyword lists", err)
 }
 
 // KeywordList reads one keyword list.
-func (s *Service) KeywordList(ctx context.Context, p Principal, id string) (KeywordList, error) {
+func (s Moderation) KeywordList(ctx context.Context, p Principal, id string) (KeywordList, error) {
 	l, err := s.store.KeywordList(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return KeywordList{}, errKeywordNotFound(id)
@@ -334,13 +334,13 @@ func errKeywordNotFound(id string) error {
 }
 
 // CreateKeywordList creates a keyword list.
-func (s *Service) CreateKeywordList(ctx context.Context, p Principal, in KeywordListInput) (KeywordList, error) {
+func (s Moderation) CreateKeywordList(ctx context.Context, p Principal, in KeywordListInput) (KeywordList, error) {
 	return s.saveKeywordList(ctx, p, in, true)
 }
 
 // UpdateKeywordList replaces a keyword list's terms and fields; rules naming it use the
 // new terms from the next send.
-func (s *Service) UpdateKeywordList(ctx context.Context, p Principal, id string, in KeywordListInput) (KeywordList, error) {
+func (s Moderation) UpdateKeywordList(ctx context.Context, p Principal, id string, in KeywordListInput) (KeywordList, error) {
 	id = strings.ToLower(id)
 	if in.ID != "" && strings.ToLower(in.ID) != id {
 		return KeywordList{}, InvalidField("id", "The id of a keyword list cannot change.")
@@ -393,7 +393,7 @@ func (s *Service) saveKeywordList(ctx context.Context, p Principal, in KeywordLi
 }
 
 // DeleteKeywordList deletes a keyword list that no rule names.
-func (s *Service) DeleteKeywordList(ctx context.Context, p Principal, id string) error {
+func (s Moderation) DeleteKeywordList(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
 	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteKeywordList(p.App.ID, id); err != nil {

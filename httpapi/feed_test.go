@@ -164,7 +164,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 			if held.Moderation != chat.ModPending {
 				t.Fatalf("not held: %+v", held)
 			}
-			bs, err := e.svc.BlockedMessages(ctx, p, 0, 1)
+			bs, err := e.svc.Moderation().BlockedMessages(ctx, p, 0, 1)
 			must(err)
 			blocked = strconv.FormatInt(bs[0].MessageID, 10)
 			return request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + blocked, body: `{"status":"approved"}`}

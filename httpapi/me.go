@@ -86,7 +86,7 @@ var sdkParameters = map[string]any{
 // settings points the SDK at the public host (or, without one, at the host the request
 // reached). Both API hosts are the same natter; sockets are served at its root path.
 func (s *Server) settings(r *http.Request, p chat.Principal) (appSettingsJSON, error) {
-	reasons, err := s.svc.Reasons(r.Context(), p)
+	reasons, err := s.svc.Moderation().Reasons(r.Context(), p)
 	if err != nil {
 		return appSettingsJSON{}, err
 	}

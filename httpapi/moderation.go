@@ -53,7 +53,7 @@ func (s *Server) createReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rs, err := s.svc.CreateReason(r.Context(), p, chat.ReasonInput{ID: req.ID, Name: req.Name, Description: req.Description})
+	rs, err := s.svc.Moderation().CreateReason(r.Context(), p, chat.ReasonInput{ID: req.ID, Name: req.Name, Description: req.Description})
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) createReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 }
 
 func (s *Server) listReasons(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.Reasons(r.Context(), p)
+	rs, err := s.svc.Moderation().Reasons(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) listReasons(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) getReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.Reason(r.Context(), p, r.PathValue("id"))
+	rs, err := s.svc.Moderation().Reason(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *Server) updateReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if req.ID != nil && *req.ID != r.PathValue("id") {
 		return chat.InvalidField("id", "The id of a reason cannot change.")
 	}
-	rs, err := s.svc.UpdateReason(r.Context(), p, chat.ReasonInput{ID: r.PathValue("id"), Name: req.Name, Description: req.Description})
+	rs, err := s.svc.Moderation().UpdateReason(r.Context(), p, chat.ReasonInput{ID: r.PathValue("id"), Name: req.Name, Description: req.Description})
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (s *Server) updateReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 
 func (s *Server) deleteReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("id")
-	if err := s.svc.DeleteReason(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteReason(r.Context(), p, id); err != nil {
 		return err
 	}
 	// The hosted spec draws success and message at the top level; natter keeps its one
@@ -127,7 +127,7 @@ func (s *Server) flagMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		req.ReasonID = req.ID
 	}
 	id := r.PathValue("id")
-	if err := s.svc.FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
+	if err := s.svc.Moderation().FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The message with id " + id + " has been flagged."}, nil)
@@ -217,7 +217,7 @@ func (s *Server) listFlagged(reviewed bool) authHandler {
 		if err != nil {
 			return err
 		}
-		fs, err := s.svc.FlaggedMessages(r.Context(), p, reviewed, before, limit)
+		fs, err := s.svc.Moderation().FlaggedMessages(r.Context(), p, reviewed, before, limit)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (s *Server) reviewFlagged(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	id := r.PathValue("id")
-	if err := s.svc.ReviewFlagged(r.Context(), p, id, req.Status); err != nil {
+	if err := s.svc.Moderation().ReviewFlagged(r.Context(), p, id, req.Status); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The message with id " + id + " has been " + req.Status + "."}, nil)
@@ -265,7 +265,7 @@ func (s *Server) listBlockedMessages(w http.ResponseWriter, r *http.Request, p c
 	if err != nil {
 		return err
 	}
-	bs, err := s.svc.BlockedMessages(r.Context(), p, before, limit)
+	bs, err := s.svc.Moderation().BlockedMessages(r.Context(), p, before, limit)
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (s *Server) reviewBlocked(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	id := r.PathValue("id")
-	m, err := s.svc.ReviewBlocked(r.Context(), p, id, req.Status)
+	m, err := s.svc.Moderation().ReviewBlocked(r.Context(), p, id, req.Status)
 	if err != nil {
 		return err
 	}
@@ -342,7 +342,7 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rule, err := s.svc.CreateRule(r.Context(), p, req.input())
+	rule, err := s.svc.Moderation().CreateRule(r.Context(), p, req.input())
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (s *Server) updateRule(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rule, err := s.svc.UpdateRule(r.Context(), p, r.PathValue("ruleId"), req.input())
+	rule, err := s.svc.Moderation().UpdateRule(r.Context(), p, r.PathValue("ruleId"), req.input())
 	if err != nil {
 		return err
 	}
@@ -372,7 +372,7 @@ func rulesOut(rs []chat.ModRule) []ruleJSON {
 }
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.ModRules(r.Context(), p)
+	rs, err := s.svc.Moderation().ModRules(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -381,7 +381,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request, p chat.Princi
 }
 
 func (s *Server) getRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rule, err := s.svc.ModRule(r.Context(), p, r.PathValue("ruleId"))
+	rule, err := s.svc.Moderation().ModRule(r.Context(), p, r.PathValue("ruleId"))
 	if err != nil {
 		return err
 	}
@@ -390,7 +390,7 @@ func (s *Server) getRule(w http.ResponseWriter, r *http.Request, p chat.Principa
 }
 
 func (s *Server) listRuleRevisions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.RuleRevisions(r.Context(), p, r.PathValue("ruleId"))
+	rs, err := s.svc.Moderation().RuleRevisions(r.Context(), p, r.PathValue("ruleId"))
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (s *Server) listRuleRevisions(w http.ResponseWriter, r *http.Request, p cha
 
 func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("ruleId")
-	if err := s.svc.DeleteRule(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteRule(r.Context(), p, id); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "Rule with id " + id + " has been deleted successfully."}, nil)
@@ -512,7 +512,7 @@ func (s *Server) createKeywordList(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	l, err := s.svc.CreateKeywordList(r.Context(), p, in)
+	l, err := s.svc.Moderation().CreateKeywordList(r.Context(), p, in)
 	if err != nil {
 		return err
 	}
@@ -525,7 +525,7 @@ func (s *Server) updateKeywordList(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	l, err := s.svc.UpdateKeywordList(r.Context(), p, r.PathValue("keywordId"), in)
+	l, err := s.svc.Moderation().UpdateKeywordList(r.Context(), p, r.PathValue("keywordId"), in)
 	if err != nil {
 		return err
 	}
@@ -534,7 +534,7 @@ func (s *Server) updateKeywordList(w http.ResponseWriter, r *http.Request, p cha
 }
 
 func (s *Server) listKeywordLists(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ls, err := s.svc.KeywordLists(r.Context(), p)
+	ls, err := s.svc.Moderation().KeywordLists(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -547,7 +547,7 @@ func (s *Server) listKeywordLists(w http.ResponseWriter, r *http.Request, p chat
 }
 
 func (s *Server) getKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	l, err := s.svc.KeywordList(r.Context(), p, r.PathValue("keywordId"))
+	l, err := s.svc.Moderation().KeywordList(r.Context(), p, r.PathValue("keywordId"))
 	if err != nil {
 		return err
 	}
@@ -557,7 +557,7 @@ func (s *Server) getKeywordList(w http.ResponseWriter, r *http.Request, p chat.P
 
 func (s *Server) deleteKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("keywordId")
-	if err := s.svc.DeleteKeywordList(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteKeywordList(r.Context(), p, id); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "Keyword with id " + id + " has been deleted successfully."}, nil)
