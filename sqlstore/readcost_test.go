@@ -349,9 +349,9 @@ func sameCost(t *testing.T, backend, what string, small, large cost, slack int64
 }
 
 // sameGenericCost is sameCost for the reads' generic plans (PostgreSQL): what a pooled
-// connection runs once it has planned a statement for any arguments. The conversation and
-// history pages hold to it; the member page's statement and the thread list's own-reply
-// count do not yet (bench/README.md, "2026-11-28 (later)"), so it is not part of sameCost.
+// connection runs once it has planned a statement for any arguments. The conversation,
+// history and member pages hold to it; the thread list's own-reply count does not yet
+// (bench/README.md, "2026-11-28 (later)"), so it is not part of sameCost.
 func sameGenericCost(t *testing.T, backend, what string, small, large cost, slack int64) {
 	t.Helper()
 	if backend == "postgres" && large.GenericWork > small.GenericWork+slack {
