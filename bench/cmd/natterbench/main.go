@@ -379,9 +379,18 @@ func run(ctx context.Context, o options) (err error) {
 			sc, c.natterPID = hubConversationsScenario(nat.base, &shapes), nat.cmd.Process.Pid
 		}
 		logf("running %s: %d conns, %v warmup + %v", name, o.conns, o.warmup, o.duration)
+		var waits *waitSampler
+		if pg != nil && name != "bare" {
+			waits = startWaits(ctx, pg.natterURL)
+		}
 		res, err := runScenario(ctx, sc, c)
+		waitNote := waits.stop(name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if waitNote != "" {
+			logf("  %s", waitNote)
+			res.notes = strings.TrimSpace(res.notes + "\n" + waitNote)
 		}
 		logf("  %s: %.0f req/s, p50 %s ms, p99 %s ms, %d errors", name, res.rps, ms(res.p50), ms(res.p99), res.errors)
 		if sc.verify != nil {
