@@ -330,10 +330,30 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	if err != nil {
 		return m, p, mapErr(err)
 	}
+	return m, p, finishMessage(&m, data, tags, s, r)
+}
+
+// scanPageMessage reads a row of pageColumns: a message's own columns, whose entities
+// completePage fills.
+func scanPageMessage(row scanner, appID string) (chat.Message, error) {
+	m := chat.Message{AppID: appID}
+	var data string
+	var tags sql.NullString
+	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy)
+	if err != nil {
+		return m, mapErr(err)
+	}
+	return m, finishMessage(&m, data, tags, entityColumns{}, entityColumns{})
+}
+
+// finishMessage sets what a message's row gives beside its plain columns: its data, tags,
+// entities (empty columns give the bare uid, which completePage fills) and action.
+func finishMessage(m *chat.Message, data string, tags sql.NullString, s, r entityColumns) error {
 	m.Data = json.RawMessage(data)
 	if tags.Valid {
 		if err := json.Unmarshal([]byte(tags.String), &m.Tags); err != nil {
-			return m, p, err
+			return err
 		}
 	}
 	m.SenderEntity = entity(m.Sender, s)
@@ -343,7 +363,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 		json.Unmarshal(m.Data, &a)
 		m.Action = a.Action
 	}
-	return m, p, nil
+	return nil
 }
 
 func (db *DB) summary(run runner, id int64, viewer string) ([]chat.ReactionSummary, error) {
