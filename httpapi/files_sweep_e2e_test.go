@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/blobstore"
+	"github.com/natter-chat/natter/sqlstore"
 )
 
 // movingClock is a test clock that a test moves on.
@@ -69,6 +72,14 @@ func TestOrphanFileSweep(t *testing.T) {
 			if r := e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": "ann"}, body: string(esc)}); r.status != 200 {
 				t.Fatalf("escaped send: %d %s", r.status, r.body)
 			}
+			// A message a moderation rule holds keeps its file: a moderator may approve it later.
+			e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"zork","name":"Z","conditions":[{"category":"word","value":["zorkmid"]}],"action":["blockMessage"]}`})
+			held := e.uploadOnly("held.txt", "held for review")
+			hr := e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": "ann"},
+				body: fmt.Sprintf(`{"receiver":"bob","receiverType":"user","category":"message","type":"file","data":{"text":"a zorkmid","attachments":[{"url":%q}]}}`, held.URL)})
+			if hr.status != 200 || !strings.Contains(string(hr.body), `"pending"`) {
+				t.Fatalf("the held send: %d %s", hr.status, hr.body)
+			}
 			// A URL of this app's that names no file is a dead link natter knows of: refused.
 			dead := sent
 			dead.URL = strings.Replace(sent.URL, "/files/demo/", "/files/demo/"+strings.Repeat("a", 32)+"/", 1)[:len(sent.URL)]
@@ -92,23 +103,23 @@ func TestOrphanFileSweep(t *testing.T) {
 			if r.status != 400 || !strings.Contains(string(r.body), `"code":"ERR_BAD_REQUEST"`) {
 				t.Errorf("a send of the swept file: %d %s", r.status, r.body)
 			}
-			for _, a := range []client.FileAttachment{sent, escaped, young} {
+			for _, a := range []client.FileAttachment{sent, escaped, young, held} {
 				if r, _ := get(t, a.URL, nil); r.StatusCode != 200 {
 					t.Errorf("%s after the sweep: %d", a.Name, r.StatusCode)
 				}
 			}
-			if n := len(e.stored()); n != 4 {
-				t.Errorf("%d files on disk, want 4", n)
+			if n := len(e.stored()); n != 5 {
+				t.Errorf("%d files on disk, want 5", n)
 			}
-			if n := e.rows(`SELECT COUNT(*) FROM files`); n != 4 {
-				t.Errorf("%d file records, want 4", n)
+			if n := e.rows(`SELECT COUNT(*) FROM files`); n != 5 {
+				t.Errorf("%d file records, want 5", n)
 			}
 		})
 	}
 }
 
 // TestOrphanSweepRacesSends: sends carrying files and sweeps of the same files at once, on
-// several connections. Whatever the interleaving, a send that committed has its file, a send
+// several connections (and on PostgreSQL two nodes: two services, two pools). Whatever the interleaving, a send that committed has its file, a send
 // refused had its file swept (400 in the envelope), no file is deleted twice, and nothing a
 // message carries is gone.
 func TestOrphanSweepRacesSends(t *testing.T) {
@@ -118,6 +129,22 @@ func TestOrphanSweepRacesSends(t *testing.T) {
 			t.Parallel()
 			clock := newMovingClock()
 			e := newFileEnv(t, b, chat.Config{MaxFileSize: 1 << 20, Now: clock.now}, nil, httpapi.Options{})
+			// A second node: its own service and connections on the same database and files.
+			nodes := []*chat.Service{e.svc}
+			if b == "postgres" {
+				db2, err := sqlstore.Open(context.Background(), e.dbURL, sqlstore.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db2.Close() })
+				files2, err := blobstore.OpenDisk(e.dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				svc2 := chat.New(db2, chat.Config{MaxFileSize: 1 << 20, Now: clock.now, Files: files2})
+				t.Cleanup(func() { svc2.Close(context.Background()) })
+				nodes = append(nodes, svc2)
+			}
 			const n = 60
 			atts := make([]client.FileAttachment, n)
 			for i := range atts {
@@ -144,13 +171,13 @@ func TestOrphanSweepRacesSends(t *testing.T) {
 			}
 			done := make(chan struct{})
 			go func() { sends.Wait(); close(done) }()
-			for w := range 4 { // four sweepers at once: on PostgreSQL, four transactions claiming
+			for w := range 4 { // four sweepers at once, on two nodes on PostgreSQL: four transactions claiming
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					time.Sleep(time.Duration(15+w*5) * time.Millisecond)
 					for {
-						k, err := e.svc.SweepOrphanFiles(e.ctx(), 24*time.Hour)
+						k, err := nodes[w%len(nodes)].SweepOrphanFiles(e.ctx(), 24*time.Hour)
 						if err != nil {
 							t.Error(err)
 						}
