@@ -741,18 +741,38 @@ func TestUIKit(t *testing.T) {
 		attach := func(option, path string, shown string) {
 			t.Helper()
 			item := fmt.Sprintf(`//*[%s][.//*[normalize-space()=%q]]`, cls("cometchat-message-composer__attachment-option"), option)
-			run("attach "+filepath.Base(path), chromedp.Click(chromedp.CSS(`#chat .cometchat-message-composer__attachment-button`)),
-				chromedp.WaitVisible(x(item)), chromedp.Click(x(item)),
-				func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-					select {
-					case id := <-traffic.choosers:
-						_, err := cdp.Call(ctx, tg, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: id})
-						return chromedp.Void{}, err
-					case <-ctx.Done():
+			// The option is pressed again until the Kit opens a file chooser (a press during
+			// the popover's opening can miss); once one opened, the file is set on its input.
+			choose := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+				for {
+					for len(traffic.choosers) > 0 {
+						<-traffic.choosers // a chooser an earlier press opened twice
+					}
+					actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					var err error
+					for _, a := range []chromedp.Action[chromedp.Void]{chromedp.KeyEvent(kb.Escape), // closes a popover a miss left open
+						chromedp.Click(chromedp.CSS(`#chat .cometchat-message-composer__attachment-button`)),
+						chromedp.WaitVisible(x(item)), chromedp.Click(x(item))} {
+						if _, err = a(actx, tg); err != nil {
+							break
+						}
+					}
+					if err == nil {
+						select {
+						case id := <-traffic.choosers:
+							cancel()
+							_, err := cdp.Call(ctx, tg, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: id})
+							return chromedp.Void{}, err
+						case <-actx.Done():
+						}
+					}
+					cancel()
+					if ctx.Err() != nil {
 						return chromedp.Void{}, fmt.Errorf("the Kit opened no file chooser: %w", ctx.Err())
 					}
-				},
-				chromedp.WaitVisible(chromedp.CSS(`#chat .cometchat-message-composer__tray`)))
+				}
+			}
+			run("attach "+filepath.Base(path), choose, chromedp.WaitVisible(chromedp.CSS(`#chat .cometchat-message-composer__tray`)))
 			// Enabled once every file in the tray is uploaded.
 			run("send "+filepath.Base(path), chromedp.Click(chromedp.CSS(`#chat .cometchat-message-composer__send-button:not([disabled])`)),
 				chromedp.WaitNotPresent(chromedp.CSS(`#chat .cometchat-message-composer__tray`)))
