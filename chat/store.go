@@ -29,6 +29,7 @@ type Tx interface {
 	ModerationTx
 	CallTx
 	ThreadTx
+	FileTx
 }
 
 // Store is everything natter keeps.

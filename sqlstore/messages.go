@@ -34,8 +34,12 @@ func insertMessageWithEvents(tx *wtx, m *chat.Message, events []chat.OutboxEvent
 // insertMessage stores a message and keeps its conversation's row (docs/read-model.md): a
 // top-level message moves the conversation's last message and, when it counts, takes the
 // next seq, under the conversation row's lock, and counts on the kept unread counts of its
-// sender and of whom it mentions (unread.go); a thread reply counts on its parent.
+// sender and of whom it mentions (unread.go); a thread reply counts on its parent. The files
+// it carries are marked attached first (files.go).
 func insertMessage(tx *wtx, m *chat.Message) error {
+	if err := attachFiles(tx, m.AppID, m.Files); err != nil {
+		return err
+	}
 	if err := insertMessageRow(tx, m); err != nil {
 		return err
 	}
