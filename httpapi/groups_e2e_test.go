@@ -249,7 +249,8 @@ func TestListGroups(t *testing.T) {
 }
 
 // TestGroupRefusals: every refused group request answers its status and code and changes
-// nothing.
+// nothing: a row per error code with its status and envelope, and what only HTTP decides (bodies, keys, hosts, query parameters).
+// Who may do what to a group is chat's TestGroupRules, against the store without HTTP.
 func TestGroupRefusals(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		for _, u := range []string{"olga", "ann", "mo", "pat", "eve", "bob"} {
@@ -295,18 +296,11 @@ func TestGroupRefusals(t *testing.T) {
 			{"get: another app's group by key", "GET", "/v3/groups/g", "", "", "other", "", 404, "ERR_GUID_NOT_FOUND"},
 			{"get: another app's group by host", "GET", "/v3/groups/g", "", "", "other", "other.api-us." + testDomain, 404, "ERR_GUID_NOT_FOUND"},
 			{"update: another app's group by host", "PUT", "/v3/groups/g", "olga", `{"name":"N"}`, "other", "other.api-us." + testDomain, 404, "ERR_GUID_NOT_FOUND"},
-			{"update: unknown", "PUT", "/v3/groups/nope", "", `{"name":"N"}`, "", "", 404, "ERR_GUID_NOT_FOUND"},
 			{"update: by a moderator", "PUT", "/v3/groups/g", "mo", `{"name":"N"}`, "", "", 403, "ERR_GROUP_NO_CLEARANCE"},
-			{"update: by a non-member", "PUT", "/v3/groups/g", "eve", `{"name":"N"}`, "", "", 403, "ERR_NOT_A_MEMBER"},
-			{"update: to password without one", "PUT", "/v3/groups/g", "", `{"type":"password"}`, "", "", 400, "ERR_EMPTY_GROUP_PASS"},
 			{"update: bad unset", "PUT", "/v3/groups/g", "", `{"unset":["name"]}`, "", "", 400, "ERR_BAD_REQUEST"},
 			{"update: empty name", "PUT", "/v3/groups/g", "", `{"name":""}`, "", "", 400, "ERR_BAD_REQUEST"},
-			{"update: unknown owner", "PUT", "/v3/groups/g", "", `{"owner":"ghost"}`, "", "", 404, "ERR_UID_NOT_FOUND"},
 			{"update: banned owner", "PUT", "/v3/groups/g", "", `{"owner":"bob"}`, "", "", 403, "ERR_BANNED_GROUPMEMBER"},
-			{"transfer: by an admin", "PATCH", "/v3/groups/g/owner", "ann", `{"owner":"ann"}`, "", "", 403, "ERR_GROUP_NO_CLEARANCE"},
 			{"transfer: no owner", "PATCH", "/v3/groups/g/owner", "olga", `{}`, "", "", 400, "ERR_BAD_REQUEST"},
-			{"delete: unknown", "DELETE", "/v3/groups/nope", "", "", "", "", 404, "ERR_GUID_NOT_FOUND"},
-			{"delete: by a participant", "DELETE", "/v3/groups/g", "pat", "", "", "", 403, "ERR_GROUP_NO_CLEARANCE"},
 			{"delete: another app's group", "DELETE", "/v3/groups/g", "", "", "other", "", 404, "ERR_GUID_NOT_FOUND"},
 			{"list: bad sortBy", "GET", "/v3/groups?sortBy=size", "", "", "", "", 400, "ERR_BAD_REQUEST"},
 			{"list: bad type", "GET", "/v3/groups?types=public,secret", "", "", "", "", 400, "ERR_BAD_REQUEST"},
@@ -314,7 +308,6 @@ func TestGroupRefusals(t *testing.T) {
 			{"list: hasJoined without onBehalfOf", "GET", "/v3/groups?hasJoined=true", "", "", "", "", 400, "ERR_BAD_REQUEST"},
 			{"join: private", "POST", "/v3/groups/priv/members", "eve", `{}`, "", "", 403, "ERR_GROUP_JOIN_NOT_ALLOWED"},
 			{"join: already", "POST", "/v3/groups/g/members", "pat", `{}`, "", "", 409, "ERR_ALREADY_JOINED"},
-			{"join: banned", "POST", "/v3/groups/g/members", "bob", `{}`, "", "", 403, "ERR_BANNED_GROUPMEMBER"},
 			{"leave: not a member", "DELETE", "/v3/groups/g/members", "eve", "", "", "", 403, "ERR_NOT_A_MEMBER"},
 			{"leave: no onBehalfOf", "DELETE", "/v3/groups/g/members", "", "", "", "", 400, "ERR_BAD_REQUEST"},
 		} {
