@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/httpapi"
@@ -28,21 +29,43 @@ type feedStep struct {
 // route without a step fails) and checks that the service's change feed carried its change
 // for the app: the socket hub, the workers and the caches hear of every write that way, and
 // no handler publishes anything by hand.
+//
+// On PostgreSQL a second node follows the change log, and must hear each write's changes
+// too: a write path whose changes the store did not log in its transaction
+// (chat.LoggedChanges) fails here, although its own node announced them.
 func TestEveryWriteAnnounces(t *testing.T) {
 	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			everyWriteAnnounces(t, backend)
+		})
+	}
+}
+
+func everyWriteAnnounces(t *testing.T, backend string) {
 	files, err := blobstore.OpenDisk(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, "sqlite", chat.Config{WebhookAllowPrivate: true, Files: files})
+	cfg := chat.Config{WebhookAllowPrivate: true, Files: files}
+	e := newEnv(t, backend, cfg)
 	ctx := context.Background()
 	var mu sync.Mutex
-	var heard []chat.Change
+	var heard, heardB []chat.Change
 	e.svc.Subscribe(func(cs []chat.Change) {
 		mu.Lock()
 		heard = append(heard, cs...)
 		mu.Unlock()
 	})
+	if backend == "postgres" {
+		b, _ := e.hubNode(cfg)
+		b.svc.Subscribe(func(cs []chat.Change) {
+			mu.Lock()
+			heardB = append(heardB, cs...)
+			mu.Unlock()
+		})
+	}
 	p, err := e.svc.OperatorPrincipal(ctx, "demo")
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +334,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 			continue
 		}
 		mu.Lock()
-		heard = heard[:0]
+		heard, heardB = heard[:0], heardB[:0]
 		mu.Unlock()
 		req := st.req()
 		if method, _, _ := strings.Cut(st.route, " "); req.method != method {
@@ -336,6 +359,28 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		for _, k := range st.want {
 			if !slices.Contains(got, k) {
 				t.Errorf("%s: the feed carried %v, want %s among them", st.route, got, k)
+			}
+		}
+		if backend != "postgres" || len(st.want) == 0 {
+			continue
+		}
+		// The other node reads the log after the commit: wait for what it must hear.
+		heardAll := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, k := range st.want {
+				if !slices.ContainsFunc(heardB, func(c chat.Change) bool { return c.Kind == k && c.App == "demo" }) {
+					return false
+				}
+			}
+			return true
+		}
+		for deadline := time.Now().Add(loadedWait); !heardAll(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				mu.Lock()
+				t.Errorf("%s: the other node heard %d changes from the log, want %v among them: a write that logs nothing", st.route, len(heardB), st.want)
+				mu.Unlock()
+				break
 			}
 		}
 	}

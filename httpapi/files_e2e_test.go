@@ -423,6 +423,9 @@ func TestUploadSlots(t *testing.T) {
 		forms := e.presign("ann", map[string]client.UploadFileInfo{"a": {Name: "a.bin", Size: 10}, "b": {Name: "b.bin", Size: 10}})
 		// The first upload sends half its file and waits.
 		pr, pw := io.Pipe()
+		// Registered after the server's: runs before its Close, which would otherwise wait
+		// for ever on the half-sent upload of a test that failed.
+		t.Cleanup(func() { pw.CloseWithError(errors.New("the test ended")) })
 		done := make(chan error, 1)
 		go func() {
 			_, err := e.plain.UploadFile(e.ctx(), forms["a"], "a.bin", pr)
@@ -430,7 +433,8 @@ func TestUploadSlots(t *testing.T) {
 		}()
 		pw.Write([]byte("12345"))
 		var r response
-		for i := 0; i < 100; i++ { // until the first holds its slot
+		// Until the first holds its slot: on a loaded machine its handler may start late.
+		for deadline := time.Now().Add(loadedWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			body, ct := form(t, []string{"policy", forms["b"].Request.Body["policy"], "signature", forms["b"].Request.Body["signature"]}, "file", "b.bin", "0123456789")
 			r = e.do(request{method: "POST", path: "/files/demo", headers: map[string]string{"apikey": "", "Content-Type": ct}, body: body})
 			if r.status == 503 {
@@ -533,7 +537,8 @@ func TestInterruptedUpload(t *testing.T) {
 		if err := <-done; err == nil {
 			t.Fatal("the broken upload succeeded")
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		// The server sees the break when its read fails, which on a loaded machine may be late.
+		deadline := time.Now().Add(loadedWait)
 		for time.Now().Before(deadline) && (e.stored() != nil || e.count(`SELECT COUNT(*) FROM files`) != 0) {
 			time.Sleep(20 * time.Millisecond)
 		}
