@@ -29,6 +29,7 @@ type Tx interface {
 	ModerationTx
 	CallTx
 	ThreadTx
+	InteractionTx
 }
 
 // Store is everything natter keeps.
@@ -70,6 +71,7 @@ type Store interface {
 	ModerationStore
 	CallStore
 	ThreadStore
+	InteractionStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -156,7 +156,11 @@ var pageColumns = strings.Replace(messageColumns, `s.name, s.avatar, s.role, s.s
 // completePage reads what a page of messages needs beside its rows, a query for each kind
 // rather than one per row: the senders' and user receivers' entities, the reaction
 // summaries with viewer's reactions, and what completeMessages reads.
-func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) error {
+//
+// With quoted, the messages the page quotes too (pageQuoted); and for a viewer, its
+// interactions with the page's interactive messages (pageInteractions): each one more query
+// for a page that has any, none for one that has none.
+func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, quoted bool) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -256,7 +260,12 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 	for i := range ms {
 		ms[i].MarkTargetConversation(viewer)
 	}
-	return nil
+	if quoted {
+		if err := db.pageQuoted(run, appID, ms); err != nil {
+			return err
+		}
+	}
+	return db.pageInteractions(run, appID, viewer, ms)
 }
 
 // ListMessages lists messages in id order (chat.HistoryStore).
@@ -288,7 +297,7 @@ func (db *DB) ListMessages(ctx context.Context, appID string, q chat.MessageQuer
 	if err != nil {
 		return nil, err
 	}
-	if err := db.completePage(run, appID, q.Viewer, ms); err != nil {
+	if err := db.completePage(run, appID, q.Viewer, ms, !q.HideQuoted); err != nil {
 		return nil, err
 	}
 	if q.Prepend {

@@ -91,7 +91,7 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 func insertMessageWithID(tx *wtx, m *chat.Message) error {
 	withID := func(q string) string {
 		q = strings.Replace(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`, 1)
-		return strings.Replace(q, `VALUES ($1,`, `VALUES ($17, $1,`, 1)
+		return strings.Replace(q, `VALUES ($1,`, `VALUES ($18, $1,`, 1)
 	}
 	args := insertMessageArgs(m, 0)
 	if m.ParentID != 0 || !movesConversation(m) {
@@ -120,7 +120,7 @@ func insertMessageArgs(m *chat.Message, seq int64) []any {
 		tags = string(b)
 	}
 	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID}
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID, m.QuotedID}
 }
 
 // movesConversation reports whether m becomes its conversation's last message: a message
@@ -154,8 +154,8 @@ func upsertConversationArgs(m *chat.Message) []any {
 
 const (
 	insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`
 	// upsertConversationQuery creates a conversation with its first message, or counts one
 	// more; it takes the row's lock, so a conversation's seqs follow its message ids.
 	upsertConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at)
@@ -166,9 +166,9 @@ const (
 	// next seq when $15 is 1, and countConversationQuery then counts it in the row, creating
 	// the row with the conversation's first message. The last message only moves forward.
 	insertSeqQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16)`
+		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16, $17)`
 	countConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at, last_message_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
@@ -182,7 +182,7 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by,
+	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by, m.quoted_id,
 	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at, r.link, r.updated_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
@@ -238,6 +238,16 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	m, err := db.message(run, appID, id, viewer)
 	markMentioned(&m, viewer)
 	m.MarkTargetConversation(viewer)
+	if err == nil && (m.QuotedID != 0 || m.Category == chat.CategoryInteractive) {
+		ms := []chat.Message{m}
+		if err := db.pageQuoted(run, appID, ms); err != nil {
+			return m, err
+		}
+		if err := db.pageInteractions(run, appID, viewer, ms); err != nil {
+			return m, err
+		}
+		m = ms[0]
+	}
 	if err != nil || m.TargetID == 0 {
 		return m, err
 	}
@@ -315,7 +325,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy, &m.QuotedID,
 		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt, &s.link, &s.updatedAt,
 		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &r.link, &r.updatedAt, &p.sender, &p.receiver)
 	if err != nil {
@@ -420,6 +430,7 @@ func (tx txStore) PurgeMessage(appID string, id int64) error {
 		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM message_interactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM thread_subscriptions WHERE app_id = $1 AND parent_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,
