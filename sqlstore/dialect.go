@@ -76,7 +76,7 @@ type dialect struct {
 	// quotedQuery reads the messages a page quotes with their parties, interactionsQuery a
 	// viewer's interactions with a page's interactive messages (interactions.go).
 	quotedQuery, interactionsQuery string
-	rebind      func(string) string
+	rebind                         func(string) string
 }
 
 func init() {
