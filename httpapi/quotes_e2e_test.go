@@ -184,6 +184,20 @@ func TestInteractiveMessages(t *testing.T) {
 			annSocket := e.connect("ann", "")
 			bobSocket := e.connect("bob", "")
 
+			// A quoted reply reaches the socket with its quoted message.
+			e.quoted("bob", "ann", "user", "which form?", `"`+form+`"`)
+			var frame struct {
+				QuotedMessageID string
+				QuotedMessage   struct {
+					ID       string
+					Category string
+				}
+			}
+			json.Unmarshal(annSocket.next("message")["body"], &frame)
+			if frame.QuotedMessageID != form || frame.QuotedMessage.ID != form || frame.QuotedMessage.Category != "interactive" {
+				t.Errorf("the quoted reply's frame: %+v", frame)
+			}
+
 			// Interactions are recorded per user, and each element once.
 			bob := e.c.OnBehalfOf("bob")
 			if ack, err := bob.MarkInteracted(e.ctx(), form, "name"); err != nil || !ack.Success ||
@@ -262,8 +276,8 @@ func TestInteractiveMessages(t *testing.T) {
 				{"goal on undeclared", sendForm("card", `{"interactiveData":{"buttons":[{"elementId":"b"}]},"interactionGoal":{"type":"anyOf","elementIds":["c"]}}`), 400, "ERR_BAD_REQUEST", "data.interactionGoal.elementIds"},
 				{"allowSenderInteraction not a boolean", sendForm("card", `{"interactiveData":{},"allowSenderInteraction":"yes"}`), 400, "ERR_BAD_REQUEST", "data.allowSenderInteraction"},
 			})
-			// An interactive message moves its conversation: bob's last message from ann is
-			// the plain text sent after the form, and the form counts as unread.
+			// An interactive message counts in its conversation as messages do: bob has read
+			// nothing of ann's, the form and the text.
 			convs, _ := e.list(request{method: "GET", path: "/v3/conversations", headers: obo("bob")})
 			for _, c := range convs {
 				if c["conversationId"] == "ann_user_bob" && fmt.Sprint(c["unreadMessageCount"]) != "2" {
