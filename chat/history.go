@@ -57,6 +57,9 @@ type MessageQuery struct {
 	AllowedTypes      []string
 	// HideQuoted leaves the messages the page quotes unread (MessagePage.HideQuoted).
 	HideQuoted bool
+	// OnlyGoalCompleted keeps the interactive messages whose goal the viewer's interactions
+	// completed, or without a viewer anyone's (onlyInteractionGoalCompleted).
+	OnlyGoalCompleted bool
 	// Senders keeps the messages of any of these users. Sent, Updated and Edited keep those
 	// sent, updated or edited in the range: a message never updated (edited or deleted) or
 	// never edited is in no Updated or Edited range.
@@ -111,6 +114,8 @@ type MessagePage struct {
 	// answer, as the hosted file says ("exclude all quotedMessage nodes from the returned
 	// messages"): the messages that quote stay listed, with their quotedMessageId.
 	HideQuoted bool
+	// OnlyGoalCompleted is onlyInteractionGoalCompleted (MessageQuery.OnlyGoalCompleted).
+	OnlyGoalCompleted bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -159,7 +164,7 @@ func (p MessagePage) query() (MessageQuery, error) {
 	q := MessageQuery{Limit: p.Limit, SentFrom: p.FromTimestamp, SentTo: p.ToTimestamp, Categories: p.Categories, Types: p.Types,
 		ReceiverType: p.ReceiverType, HideDeleted: p.HideDeleted, OnlyDeleted: p.OnlyDeleted, HideReplies: p.HideReplies,
 		HasReactions: p.HasReactions, HasAttachments: p.HasAttachments, AttachmentTypes: p.AttachmentTypes, HasLinks: p.HasLinks,
-		Pinned: p.Pinned, HideQuoted: p.HideQuoted}
+		Pinned: p.Pinned, HideQuoted: p.HideQuoted, OnlyGoalCompleted: p.OnlyGoalCompleted}
 	if q.Limit == 0 {
 		q.Limit = DefaultMessageLimit
 	}

@@ -179,6 +179,8 @@ type InteractionTx interface {
 	// AddInteractions records uid's interactions with elements of message id at at; an
 	// element already recorded keeps its first time.
 	AddInteractions(appID string, id int64, uid string, elements []string, at int64) error
+	// CompleteGoal records that uid's interactions completed message id's goal at at.
+	CompleteGoal(appID string, id int64, uid string, at int64) error
 }
 
 // Interacted is what MarkInteracted did.
@@ -239,6 +241,9 @@ func (s *Service) MarkInteracted(ctx context.Context, p Principal, id string, el
 		}
 		if !GoalCompleted(in.Goal, before) && GoalCompleted(in.Goal, after) {
 			c.Subject = InteractionGoalCompleted
+			if err := tx.CompleteGoal(p.App.ID, m.ID, viewer.UID, now); err != nil {
+				return err
+			}
 		}
 		cs.Add(c)
 		return nil

@@ -297,6 +297,7 @@ func (e *env) snapshot() string {
 		"SELECT id, app_id, sender, receiver, category, type, data, updated_at, deleted_at, target_uid, pinned_at, pinned_by, quoted_id FROM messages ORDER BY id",
 		"SELECT app_id, uid, message_id, saved_at FROM saved_messages ORDER BY app_id, uid, message_id",
 		"SELECT app_id, message_id, uid, element_id, interacted_at FROM message_interactions ORDER BY app_id, message_id, uid, element_id",
+		"SELECT app_id, message_id, uid, completed_at FROM message_goals ORDER BY app_id, message_id, uid",
 		"SELECT app_id, key, uid, name, mime_type, size FROM files ORDER BY app_id, key",
 		"SELECT app_id, uid, conversation_id, pinned_at FROM conversation_markers WHERE pinned_at > 0 ORDER BY app_id, uid, conversation_id",
 		"SELECT app_id, kind, target, position, pinned_at FROM system_pinned_conversations ORDER BY app_id, position",

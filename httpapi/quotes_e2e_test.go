@@ -236,12 +236,33 @@ func TestInteractiveMessages(t *testing.T) {
 			if is := page[0]["data"].(map[string]any)["interactions"].([]any); len(is) != 2 {
 				t.Errorf("the history's data.interactions: %v", is)
 			}
+			// The lists keep what the reader completed: bob's form, not the group's form.
+			for _, tc := range []struct{ uid, path, want string }{
+				{"bob", "/v3/users/ann/messages?onlyInteractionGoalCompleted=1", form},
+				{"bob", "/v3/groups/g/messages?onlyInteractionGoalCompleted=true", ""},
+				{"ann", "/v3/users/bob/messages?onlyInteractionGoalCompleted=true", ""},
+			} {
+				page, _ := e.list(request{method: "GET", path: tc.path, headers: obo(tc.uid)})
+				var ids []string
+				for _, m := range page {
+					ids = append(ids, m["id"].(string))
+				}
+				if got := strings.Join(ids, ","); got != tc.want {
+					t.Errorf("%s %s: %q, want %q", tc.uid, tc.path, got, tc.want)
+				}
+			}
 			// Again: nothing more completes, the first time stays.
 			e.ok(request{method: "PATCH", path: "/v3/messages/" + form + "/interacted", headers: obo("bob"), body: `{"interactions":["submit"]}`})
 			bobSocket.quiet("interaction_completed", 200*time.Millisecond)
 			// The sender of a message allowing it interacts too.
 			if _, err := e.c.OnBehalfOf("ann").MarkInteracted(e.ctx(), group, "submit"); err != nil {
 				t.Errorf("the sender, allowed: %v", err)
+			}
+			if page, _ := e.list(request{method: "GET", path: "/v3/groups/g/messages?onlyInteractionGoalCompleted=true", headers: obo("ann")}); len(page) != 1 || page[0]["id"] != group {
+				t.Errorf("ann's completed goals in g: %v", page)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM message_goals`); n != 2 {
+				t.Errorf("%d goals completed, want 2: bob's form, ann's group form", n)
 			}
 
 			patch := func(uid, id, body string) request {

@@ -101,6 +101,13 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.HasReactions {
 		w = append(w, `EXISTS (SELECT 1 FROM reaction_counts rc WHERE rc.message_id = m.id)`)
 	}
+	if q.OnlyGoalCompleted {
+		goal := `EXISTS (SELECT 1 FROM message_goals mg WHERE mg.app_id = m.app_id AND mg.message_id = m.id`
+		if q.Viewer != "" {
+			goal += ` AND mg.uid = ` + arg(q.Viewer)
+		}
+		w = append(w, `m.category = 'interactive'`, goal+`)`)
+	}
 	if q.HasAttachments || len(q.AttachmentTypes) > 0 {
 		w = append(w, `m.category = 'message'`)
 		types := q.AttachmentTypes

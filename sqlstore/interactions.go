@@ -40,6 +40,13 @@ func (tx txStore) AddInteractions(appID string, id int64, uid string, elements [
 	return nil
 }
 
+// CompleteGoal records a completed goal (chat.InteractionTx); it completes once.
+func (tx txStore) CompleteGoal(appID string, id int64, uid string, at int64) error {
+	_, err := tx.exec(`INSERT INTO message_goals (app_id, message_id, uid, completed_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (app_id, message_id, uid) DO NOTHING`, appID, id, uid, at)
+	return err
+}
+
 func scanInteractions(rows results) ([]chat.Interaction, error) {
 	out, err := collect(rows, func(s scanner) (chat.Interaction, error) {
 		var i chat.Interaction

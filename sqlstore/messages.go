@@ -431,6 +431,7 @@ func (tx txStore) PurgeMessage(appID string, id int64) error {
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM message_interactions WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM message_goals WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM thread_subscriptions WHERE app_id = $1 AND parent_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,

@@ -14,3 +14,13 @@ CREATE TABLE message_interactions (
     interacted_at INTEGER NOT NULL,
     PRIMARY KEY (app_id, message_id, uid, element_id)
 );
+
+-- One row per (interactive message, user) whose interactions completed the message's goal,
+-- kept with the interaction that completed it: the lists' onlyInteractionGoalCompleted.
+CREATE TABLE message_goals (
+    app_id       TEXT NOT NULL,
+    message_id   INTEGER NOT NULL,
+    uid          TEXT NOT NULL,
+    completed_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, message_id, uid)
+);
