@@ -105,6 +105,12 @@ func TestQuotedReplies(t *testing.T) {
 			t.Errorf("after the quoted message's deletion: %s", got)
 		}
 
+		// One deleted for good leaves the id, and no message.
+		e.ok(request{method: "DELETE", path: "/v3/messages/" + plan, headers: obo("ann"), body: `{"permanent":true}`})
+		if got := quoteOf(e.ok(request{method: "GET", path: "/v3/messages/" + r2["id"].(string), headers: obo("bob")})); got != plan+"/-" {
+			t.Errorf("after the quoted message's permanent deletion: %s", got)
+		}
+
 		// What may not be quoted is refused alike, never telling of another message.
 		_, otherKey := e.newApp("other", "us")
 		e.mustUser("zed", "zed")
@@ -304,6 +310,15 @@ func TestInteractiveMessages(t *testing.T) {
 				if c["conversationId"] == "ann_user_bob" && fmt.Sprint(c["unreadMessageCount"]) != "2" {
 					t.Errorf("bob's conversation with ann: %v unread, want 2 (the form and the text)", c["unreadMessageCount"])
 				}
+			}
+
+			// A message deleted for good takes its interactions and goals with it.
+			e.ok(request{method: "DELETE", path: "/v3/messages/" + form, body: `{"permanent":true}`})
+			if n := e.count(`SELECT COUNT(*) FROM message_interactions WHERE message_id = ` + form); n != 0 {
+				t.Errorf("%d interactions left of a purged message", n)
+			}
+			if n := e.count(`SELECT COUNT(*) FROM message_goals WHERE message_id = ` + form); n != 0 {
+				t.Errorf("%d goals left of a purged message", n)
 			}
 		})
 	}
