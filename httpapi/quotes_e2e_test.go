@@ -99,6 +99,14 @@ func TestQuotedReplies(t *testing.T) {
 			t.Errorf("the client's message: %+v %v", cl, err)
 		}
 
+		// An edit's action, read later, shows its message's quote.
+		e.ok(request{method: "PUT", path: "/v3/messages/" + reply, headers: obo("bob"), body: `{"data":{"text":"hello again"}}`})
+		page, _ = e.list(request{method: "GET", path: "/v3/users/ann/messages", headers: obo("bob")})
+		on := page[len(page)-1]["data"].(map[string]any)["entities"].(map[string]any)["on"].(map[string]any)["entity"].(map[string]any)
+		if got := quoteOf(on); got != hi+"/hi" {
+			t.Errorf("the edit action's message: %s", got)
+		}
+
 		// A quoted message deleted later shows as deleted; the quoting message is unchanged.
 		e.ok(request{method: "DELETE", path: "/v3/messages/" + hi, headers: obo("ann")})
 		if got := quoteOf(e.ok(request{method: "GET", path: "/v3/messages/" + reply, headers: obo("bob")})); got != hi+"/hi (deleted)" {

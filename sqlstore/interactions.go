@@ -88,15 +88,22 @@ func (db *DB) pageInteractions(run runner, appID, viewer string, ms []chat.Messa
 	return nil
 }
 
-// pageQuoted sets, on a page's messages that quote one, the quoted message as chat.QuotedView
-// shows it: the quoted rows with their parties in one query, and none for a page that quotes
-// nothing. A quoted message is of its quoting one's conversation (chat.Quotable), so a group
-// receiver is the quoting message's.
-func (db *DB) pageQuoted(run runner, appID string, ms []chat.Message) error {
+// pageQuoted sets, on a page's messages that quote one, and on the messages its edit and
+// deletion actions are about, the quoted message as chat.QuotedView shows it: the quoted rows
+// with their parties in one query, and none for a page that quotes nothing. A quoted message
+// is of its quoting one's conversation (chat.Quotable), so a group receiver is the quoting
+// message's.
+func (db *DB) pageQuoted(run runner, appID string, page []chat.Message) error {
+	var ms []*chat.Message
 	var ids []int64
-	for _, m := range ms {
-		if m.QuotedID != 0 && !slices.Contains(ids, m.QuotedID) {
-			ids = append(ids, m.QuotedID)
+	for i := range page {
+		for _, m := range []*chat.Message{&page[i], page[i].Target} {
+			if m != nil && m.QuotedID != 0 {
+				ms = append(ms, m)
+				if !slices.Contains(ids, m.QuotedID) {
+					ids = append(ids, m.QuotedID)
+				}
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -111,8 +118,7 @@ func (db *DB) pageQuoted(run runner, appID string, ms []chat.Message) error {
 	if err != nil {
 		return err
 	}
-	for i := range ms {
-		m := &ms[i]
+	for _, m := range ms {
 		q, ok := quoted[m.QuotedID]
 		if !ok || q.ConversationID != m.ConversationID { // purged, or never quotable
 			continue

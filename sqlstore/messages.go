@@ -238,26 +238,27 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	m, err := db.message(run, appID, id, viewer)
 	markMentioned(&m, viewer)
 	m.MarkTargetConversation(viewer)
-	if err == nil && (m.QuotedID != 0 || m.Category == chat.CategoryInteractive) {
-		ms := []chat.Message{m}
-		if err := db.pageQuoted(run, appID, ms); err != nil {
-			return m, err
-		}
-		if err := db.pageInteractions(run, appID, viewer, ms); err != nil {
-			return m, err
-		}
-		m = ms[0]
-	}
-	if err != nil || m.TargetID == 0 {
+	if err != nil {
 		return m, err
 	}
-	t, err := db.message(run, appID, m.TargetID, "")
-	if err == nil {
-		m.Target = &t
-	} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
+	if m.TargetID != 0 {
+		t, err := db.message(run, appID, m.TargetID, "")
+		if err == nil {
+			m.Target = &t
+		} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
+			return m, err
+		}
+	}
+	// Its quoted message, or its target's, and the viewer's interactions: a statement each
+	// only for a message that has them.
+	ms := []chat.Message{m}
+	if err := db.pageQuoted(run, appID, ms); err != nil {
 		return m, err
 	}
-	return m, nil
+	if err := db.pageInteractions(run, appID, viewer, ms); err != nil {
+		return m, err
+	}
+	return ms[0], nil
 }
 
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
