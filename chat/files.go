@@ -61,7 +61,25 @@ type FileStore interface {
 	DeleteFiles(ctx context.Context, appID, uid string, keys []string) ([]string, error)
 	// DeleteUserFiles deletes the records of every file uid uploaded and returns their keys.
 	DeleteUserFiles(ctx context.Context, appID, uid string) ([]string, error)
+	// ClaimOrphanFiles claims for deletion, across apps and oldest first, at most limit
+	// files that no message carries (not attached), created before createdBefore, and not
+	// claimed since leaseBefore (a claim older than that was a node's that died): it sets
+	// their swept_at to now and returns them. Nodes claiming at once take different files.
+	ClaimOrphanFiles(ctx context.Context, createdBefore, leaseBefore, now int64, limit int) ([]FileRef, error)
+	// ForgetSweptFiles deletes the records of claimed files whose bytes are gone.
+	ForgetSweptFiles(ctx context.Context, files []FileRef) error
 }
+
+// FileTx is the files' part of a write transaction.
+type FileTx interface {
+	// AttachFiles marks the app's files among keys (distinct) as carried by a message, in
+	// the transaction that stores it; ErrFileGone when one of them is not there or is
+	// claimed by the orphan sweep (the transaction must then roll back).
+	AttachFiles(appID string, keys []string) error
+}
+
+// FileRef names a stored file.
+type FileRef struct{ AppID, Key string }
 
 // Attachment is a stored file as a message's data.attachments[] entry holds it, less its URL,
 // which names the host the client reached (FilePath has its path).

@@ -30,6 +30,7 @@ type Tx interface {
 	CallTx
 	ThreadTx
 	InteractionTx
+	FileTx
 }
 
 // Store is everything natter keeps.
@@ -55,6 +56,7 @@ type Store interface {
 	QuotaStore
 	IdempotencyStore
 	RealtimeStore
+	OnlineStore
 	RoleStore
 	FeatureStore
 	PermissionStore
