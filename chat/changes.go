@@ -52,6 +52,10 @@ const (
 	// log row: it rides the feed, not the bus, so that sockets get it in order with the
 	// bot's messages on every node (Agents.AgentTyping).
 	ChangeTyping ChangeKind = "typing"
+	// ChangeInteraction: Actor interacted with elements of the interactive message
+	// MessageID, sent by UIDs[0] to UIDs[1] or to group GUID; Subject is
+	// InteractionGoalCompleted when that completed the message's goal for Actor.
+	ChangeInteraction ChangeKind = "interaction"
 )
 
 // What a ChangeTyping change says (its Subject).

@@ -29,7 +29,8 @@
 //   - groups: groups.go, members.go (members, bans, scopes)
 //   - messages: messages.go (send, get, edit, delete), multisend.go (multipleReceivers),
 //     history.go (message lists and their filters), threads.go (who follows a thread, the
-//     threads list, subscriptions), reactions.go, pins.go (pins and saves),
+//     threads list, subscriptions), reactions.go, pins.go (pins and saves), quotes.go
+//     (quoted replies), interactive.go (interactive messages, interactions and goals),
 //     conversations.go (conversation lists, markers, receipts), idempotency.go, utf8.go and
 //     echo.go (stored JSON and quoting input in errors)
 //   - files: files.go (upload forms, storing files a message carries, serving them, removing a

@@ -55,6 +55,11 @@ type MessageQuery struct {
 	// (AllowedCategories), and of category message, only these types (AllowedTypes).
 	AllowedCategories []string
 	AllowedTypes      []string
+	// HideQuoted leaves the messages the page quotes unread (MessagePage.HideQuoted).
+	HideQuoted bool
+	// OnlyGoalCompleted keeps the interactive messages whose goal the viewer's interactions
+	// completed, or without a viewer anyone's (onlyInteractionGoalCompleted).
+	OnlyGoalCompleted bool
 	// Senders keeps the messages of any of these users. Sent, Updated and Edited keep those
 	// sent, updated or edited in the range: a message never updated (edited or deleted) or
 	// never edited is in no Updated or Edited range.
@@ -106,8 +111,11 @@ type MessagePage struct {
 	Senders                              []string
 	SentRange, UpdatedRange, EditedRange Range
 	// HideQuoted is hideQuotedMessages, which leaves each message's quotedMessage out of the
-	// answer; natter's messages quote none yet, so it changes nothing.
+	// answer, as the hosted file says ("exclude all quotedMessage nodes from the returned
+	// messages"): the messages that quote stay listed, with their quotedMessageId.
 	HideQuoted bool
+	// OnlyGoalCompleted is onlyInteractionGoalCompleted (MessageQuery.OnlyGoalCompleted).
+	OnlyGoalCompleted bool
 }
 
 // MessageList is a page of messages and the cursor that continues it.
@@ -156,7 +164,7 @@ func (p MessagePage) query() (MessageQuery, error) {
 	q := MessageQuery{Limit: p.Limit, SentFrom: p.FromTimestamp, SentTo: p.ToTimestamp, Categories: p.Categories, Types: p.Types,
 		ReceiverType: p.ReceiverType, HideDeleted: p.HideDeleted, OnlyDeleted: p.OnlyDeleted, HideReplies: p.HideReplies,
 		HasReactions: p.HasReactions, HasAttachments: p.HasAttachments, AttachmentTypes: p.AttachmentTypes, HasLinks: p.HasLinks,
-		Pinned: p.Pinned}
+		Pinned: p.Pinned, HideQuoted: p.HideQuoted, OnlyGoalCompleted: p.OnlyGoalCompleted}
 	if q.Limit == 0 {
 		q.Limit = DefaultMessageLimit
 	}

@@ -93,6 +93,13 @@ type Message struct {
 	// Moderation is data.moderation.status (moderation.go): set on a message a rule held
 	// (pending) and in the review lists; empty on every message delivered.
 	Moderation string
+	// QuotedID is the message this one quotes (quotes.go), 0 for none; Quoted is that
+	// message as its readers see it, when it is still there and the read did not hide it.
+	QuotedID int64
+	Quoted   *Message
+	// Interactions are the viewer's interactions with an interactive message
+	// (interactive.go), its data.interactions.
+	Interactions []Interaction
 }
 
 // MarkMentioned sets MentionedMe for viewer (none when empty).
@@ -169,7 +176,7 @@ func (s *Service) mentions(ctx context.Context, appID string, data json.RawMessa
 // message, which is unread until read past (docs/read-model.md). Actions and thread
 // replies do not.
 func (m *Message) Counts() bool {
-	return m.ParentID == 0 && (m.Category == CategoryMessage || m.Category == CategoryCustom)
+	return m.ParentID == 0 && (m.Category == CategoryMessage || m.Category == CategoryCustom || m.Category == CategoryInteractive)
 }
 
 // MessageHead is what a rule needs to decide on a message inside a write transaction.
@@ -221,6 +228,9 @@ type MessageSend struct {
 	Data         json.RawMessage
 	Tags         []string
 	MUID         string
+	// QuotedID is the body's quotedMessageId as sent (a string or a number; absent, null,
+	// "" and 0 quote nothing).
+	QuotedID json.RawMessage
 }
 
 // SendMessage sends a message from the acting user to a user, or to a group the user is a
@@ -274,6 +284,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 		m.ParentID = parent.ID
 	}
 	if m.Mentions, err = s.mentions(ctx, p.App.ID, m.Data); err != nil {
+		return Message{}, err
+	}
+	if err := s.quote(ctx, &m, in.QuotedID); err != nil {
 		return Message{}, err
 	}
 	if parent != nil {
@@ -377,8 +390,8 @@ func validateContent(in MessageSend) (Message, error) {
 	}
 	m := Message{Category: in.Category, Type: in.Type, MUID: in.MUID}
 	switch {
-	case in.Category != CategoryMessage && in.Category != CategoryCustom:
-		return m, Errorf(CodeInvalidCategory, "The category must be message or custom.")
+	case in.Category != CategoryMessage && in.Category != CategoryCustom && in.Category != CategoryInteractive:
+		return m, Errorf(CodeInvalidCategory, "The category must be message, custom or interactive.")
 	case in.Category == CategoryMessage && in.Type != "text" && !mediaTypes[in.Type],
 		utf8.RuneCountInString(in.Type) > MaxMessageTypeLen || !utf8.ValidString(in.Type) || strings.IndexByte(in.Type, 0) >= 0:
 		return m, Errorf(CodeInvalidType, "The type %s is not valid for category %s.", brief(in.Type), in.Category)
@@ -389,7 +402,11 @@ func validateContent(in MessageSend) (Message, error) {
 	if err := fe.err(); err != nil {
 		return m, err
 	}
-	data, fields, err := cleanData(in.Data)
+	var reserved []string
+	if in.Category == CategoryInteractive {
+		reserved = []string{"interactions"} // the viewer's, generated on every read
+	}
+	data, fields, err := cleanData(in.Data, reserved...)
 	if err != nil {
 		return m, err
 	}
@@ -398,6 +415,10 @@ func validateContent(in MessageSend) (Message, error) {
 		return m, Errorf(CodeInvalidMetadata, "The data.metadata must be a JSON object.")
 	}
 	switch {
+	case in.Category == CategoryInteractive:
+		if err := validateInteractive(in.Type, fields); err != nil {
+			return m, err
+		}
 	case in.Category == CategoryCustom:
 		raw, ok := fields["customData"]
 		if !ok || string(raw) == "null" {
@@ -427,7 +448,7 @@ func validateContent(in MessageSend) (Message, error) {
 // cleanData checks that raw is a JSON object of at most MaxMessageDataBytes, drops the keys
 // natter generates, and returns it compacted with its key order kept, plus its top-level
 // fields.
-func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage, error) {
+func cleanData(raw json.RawMessage, reserved ...string) (json.RawMessage, map[string]json.RawMessage, error) {
 	bad := Errorf(CodeInvalidMessageData, "The data field must be a JSON object of at most 10 KB.")
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage(`{}`), map[string]json.RawMessage{}, nil
@@ -456,7 +477,7 @@ func cleanData(raw json.RawMessage) (json.RawMessage, map[string]json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return nil, nil, bad
 		}
-		if reservedDataKeys[key] {
+		if reservedDataKeys[key] || slices.Contains(reserved, key) {
 			continue
 		}
 		if _, dup := fields[key]; dup {

@@ -52,6 +52,11 @@ func (s *Service) SendMessages(ctx context.Context, p Principal, in MessageSend,
 	if _, err := validateContent(in); err != nil {
 		return MultiSendResults{}, err
 	}
+	// A malformed quotedMessageId is the whole request's mistake; a quoted message that is
+	// not in a receiver's conversation is that receiver's refusal (sendAs).
+	if _, err := ParseQuotedID(in.QuotedID); err != nil {
+		return MultiSendResults{}, err
+	}
 	for _, l := range []struct {
 		rs  []ReceiverResult
 		typ string

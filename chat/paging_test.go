@@ -87,7 +87,7 @@ func TestMessagePageNewFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := MessageQuery{Limit: DefaultMessageLimit, Senders: []string{"ann", "bob"}, Sent: Range{From: i64(1), To: i64(2)},
-		Updated: Range{From: i64(3)}, Edited: Range{To: i64(4)}, Tags: []string{}}
+		Updated: Range{From: i64(3)}, Edited: Range{To: i64(4)}, Tags: []string{}, HideQuoted: true}
 	if diff := cmp.Diff(want, q); diff != "" {
 		t.Errorf("query (-want +got):\n%s", diff)
 	}

@@ -29,6 +29,7 @@ type Tx interface {
 	ModerationTx
 	CallTx
 	ThreadTx
+	InteractionTx
 	FileTx
 }
 
@@ -72,6 +73,7 @@ type Store interface {
 	ModerationStore
 	CallStore
 	ThreadStore
+	InteractionStore
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -76,7 +76,8 @@ type MessageListParams struct {
 	// never edited in no EditedAtRange).
 	Senders                                    []string
 	SentAtRange, UpdatedAtRange, EditedAtRange TimeRange
-	// HideQuotedMessages leaves quoted messages out of the answer (natter has none yet).
+	// HideQuotedMessages leaves each message's QuotedMessage out of the answer (its
+	// QuotedMessageID stays).
 	HideQuotedMessages bool
 	// Unread keeps the acting user's unread messages, Undelivered its undelivered ones:
 	// the conversation lists only, acting as a user.

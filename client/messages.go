@@ -18,6 +18,8 @@ type SendMessageRequest struct {
 	Data         map[string]any `json:"data"`
 	Tags         []string       `json:"tags,omitempty"`
 	MUID         string         `json:"muid,omitempty"`
+	// QuotedMessageID is the id of a message of the same conversation the new one quotes.
+	QuotedMessageID string `json:"quotedMessageId,omitempty"`
 }
 
 // EditMessageRequest is the body of PUT /messages/{id}: what to change, at least one of
@@ -71,6 +73,10 @@ type Message struct {
 	PinnedAt int64  `json:"pinnedAt,omitempty"`
 	PinnedBy string `json:"pinnedBy,omitempty"`
 	SavedAt  int64  `json:"savedAt,omitempty"`
+	// QuotedMessageID is set on a quoted reply, QuotedMessage too unless the quoted message
+	// was deleted permanently or the list hid it (HideQuotedMessages).
+	QuotedMessageID string   `json:"quotedMessageId,omitempty"`
+	QuotedMessage   *Message `json:"quotedMessage,omitempty"`
 	// Receipts are set on GetMessage and a conversation's LastMessage: who the message was
 	// delivered to and who read it.
 	Receipts *Receipts `json:"receipts,omitempty"`
@@ -101,7 +107,24 @@ type MessageData struct {
 	// Mentions are the users the text mentions, by uid: the message's MentionedUsers.
 	Mentions  map[string]EntityUser `json:"mentions,omitempty"`
 	Reactions []ReactionSummary     `json:"reactions,omitempty"`
-	Raw       json.RawMessage       `json:"-"`
+	// Interactions are, on an interactive message read on a user's behalf, that user's
+	// (MarkInteracted).
+	Interactions []Interaction   `json:"interactions,omitempty"`
+	Raw          json.RawMessage `json:"-"`
+}
+
+// Interaction is an element of an interactive message a user interacted with, and when.
+type Interaction struct {
+	ElementID    string `json:"elementId"`
+	InteractedAt int64  `json:"interactedAt"`
+}
+
+// MarkInteracted records that the acting user interacted with these elements of the
+// interactive message; an element already recorded keeps its first time.
+func (c *Client) MarkInteracted(ctx context.Context, msgID string, elementIDs ...string) (Ack, error) {
+	var out Ack
+	_, err := c.call(ctx, http.MethodPatch, messagePath(msgID, "interacted"), nil, map[string]any{"interactions": elementIDs}, &out)
+	return out, err
 }
 
 // UnmarshalJSON decodes the known keys and keeps a copy of the whole object in Raw.

@@ -75,9 +75,9 @@ func TestErrorEnvelope(t *testing.T) {
 			status                  int
 			code                    string
 		}{
-			{"fullAccess key", "PATCH", "/v3/messages/1/interacted", e.full, 501, "ERR_NOT_IMPLEMENTED"},
-			{"authOnly key", "PATCH", "/v3.0/messages/1/interacted", e.authKey, 501, "ERR_NOT_IMPLEMENTED"},
-			{"any method", "GET", "/v3/messages/1/interacted", e.full, 501, "ERR_NOT_IMPLEMENTED"},
+			{"fullAccess key", "POST", "/v3/ai-agents/tools", e.full, 501, "ERR_NOT_IMPLEMENTED"},
+			{"authOnly key", "POST", "/v3.0/ai-agents/tools", e.authKey, 501, "ERR_NOT_IMPLEMENTED"},
+			{"any method", "GET", "/v3/ai-agents/tools", e.full, 501, "ERR_NOT_IMPLEMENTED"},
 			{"no key", "GET", "/v3/threads", "", 401, "AUTH_ERR_EMPTY_APIKEY"},
 			{"unknown key", "PUT", "/v3/messages/1", strings.Repeat("0", 40), 401, "AUTH_ERR_APIKEY_NOT_FOUND"},
 		} {

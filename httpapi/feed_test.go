@@ -99,6 +99,10 @@ func everyWriteAnnounces(t *testing.T, backend string) {
 	m1 := strconv.FormatInt(send("bob", chat.ReceiverUser, "one").ID, 10)
 	m2 := strconv.FormatInt(send("bob", chat.ReceiverUser, "two").ID, 10)
 	g1 := strconv.FormatInt(send("g", chat.ReceiverGroup, "in the group").ID, 10)
+	card, err := e.svc.SendMessage(ctx, p.ActingAs("alice"), chat.MessageSend{Receiver: "bob", ReceiverType: chat.ReceiverUser,
+		Category: chat.CategoryInteractive, Type: "card", Data: json.RawMessage(`{"interactiveData":{"buttons":[{"elementId":"ok"}]},"interactionGoal":{"type":"anyAction"}}`)})
+	must(err)
+	m3 := strconv.FormatInt(card.ID, 10)
 	var blocked, session string // set by the steps that make them
 
 	text := func(to, typ, s string) string {
@@ -125,6 +129,7 @@ func everyWriteAnnounces(t *testing.T, backend string) {
 		call     = chat.ChangeCall
 		tok      = chat.ChangeToken
 		settings = chat.ChangeSettings
+		interact = chat.ChangeInteraction
 	)
 	steps := []feedStep{
 		{"POST /apikeys", r("POST", "/apikeys", `{"name":"new","scope":"authOnly"}`, nil), kinds(settings)},
@@ -168,6 +173,7 @@ func everyWriteAnnounces(t *testing.T, backend string) {
 		{"DELETE /messages/{id}/pin", r("DELETE", "/messages/"+m1+"/pin", "", obo("alice")), kinds(conv)},
 		{"POST /messages/{id}/save", r("POST", "/messages/"+m1+"/save", "", obo("bob")), kinds(conv)},
 		{"DELETE /messages/{id}/save", r("DELETE", "/messages/"+m1+"/save", "", obo("bob")), kinds(conv)},
+		{"PATCH /messages/{id}/interacted", r("PATCH", "/messages/"+m3+"/interacted", `{"interactions":["ok"]}`, obo("bob")), kinds(interact)},
 		{"POST /messages/{id}/thread/subscription", r("POST", "/messages/"+g1+"/thread/subscription", "", obo("bob")), kinds(conv)},
 		{"DELETE /messages/{id}/thread/subscription", r("DELETE", "/messages/"+g1+"/thread/subscription", "", obo("bob")), kinds(conv)},
 

@@ -13,15 +13,15 @@ import (
 
 // The query parameters each message list reads. A name a list does not read is ignored, as
 // the hosted service ignores it: CometChat's SDK sends its message builder's whole state to
-// every message list (per_page, withThreadSubscribed, withParent,
-// onlyInteractionGoalCompleted, mentionsWithTagInfo, mentionsWithBlockedInfo, …;
+// every message list (per_page, withThreadSubscribed, withParent, mentionsWithTagInfo,
+// mentionsWithBlockedInfo, …;
 // docs/api-decisions.md lists them), and a list that refused one would leave the UI Kit's
 // conversation in its error state.
 var (
 	listFilters = []string{"hideMessagesFromBlockedUsers", "affix", "id", "sentAt", "fromTimestamp", "toTimestamp", "category", "categories",
 		"type", "types", "sender", "searchKey", "hideDeleted", "onlyDeleted", "hideReplies", "hasReactions",
 		"hasAttachments", "attachmentTypes", "hasLinks", "withTags", "tags", "hasMentions", "mentionedUids", "myMentionsOnly", "pinned", "saved",
-		"hideQuotedMessages"}
+		"hideQuotedMessages", "onlyInteractionGoalCompleted"}
 	// The app's list (and a user's across its conversations) also takes the hosted file's
 	// newer filters, which it documents there only; unread and count together are the client
 	// SDKs' unread counts across conversations (unread alone is not read here: it takes a
@@ -78,6 +78,8 @@ func messagePage(r *http.Request, reads []string) (chat.MessagePage, bool, error
 		UpdatedRange:    q.timeRange("updatedAt"),
 		EditedRange:     q.timeRange("editedAt"),
 		HideQuoted:      q.boolean("hideQuotedMessages"),
+		// The SDK's setInteractionGoalCompletedOnly sends 1.
+		OnlyGoalCompleted: q.boolean("onlyInteractionGoalCompleted"),
 	}
 	// A thread's page-based paging is served from its first page only, by cursor after that.
 	if pg := q.str("page"); pg != "" && pg != "1" {

@@ -26,7 +26,6 @@ type hostedOps struct {
 // purpose, each entry a decision or a branch at work. A route added for one of them fails the
 // test until the entry goes, and so does a new hosted operation that no route answers.
 var notServed = map[string]string{
-	"PATCH /messages/{}/interacted":  "not yet: interactive messages (issue 38, the branch that adds quoted replies and interactive messages)",
 	"POST /moderation/messages":      "refused: the moderation service (docs/api-decisions.md, Moderation before delivery)",
 	"GET /moderation/messages":       "refused: the moderation service",
 	"GET /moderation/messages/{}":    "refused: the moderation service",

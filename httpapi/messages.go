@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/wire"
@@ -16,6 +17,9 @@ type sendMessageRequest struct {
 	Data         json.RawMessage `json:"data"`
 	Tags         []string        `json:"tags"`
 	MUID         string          `json:"muid"`
+	// QuotedMessageID is the message the new one quotes: a string in the hosted file, a
+	// number where the SDK's setQuotedMessageId was given one; chat parses both.
+	QuotedMessageID json.RawMessage `json:"quotedMessageId"`
 	// Multiple is nil when the body has no multipleReceivers, or null.
 	Multiple *multipleReceiversJSON `json:"multipleReceivers"`
 }
@@ -28,7 +32,7 @@ type multipleReceiversJSON struct {
 
 func (req sendMessageRequest) send() chat.MessageSend {
 	return chat.MessageSend{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category,
-		Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID}
+		Type: req.Type, Data: req.Data, Tags: req.Tags, MUID: req.MUID, QuotedID: req.QuotedMessageID}
 }
 
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -148,5 +152,24 @@ func (s *Server) editMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		return err
 	}
 	writeMessage(w, r, m)
+	return nil
+}
+
+// markInteracted is PATCH /messages/{id}/interacted: the acting user interacted with the
+// elements named in interactions, as the hosted file and SDK 4.2.0's markAsInteracted send
+// ({"interactions": [elementId]}). The answer is the hosted file's success shape.
+func (s *Server) markInteracted(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
+	var req struct {
+		Interactions []string `json:"interactions"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	res, err := s.svc.MarkInteracted(r.Context(), p, r.PathValue("id"), req.Interactions)
+	if err != nil {
+		return err
+	}
+	writeData(w, r, success{true, "The message id " + strconv.FormatInt(res.MessageID, 10) +
+		" has been marked as interacted for the user " + res.UID + "."}, nil)
 	return nil
 }

@@ -154,7 +154,7 @@ func (s *Server) endpoints() []route {
 		serve("DELETE /messages/{id}/pin", clientAllowed, s.unpinMessage),
 		serve("POST /messages/{id}/save", clientAllowed, s.saveMessage),
 		serve("DELETE /messages/{id}/save", clientAllowed, s.unsaveMessage),
-		notYet("/messages/{id}/interacted"),
+		serve("PATCH /messages/{id}/interacted", clientAllowed, s.markInteracted),
 		serve("GET /threads", clientAllowed, s.listThreads),
 		serve("GET /users/{uid}/threads", clientAllowed, s.listUserThreads),
 		serve("GET /groups/{guid}/threads", clientAllowed, s.listGroupThreads),

@@ -115,6 +115,8 @@ func (s *Server) readSendForm(w http.ResponseWriter, r *http.Request, f *sendFil
 			req.Type = v
 		case "muid":
 			req.MUID = v
+		case "quotedMessageId":
+			req.QuotedMessageID, _ = json.Marshal(v)
 		case "data":
 			if !json.Valid(b) {
 				return chat.InvalidField("data", "The data field must hold the message's data as JSON.")

@@ -298,9 +298,9 @@ func TestAuthTokenRouteAccess(t *testing.T) {
 		if r := e.do(request{method: "GET", path: "/v3/notifications/v1/logs", headers: h}); r.status != 403 || r.code != "AUTH_ERR_NO_ACCESS" {
 			t.Errorf("GET the notification log with a token: %d %s", r.status, r.body)
 		}
-		for _, p := range []string{"/v3/messages/" + m.ID + "/interacted"} {
-			if r := e.do(request{method: "PATCH", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
-				t.Errorf("PATCH %s with a token: %d %s", p, r.status, r.body)
+		for _, p := range []string{"/v3/ai-agents/tools"} {
+			if r := e.do(request{method: "POST", path: p, headers: h}); r.status != 501 || r.code != "ERR_NOT_IMPLEMENTED" {
+				t.Errorf("POST %s with a token: %d %s", p, r.status, r.body)
 			}
 		}
 		if r := e.do(request{method: "POST", path: "/v3/messages/" + m.ID + "/reactions/", headers: h}); r.status != 400 {

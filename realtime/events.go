@@ -211,3 +211,46 @@ func (h *Hub) typingEvent(ctx context.Context, c *chat.Change) (chat.Event, bool
 	e.Frame = h.frame(c.App, receiver, receiverType, "", "typing_indicator", c.Actor, body)
 	return e, true
 }
+
+// interactionEvent is the frame of an interaction that completed an interactive message's
+// goal for its user (a chat.ChangeInteraction with chat.InteractionGoalCompleted), as SDK
+// 4.2.0 reads it for onInteractionGoalCompleted: type interaction_completed, and a body of
+// the user, the message id and the user's interactions with it. It goes to the message's
+// sender and to the user who interacted, on every connection: the answer to the request
+// does not say that the goal completed.
+func (h *Hub) interactionEvent(ctx context.Context, c *chat.Change) (chat.Event, bool) {
+	if c.Subject != chat.InteractionGoalCompleted || len(c.UIDs) == 0 {
+		return chat.Event{}, false
+	}
+	p := chat.Principal{App: chat.App{ID: c.App}}
+	u, err := h.svc.User(ctx, p, c.Actor)
+	if err != nil {
+		h.log.Warn("real time: the interacting user", "app", c.App, "uid", c.Actor, "err", err)
+		return chat.Event{}, false
+	}
+	done, err := h.svc.Interactions(ctx, c.App, c.MessageID, c.Actor)
+	if err != nil {
+		h.log.Warn("real time: interactions", "app", c.App, "message", c.MessageID, "err", err)
+		return chat.Event{}, false
+	}
+	type interaction struct {
+		ElementID    string `json:"elementId"`
+		InteractedAt int64  `json:"interactedAt"`
+	}
+	list := make([]interaction, len(done))
+	for i, d := range done {
+		list[i] = interaction{d.ElementID, d.InteractedAt}
+	}
+	receiverType, receiver := chat.ReceiverUser, c.UIDs[len(c.UIDs)-1]
+	if c.GUID != "" {
+		receiverType, receiver = chat.ReceiverGroup, c.GUID
+	}
+	body := map[string]any{"user": json.RawMessage(wire.AppendUser(nil, u.Entity(), "")),
+		"messageId": strconv.FormatInt(c.MessageID, 10), "interactions": list}
+	users := []string{c.UIDs[0]}
+	if c.Actor != c.UIDs[0] {
+		users = append(users, c.Actor)
+	}
+	return chat.Event{App: c.App, Users: users,
+		Frame: h.frame(c.App, receiver, receiverType, "", "interaction_completed", c.Actor, body)}, true
+}

@@ -23,7 +23,8 @@ const feedQueue = 4096
 // it only queues what sockets show for the hub's relay, keeping their order.
 func (h *Hub) changed(changes []chat.Change) {
 	for i := range changes {
-		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction || k == chat.ChangeTyping || k == chat.ChangeResync {
+		if k := changes[i].Kind; k == chat.ChangeMessage || k == chat.ChangeReaction || k == chat.ChangeTyping || k == chat.ChangeResync ||
+			k == chat.ChangeInteraction && changes[i].Subject == chat.InteractionGoalCompleted {
 			select {
 			case h.feed <- changes:
 			case <-h.stop:
@@ -62,6 +63,8 @@ func (h *Hub) publishChange(c *chat.Change) {
 		e, ok = h.reactionEvent(ctx, c)
 	case chat.ChangeTyping:
 		e, ok = h.typingEvent(ctx, c)
+	case chat.ChangeInteraction:
+		e, ok = h.interactionEvent(ctx, c)
 	case chat.ChangeResync:
 		h.resync()
 	}

@@ -245,7 +245,7 @@ func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int6
 	if err != nil {
 		return nil, err
 	}
-	if err := db.completePage(run, appID, viewer, ms); err != nil {
+	if err := db.completePage(run, appID, viewer, ms, true); err != nil {
 		return nil, err
 	}
 	for _, m := range ms {

@@ -75,7 +75,10 @@ type dialect struct {
 	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
 	// viewer's reactions and saves.
 	pageQueries [4]string
-	rebind      func(string) string
+	// quotedQuery reads the messages a page quotes with their parties, interactionsQuery a
+	// viewer's interactions with a page's interactive messages (interactions.go).
+	quotedQuery, interactionsQuery string
+	rebind                         func(string) string
 }
 
 func init() {
@@ -83,6 +86,10 @@ func init() {
 		d.forUpdate = d.lock(` FOR UPDATE`)
 		d.messagesFromByID = splice(messageFrom, "FROM messages m\n", "FROM messages m"+d.byID+"\n")
 		d.messagesByIDQuery = `SELECT ` + pageColumns + ` FROM messages m` + d.byID + ` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
+		d.quotedQuery = `SELECT ` + messageColumns + d.messagesFromByID +
+			` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
+		d.interactionsQuery = `SELECT message_id, element_id, interacted_at FROM message_interactions
+			WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`) + ` ORDER BY message_id, interacted_at, element_id`
 		d.pageQueries = [4]string{
 			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),
 			`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id` + d.inIDs(`$1`) + ` ORDER BY message_id, first_id`,

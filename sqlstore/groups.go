@@ -243,6 +243,8 @@ func (tx txStore) DeleteGroup(appID, guid string) error {
 	for _, q := range []string{
 		`DELETE FROM message_mentions WHERE app_id = $1 AND conversation_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
+		`DELETE FROM message_interactions WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
+		`DELETE FROM message_goals WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM thread_subscriptions WHERE app_id = $1 AND conversation_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id IN (SELECT id FROM messages WHERE app_id = $1 AND conversation_id = $2)`,

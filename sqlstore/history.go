@@ -101,6 +101,13 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 	if q.HasReactions {
 		w = append(w, `EXISTS (SELECT 1 FROM reaction_counts rc WHERE rc.message_id = m.id)`)
 	}
+	if q.OnlyGoalCompleted {
+		goal := `EXISTS (SELECT 1 FROM message_goals mg WHERE mg.app_id = m.app_id AND mg.message_id = m.id`
+		if q.Viewer != "" {
+			goal += ` AND mg.uid = ` + arg(q.Viewer)
+		}
+		w = append(w, `m.category = 'interactive'`, goal+`)`)
+	}
 	if q.HasAttachments || len(q.AttachmentTypes) > 0 {
 		w = append(w, `m.category = 'message'`)
 		types := q.AttachmentTypes
@@ -156,7 +163,11 @@ var pageColumns = strings.TrimSuffix(strings.TrimSpace(messageColumns[:strings.I
 // completePage reads what a page of messages needs beside its rows, a query for each kind
 // rather than one per row: the senders' and user receivers' entities, the reaction
 // summaries with viewer's reactions, and what completeMessages reads.
-func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) error {
+//
+// With quoted, the messages the page quotes too (pageQuoted); and for a viewer, its
+// interactions with the page's interactive messages (pageInteractions): each one more query
+// for a page that has any, none for one that has none.
+func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, quoted bool) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -256,7 +267,12 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message) 
 	for i := range ms {
 		ms[i].MarkTargetConversation(viewer)
 	}
-	return nil
+	if quoted {
+		if err := db.pageQuoted(run, appID, ms); err != nil {
+			return err
+		}
+	}
+	return db.pageInteractions(run, appID, viewer, ms)
 }
 
 // ListMessages lists messages in id order (chat.HistoryStore).
@@ -285,7 +301,7 @@ func (db *DB) ListMessages(ctx context.Context, appID string, q chat.MessageQuer
 	if err != nil {
 		return nil, err
 	}
-	if err := db.completePage(run, appID, q.Viewer, ms); err != nil {
+	if err := db.completePage(run, appID, q.Viewer, ms, !q.HideQuoted); err != nil {
 		return nil, err
 	}
 	if q.Prepend {

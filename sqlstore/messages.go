@@ -114,16 +114,16 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 }
 
 // insertMessageWithIDQuery and insertSeqWithIDQuery are insertMessageQuery (without its
-// RETURNING) and insertSeqQuery naming the id, $17, after insertMessageArgs' sixteen.
+// RETURNING) and insertSeqQuery naming the id, $18, after insertMessageArgs' seventeen.
 var (
 	insertMessageWithIDQuery = withMessageID(splice(insertMessageQuery, ` RETURNING id`, ``))
 	insertSeqWithIDQuery     = withMessageID(insertSeqQuery)
 )
 
 func withMessageID(q string) string {
-	mustNextParam(q, 17)
+	mustNextParam(q, 18)
 	q = splice(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`)
-	return splice(q, `VALUES ($1,`, `VALUES ($17, $1,`)
+	return splice(q, `VALUES ($1,`, `VALUES ($18, $1,`)
 }
 
 func insertMessageArgs(m *chat.Message, seq int64) []any {
@@ -133,7 +133,7 @@ func insertMessageArgs(m *chat.Message, seq int64) []any {
 		tags = string(b)
 	}
 	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID}
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID, m.QuotedID}
 }
 
 // movesConversation reports whether m becomes its conversation's last message: a message
@@ -167,8 +167,8 @@ func upsertConversationArgs(m *chat.Message) []any {
 
 const (
 	insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`
 	// upsertConversationQuery creates a conversation with its first message, or counts one
 	// more; it takes the row's lock, so a conversation's seqs follow its message ids.
 	upsertConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at)
@@ -179,9 +179,9 @@ const (
 	// next seq when $15 is 1, and countConversationQuery then counts it in the row, creating
 	// the row with the conversation's first message. The last message only moves forward.
 	insertSeqQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id)
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16)`
+		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16, $17)`
 	countConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at, last_message_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
@@ -195,7 +195,7 @@ const messageSelect = `SELECT ` + messageColumns + messageFrom
 
 const (
 	messageColumns = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by,
+	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by, m.quoted_id,
 	s.name, s.avatar, s.role, s.status, s.created_at, s.last_active_at, s.link, s.updated_at,
 	r.name, r.avatar, r.role, r.status, r.created_at, r.last_active_at, r.link, r.updated_at,
 	COALESCE(s.deactivated_at + s.deleted_at, -1), COALESCE(r.deactivated_at + r.deleted_at, -1)`
@@ -251,16 +251,27 @@ func (db *DB) Message(ctx context.Context, appID string, id int64, viewer string
 	m, err := db.message(run, appID, id, viewer)
 	markMentioned(&m, viewer)
 	m.MarkTargetConversation(viewer)
-	if err != nil || m.TargetID == 0 {
+	if err != nil {
 		return m, err
 	}
-	t, err := db.message(run, appID, m.TargetID, "")
-	if err == nil {
-		m.Target = &t
-	} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
+	if m.TargetID != 0 {
+		t, err := db.message(run, appID, m.TargetID, "")
+		if err == nil {
+			m.Target = &t
+		} else if !errors.Is(err, chat.ErrNotFound) { // a permanently deleted target leaves the action alone
+			return m, err
+		}
+	}
+	// Its quoted message, or its target's, and the viewer's interactions: a statement each
+	// only for a message that has them.
+	ms := []chat.Message{m}
+	if err := db.pageQuoted(run, appID, ms); err != nil {
 		return m, err
 	}
-	return m, nil
+	if err := db.pageInteractions(run, appID, viewer, ms); err != nil {
+		return m, err
+	}
+	return ms[0], nil
 }
 
 func (db *DB) message(run runner, appID string, id int64, viewer string) (chat.Message, error) {
@@ -328,7 +339,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	var s, r entityColumns
 	var p parties
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy, &m.QuotedID,
 		&s.name, &s.avatar, &s.role, &s.status, &s.createdAt, &s.lastActiveAt, &s.link, &s.updatedAt,
 		&r.name, &r.avatar, &r.role, &r.status, &r.createdAt, &r.lastActiveAt, &r.link, &r.updatedAt, &p.sender, &p.receiver)
 	if err != nil {
@@ -344,7 +355,7 @@ func scanPageMessage(row scanner, appID string) (chat.Message, error) {
 	var data string
 	var tags sql.NullString
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
-		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy)
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy, &m.QuotedID)
 	if err != nil {
 		return m, mapErr(err)
 	}
@@ -453,6 +464,8 @@ func (tx txStore) PurgeMessage(appID string, id int64) error {
 		uncountSentQuery, uncountMentionsQuery, purgedSeqQuery,
 		`DELETE FROM message_mentions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM saved_messages WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM message_interactions WHERE app_id = $1 AND message_id = $2`,
+		`DELETE FROM message_goals WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM thread_subscriptions WHERE app_id = $1 AND parent_id = $2`,
 		`DELETE FROM reactions WHERE app_id = $1 AND message_id = $2`,
 		`DELETE FROM reaction_counts WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND id = $2)`,

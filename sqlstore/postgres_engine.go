@@ -135,8 +135,10 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 	// A lone notification event rides in the pipelined statement (pgSendNotifyQuery); with
 	// webhook events the send is an ordinary transaction: their fan-out needs the id.
 	notifyOnly := len(events) == 1 && events[0].Kind == chat.EventNotification
-	// A message carrying files attaches them in the transaction too (attachFiles).
-	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly || len(m.Files) > 0 {
+	// A message carrying files attaches them in the transaction too (attachFiles); a quoted
+	// reply is one too: the pipelined statement has no place for its quoted_id, and quoting
+	// is rare enough not to earn a statement of its own.
+	if m.ParentID != 0 || m.QuotedID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly || len(m.Files) > 0 {
 		// mapErr, as DB.transact does: a database gone mid-send is ErrUnavailable (503), not a 500.
 		return mapErr(e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) }))
 	}

@@ -248,6 +248,10 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))))`,
 			`DELETE FROM saved_messages WHERE app_id = $1 AND message_id IN (SELECT id FROM messages
 				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2)))`,
+			`DELETE FROM message_interactions WHERE app_id = $1 AND (uid = $2 OR message_id IN (SELECT id FROM messages
+				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))))`,
+			`DELETE FROM message_goals WHERE app_id = $1 AND (uid = $2 OR message_id IN (SELECT id FROM messages
+				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))))`,
 			`DELETE FROM thread_subscriptions WHERE app_id = $1 AND (uid = $2 OR parent_id IN (SELECT id FROM messages
 				WHERE app_id = $1 AND (sender = $2 OR (receiver_type = 'user' AND receiver = $2))))`,
 			`DELETE FROM system_pinned_conversations WHERE app_id = $1 AND kind = 'user' AND target = $2`,

@@ -78,6 +78,14 @@ func AppendMessage(b []byte, m chat.Message) []byte {
 		}
 		b = append(b, ']')
 	}
+	if m.QuotedID != 0 { // a quoted reply: the id always, the message when it was read
+		b = append(b, `,"quotedMessageId":"`...)
+		b = strconv.AppendInt(b, m.QuotedID, 10)
+		b = append(b, '"')
+		if m.Quoted != nil {
+			b = AppendMessage(append(b, `,"quotedMessage":`...), *m.Quoted)
+		}
+	}
 	if m.DeletedAt != 0 {
 		b = append(b, `,"deletedAt":`...)
 		b = strconv.AppendInt(b, m.DeletedAt, 10)
@@ -190,6 +198,19 @@ func AppendData(b []byte, m chat.Message) []byte {
 			if r.ReactedByMe { // present only when true, as on the hosted service
 				b = append(b, `,"reactedByMe":true`...)
 			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(m.Interactions) > 0 { // the viewer's, on an interactive message, as the SDK reads them
+		b = append(b, `,"interactions":[`...)
+		for i, in := range m.Interactions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"elementId":`...)
+			b = AppendString(b, in.ElementID)
+			b = strconv.AppendInt(append(b, `,"interactedAt":`...), in.InteractedAt, 10)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

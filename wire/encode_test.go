@@ -35,6 +35,8 @@ type messageJSON struct {
 	UnreadReplies  int64           `json:"unreadRepliesCount,omitempty"`
 	MUID           string          `json:"muid,omitempty"`
 	Tags           []string        `json:"tags,omitempty"`
+	QuotedID       string          `json:"quotedMessageId,omitempty"`
+	Quoted         *messageJSON    `json:"quotedMessage,omitempty"`
 	DeletedAt      int64           `json:"deletedAt,omitempty"`
 	DeletedBy      string          `json:"deletedBy,omitempty"`
 	PinnedAt       int64           `json:"pinnedAt,omitempty"`
@@ -94,12 +96,28 @@ func messageOut(m chat.Message) messageJSON {
 			}
 			gen = appendKey(gen, "reactions", rs)
 		}
+		if len(m.Interactions) > 0 {
+			type interactionJSON struct {
+				ElementID    string `json:"elementId"`
+				InteractedAt int64  `json:"interactedAt"`
+			}
+			is := make([]interactionJSON, len(m.Interactions))
+			for i, in := range m.Interactions {
+				is[i] = interactionJSON{in.ElementID, in.InteractedAt}
+			}
+			gen = appendKey(gen, "interactions", is)
+		}
+	}
+	var quoted *messageJSON
+	if m.QuotedID != 0 && m.Quoted != nil {
+		q := messageOut(*m.Quoted)
+		quoted = &q
 	}
 	return messageJSON{ID: strconv.FormatInt(m.ID, 10), ConversationID: m.ConversationID, Sender: m.Sender,
 		ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type,
 		Data: spliceObject(m.Data, gen), SentAt: m.SentAt, UpdatedAt: m.UpdatedAt, MUID: m.MUID, Tags: m.Tags,
 		DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, EditedAt: m.EditedAt, EditedBy: m.EditedBy, ParentID: parentID(m.ParentID),
-		ReplyCount: m.ReplyCount, UnreadReplies: m.UnreadReplies,
+		ReplyCount: m.ReplyCount, UnreadReplies: m.UnreadReplies, QuotedID: parentID(m.QuotedID), Quoted: quoted,
 		DeletedAt: m.DeletedAt, DeletedBy: m.DeletedBy, PinnedAt: m.PinnedAt, PinnedBy: m.PinnedBy, SavedAt: m.SavedAt}
 }
 
@@ -194,6 +212,16 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 		pinned := m
 		pinned.PinnedAt, pinned.PinnedBy, pinned.SavedAt = 1700000006, s, 1700000007
 		cases["pinned and saved"] = pinned
+		quoting := m
+		quoting.QuotedID, quoting.Quoted = 40, &deleted
+		cases["quoting a deleted message"] = quoting
+		unread := m
+		unread.QuotedID = 41
+		cases["quoting, quoted message not read"] = unread
+		interactive := m
+		interactive.Category, interactive.Type = chat.CategoryInteractive, "form"
+		interactive.Interactions = []chat.Interaction{{ElementID: s, InteractedAt: 1700000008}, {ElementID: "b", InteractedAt: 1700000009}}
+		cases["interactive, interacted"] = interactive
 		for name, c := range cases {
 			if got, want := handBody(c), oracleBody(c); got != want {
 				t.Errorf("%s %q:\n got %s\nwant %s", name, s, got, want)

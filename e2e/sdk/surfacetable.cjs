@@ -198,11 +198,12 @@ module.exports = function table(C, ctx, h) {
     { method: "sendCustomMessage", run: () => C.sendCustomMessage(new C.CustomMessage("bob", U, "location", { lat: 51.5, lon: -0.12 })),
       check: async (m) => { is(m, "CustomMessage"); eq(m.getCustomData(), { lat: 51.5, lon: -0.12 }, "custom data"); eq(m.getType(), "location", "type");
         await onBob("onCustomMessageReceived", (a) => a[0].id === id(m)); } },
-    { method: "sendInteractiveMessage", known: "natter: interactive messages are refused (ERR_INVALID_MESSAGE_CATEGORY: natter stores the message and custom categories only)", run: () => C.sendInteractiveMessage(new C.InteractiveMessage("bob", U, "form", { title: "Survey", formFields: [] })),
+    { method: "sendInteractiveMessage", run: () => { const m = new C.InteractiveMessage("bob", U, "form", { title: "Survey", formFields: [],
+        submitElement: { elementType: "button", elementId: "submit", buttonText: "Send" } }); m.setIsSenderInteractionAllowed(true); return C.sendInteractiveMessage(m); },
       check: async (m) => { is(m, "InteractiveMessage"); eq(m.getInteractiveData().title, "Survey", "interactive data"); s.interactive = m;
         await onBob("onInteractiveMessageReceived", (a) => a[0].id === id(m)); } },
-    { method: "markAsInteracted", notServed: "interactions with interactive messages (POST /messages/{id}/interacted) are not served yet (routes.go: notYet, 501)",
-      run: () => C.markAsInteracted(s.interactive.getId(), "submit") },
+    { method: "markAsInteracted", run: () => C.markAsInteracted(s.interactive.getId(), "submit"),
+      check: (r) => ok(/marked as interacted/.test(r), "answer " + show(r)) },
     { method: "sendTransientMessage", run: () => C.sendTransientMessage(new C.TransientMessage("bob", U, { live: "reaction", n: 1 })),
       check: () => onBob("onTransientMessageReceived", (a) => a[0].sender === "alice" && a[0].data && a[0].data.live === "reaction") },
     { method: "startTyping", run: () => C.startTyping(new C.TypingIndicator("bob", U)),
