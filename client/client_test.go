@@ -484,6 +484,10 @@ func TestEndpoints(t *testing.T) {
 			_, err := c.DeleteMessage(ctx, "7", true)
 			return err
 		}, "DELETE /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, `{"permanent":true}`},
+		{"MarkInteracted", "u1", func(c *client.Client) error {
+			_, err := c.MarkInteracted(ctx, "7", "submit", "name")
+			return err
+		}, "PATCH /messages/{id}/interacted", "/v3/messages/7/interacted", "", map[string]string{"id": "7"}, `{"interactions":["submit","name"]}`},
 		{"ListReactions", "", func(c *client.Client) error {
 			_, err := c.ListReactions(ctx, "7", client.ListReactionsParams{Limit: 3, Affix: "prepend", ID: "9"})
 			return err
