@@ -74,7 +74,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
-	files, err := openFiles(c.FilesDir, c.Database)
+	files, err := openStore(ctx, c, log)
 	if err != nil {
 		return err
 	}
