@@ -14,6 +14,7 @@ import (
 	mimetype "mime"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -229,12 +230,29 @@ func (g UploadGrant) Attachment() Attachment {
 }
 
 // UploadForm is one file's upload form: its grant, and the policy and signature the client
-// posts with the file.
+// posts with the file. A direct form (Config.DirectUploads) has the store's URL and fields
+// instead, to post to the bucket.
 type UploadForm struct {
 	FileID    string
 	Grant     UploadGrant
 	Policy    string
 	Signature string
+	URL       string
+	Fields    map[string]string
+}
+
+// grantMeta names the metadata a directly uploaded object carries its signed grant in
+// ("<policy>.<signature>"), which the store's form requires as it is: a send reads it back
+// to record the file (adoptUploads).
+const grantMeta = "natter-grant"
+
+// direct is the store upload forms point at, when they point at the store.
+func (s *Service) direct() (blobstore.Presigner, bool) {
+	if !s.cfg.DirectUploads {
+		return nil, false
+	}
+	p, ok := s.cfg.Files.(blobstore.Presigner)
+	return p, ok
 }
 
 // PresignUploads validates an upload-url request and signs one upload form per file, for
@@ -282,9 +300,53 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 		g := UploadGrant{App: p.App.ID, UID: u.UID, Key: a.Key, Name: a.Name, MimeType: a.MimeType, Size: f.Size, Exp: exp}
 		b, _ := json.Marshal(g)
 		policy := base64.RawURLEncoding.EncodeToString(b)
-		out = append(out, UploadForm{FileID: f.FileID, Grant: g, Policy: policy, Signature: signPolicy(key, policy)})
+		form := UploadForm{FileID: f.FileID, Grant: g, Policy: policy, Signature: signPolicy(key, policy)}
+		if d, ok := s.direct(); ok {
+			form.URL, form.Fields, err = d.PresignPost(ctx, g.Key, g.Size, g.MimeType, map[string]string{grantMeta: form.Policy + "." + form.Signature}, time.Unix(exp, 0))
+			if err != nil {
+				return nil, internal("presign post", err)
+			}
+		}
+		out = append(out, form)
 	}
 	return out, nil
+}
+
+// adoptUploads records the files a send's data names that were posted straight to the store
+// (Config.DirectUploads) and have no record yet: each object must be there, carry a grant
+// natter signed for this app and key, and have the grant's size. A file that is not (yet)
+// there refuses the send, as does an outage (503); a send whose files all have records asks
+// the store nothing.
+func (s *Service) adoptUploads(ctx context.Context, appID string, data json.RawMessage) error {
+	d, ok := s.direct()
+	if !ok {
+		return nil
+	}
+	for _, k := range messageFileKeys(appID, data) {
+		if _, err := s.store.FileByKey(ctx, appID, k); err == nil {
+			continue
+		} else if !errors.Is(err, ErrNotFound) {
+			return internal("read file", err)
+		}
+		notThere := InvalidField("data", "The file "+k+" has not been uploaded: post it to its upload form before sending the message.")
+		size, meta, err := d.Stat(ctx, k)
+		if errors.Is(err, blobstore.ErrNotFound) {
+			return notThere
+		}
+		if err != nil {
+			return fileStoreErr(err, 0)
+		}
+		policy, sig, _ := strings.Cut(meta[grantMeta], ".")
+		g, err := s.grantOf(ctx, appID, policy, sig)
+		if err != nil || g.Key != k || g.Size != size {
+			return notThere
+		}
+		err = s.store.CreateFile(ctx, FileRecord{AppID: appID, Key: k, UID: g.UID, Name: g.Name, MimeType: g.MimeType, Size: size, CreatedAt: s.now()})
+		if err != nil && !errors.Is(err, ErrAlreadyExists) {
+			return internal("record file", err)
+		}
+	}
+	return nil
 }
 
 func signPolicy(key []byte, policy string) string {
@@ -314,6 +376,19 @@ var (
 // UploadGrantOf checks an upload form's policy and signature, for the app whose upload
 // address it was posted to, and returns its grant.
 func (s *Service) UploadGrantOf(ctx context.Context, appID, policy, signature string) (UploadGrant, error) {
+	g, err := s.grantOf(ctx, appID, policy, signature)
+	if err != nil {
+		return UploadGrant{}, err
+	}
+	if s.cfg.Now().Unix() > g.Exp {
+		return UploadGrant{}, errUploadExpired
+	}
+	return g, nil
+}
+
+// grantOf checks a grant's signature and app, whenever it was signed: a directly uploaded
+// file's grant is read back after its form's expiry, which the store enforced.
+func (s *Service) grantOf(ctx context.Context, appID, policy, signature string) (UploadGrant, error) {
 	if len(policy) > 4096 || len(signature) > 100 {
 		return UploadGrant{}, errUploadForm
 	}
@@ -328,9 +403,6 @@ func (s *Service) UploadGrantOf(ctx context.Context, appID, policy, signature st
 	var g UploadGrant
 	if err != nil || json.Unmarshal(b, &g) != nil || g.App != appID || !validFileKey(g.Key) {
 		return UploadGrant{}, errUploadForm
-	}
-	if s.cfg.Now().Unix() > g.Exp {
-		return UploadGrant{}, errUploadExpired
 	}
 	return g, nil
 }
@@ -448,30 +520,10 @@ func (s *Service) OpenFile(ctx context.Context, appID, key string) (FileRecord, 
 // data.attachments[].url that are this app's file URLs) which its sender uploaded; best
 // effort, after the deletion committed. Another user's file that a message links to stays.
 func (s *Service) removeMessageFiles(ctx context.Context, m Message) {
-	if s.cfg.Files == nil || len(m.Data) == 0 {
+	if s.cfg.Files == nil {
 		return
 	}
-	var d struct {
-		URL         any `json:"url"`
-		Attachments []struct {
-			URL any `json:"url"`
-		} `json:"attachments"`
-	}
-	if json.Unmarshal(m.Data, &d) != nil {
-		return
-	}
-	var keys []string
-	add := func(v any) {
-		if u, ok := v.(string); ok {
-			if k, ok := fileKeyOf(m.AppID, u); ok {
-				keys = append(keys, k)
-			}
-		}
-	}
-	add(d.URL)
-	for _, a := range d.Attachments {
-		add(a.URL)
-	}
+	keys := messageFileKeys(m.AppID, m.Data)
 	if len(keys) == 0 {
 		return
 	}
@@ -499,4 +551,34 @@ func (s *Service) removeUserFiles(ctx context.Context, appID, uid string) {
 	for _, k := range keys {
 		s.cfg.Files.Delete(ctx, k)
 	}
+}
+
+// messageFileKeys are the keys of appID's file URLs in a message's data.url and
+// data.attachments[].url, without repeats.
+func messageFileKeys(appID string, data json.RawMessage) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	var d struct {
+		URL         any `json:"url"`
+		Attachments []struct {
+			URL any `json:"url"`
+		} `json:"attachments"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return nil
+	}
+	var keys []string
+	add := func(v any) {
+		if u, ok := v.(string); ok {
+			if k, ok := fileKeyOf(appID, u); ok && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	add(d.URL)
+	for _, a := range d.Attachments {
+		add(a.URL)
+	}
+	return keys
 }

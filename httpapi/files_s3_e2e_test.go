@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
@@ -151,5 +152,105 @@ func TestFilesAcrossNodesOnS3(t *testing.T) {
 	}
 	if got := srv.Files(); len(got) != len(stored)+2 {
 		t.Errorf("objects after the outage: %v", got)
+	}
+}
+
+// TestDirectUploadsOnS3 (issue 37): with Config.DirectUploads, the upload form is a real S3
+// presigned POST to the bucket (versitygw), so the file's bytes never pass through natter; the
+// store enforces the form (size, type, key, expiry). The send records the file after a HEAD
+// shows the object, its size and the grant natter signed; a send naming a file that was not
+// uploaded, or an object natter did not grant, is refused. Node B serves it from natter's URL.
+func TestDirectUploadsOnS3(t *testing.T) {
+	t.Parallel()
+	srv := s3test.Start(t)
+	// The store checks the form's expiry against its own clock: natter's must be the real one.
+	cfg := chat.Config{MaxFileSize: 1 << 20, DirectUploads: true, Now: time.Now}
+	a := newFileEnv(t, "postgres", cfg, func(string) blobstore.Store { return openS3(t, srv) }, httpapi.Options{})
+	cfg.Files = openS3(t, srv)
+	nodeB := a.secondNode(cfg)
+	sendJSON := func(atts ...client.FileAttachment) error {
+		_, err := a.c.OnBehalfOf("ann").SendMessage(a.ctx(), client.SendMessageRequest{Receiver: "bob", ReceiverType: "user", Category: "message", Type: "image",
+			Data: map[string]any{"attachments": atts}})
+		return err
+	}
+
+	content := bytes.Repeat([]byte("\x89PNG-direct-"), 500)
+	forms := a.presign("ann", map[string]client.UploadFileInfo{
+		"p": {FileID: "p", Name: "cat.png", Size: int64(len(content)), MimeType: "image/png"},
+		"q": {FileID: "q", Name: "q.txt", Size: 5, MimeType: "text/plain"},
+	})
+	p := forms["p"]
+	if !strings.HasPrefix(p.Request.URL, srv.Endpoint()+"/"+s3test.Bucket) || p.Request.Body["key"] == "" || p.Request.Body["x-amz-signature"] == "" ||
+		p.Request.Body["Content-Type"] != "image/png" || p.Attachment.URL == "" || !strings.HasPrefix(p.Attachment.URL, a.srv.URL+"/files/demo/") {
+		t.Fatalf("a direct form: %+v", p)
+	}
+	// Sent before its file: refused, nothing written.
+	before := a.snapshot()
+	if err := sendJSON(p.Attachment); statusOf(err) != 400 {
+		t.Errorf("a send before the upload: %v", err)
+	}
+	// The store refuses a file of another size.
+	if _, err := a.plain.UploadFile(a.ctx(), p, "cat.png", bytes.NewReader(content[1:])); err == nil {
+		t.Error("the bucket took a file of another size")
+	}
+	if a.snapshot() != before || len(srv.Files()) != 0 {
+		t.Errorf("refusals wrote something: %v", srv.Files())
+	}
+	// Posted to the bucket, as the SDK's uploader does: natter sees no byte of it.
+	got, err := a.plain.UploadFile(a.ctx(), p, "cat.png", bytes.NewReader(content))
+	if err != nil || *got != p.Attachment {
+		t.Fatalf("upload to the bucket: %+v %v", got, err)
+	}
+	if n := a.count(`SELECT COUNT(*) FROM files`); n != 0 {
+		t.Errorf("%d records before the send", n)
+	}
+	if err := sendJSON(p.Attachment); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if n := a.count(`SELECT COUNT(*) FROM files WHERE uid = 'ann' AND mime_type = 'image/png' AND size = $1`, len(content)); n != 1 {
+		t.Errorf("%d records after the send", n)
+	}
+	url := nodeB + strings.TrimPrefix(p.Attachment.URL, a.srv.URL)
+	r, body := get(t, url, nil)
+	if r.StatusCode != 200 || !bytes.Equal(body, content) || r.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("GET on B: %d %v", r.StatusCode, r.Header)
+	}
+	if r, body := get(t, url, map[string]string{"Range": "bytes=12-23"}); r.StatusCode != 206 || !bytes.Equal(body, content[12:24]) {
+		t.Errorf("range on B: %d %q", r.StatusCode, body)
+	}
+	// The same attachment again: recorded already, asks the store nothing.
+	if err := sendJSON(p.Attachment); err != nil {
+		t.Errorf("a second send: %v", err)
+	}
+	// An object natter granted no form for (put there by other means), and a made-up key.
+	other := a.presign("ann", map[string]client.UploadFileInfo{"o": {FileID: "o", Name: "o.txt", Size: 5, MimeType: "text/plain"}})["o"]
+	key := strings.Split(strings.TrimPrefix(other.Attachment.URL, a.srv.URL+"/files/demo/"), "/")[0]
+	if _, err := openS3(t, srv).Put(a.ctx(), key, strings.NewReader("hello"), 5); err != nil {
+		t.Fatal(err)
+	}
+	before = a.snapshot()
+	if err := sendJSON(other.Attachment); statusOf(err) != 400 {
+		t.Errorf("an object with no grant: %v", err)
+	}
+	if a.snapshot() != before {
+		t.Error("a refused send wrote something")
+	}
+
+	// Uploaded, then the store goes down before the send: 503, nothing written.
+	q := forms["q"]
+	if _, err := a.plain.UploadFile(a.ctx(), q, "q.txt", strings.NewReader("12345")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	before = a.snapshot()
+	if err := sendJSON(q.Attachment); statusOf(err) != 503 {
+		t.Errorf("a send, store down: %v", err)
+	}
+	if a.snapshot() != before {
+		t.Error("a send the store could not confirm wrote something")
+	}
+	srv.Start()
+	if err := sendJSON(q.Attachment); err != nil {
+		t.Errorf("the send after the outage: %v", err)
 	}
 }

@@ -70,6 +70,8 @@ type config struct {
 	// S3 is the S3-compatible bucket files are kept in, when S3.Endpoint is set; in place of
 	// FilesDir. Its secret key comes only from NATTER_S3_SECRET_KEY, as WebhookKey does.
 	S3 blobstore.S3Config
+	// S3Direct points upload forms at the bucket (S3 presigned POSTs), not at natter.
+	S3Direct bool
 	// Console is "on" or "off": the web console at /console (docs/console.md).
 	Console string
 }
@@ -182,6 +184,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.StringVar(&c.S3.Region, "s3-region", env("NATTER_S3_REGION", "us-east-1"), "the region requests to --s3-endpoint are signed for (NATTER_S3_REGION)")
 	fs.StringVar(&c.S3.AccessKey, "s3-access-key", env("NATTER_S3_ACCESS_KEY", ""), "the access key id of --s3-endpoint; its secret comes only from NATTER_S3_SECRET_KEY (NATTER_S3_ACCESS_KEY)")
 	fs.BoolVar(&c.S3.PathStyle, "s3-path-style", envBool("NATTER_S3_PATH_STYLE", true), "address the bucket as <endpoint>/<bucket>/<key>, as MinIO, Garage, SeaweedFS and versitygw expect; false: <bucket>.<endpoint>, AWS's virtual hosts (NATTER_S3_PATH_STYLE)")
+	fs.BoolVar(&c.S3Direct, "s3-direct-upload", envBool("NATTER_S3_DIRECT_UPLOAD", false), "upload forms (POST /files/upload-url) post the file straight to the bucket, an S3 presigned POST, so that its bytes never pass through natter; the bucket must be reachable by clients at --s3-endpoint, and allow browsers' origins (CORS) (NATTER_S3_DIRECT_UPLOAD)")
 	fs.StringVar(&c.S3.Prefix, "s3-prefix", env("NATTER_S3_PREFIX", ""), "put before every object's name, e.g. natter/, to share a bucket (NATTER_S3_PREFIX)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
 	fs.StringVar(&c.Console, "console", env("NATTER_CONSOLE", "on"), "on or off: serve the web console at /console, on every host name but the API's <appId>.api-<region>.<domain> ones (NATTER_CONSOLE)")
@@ -330,8 +333,10 @@ func appRateLimits(v string, global chat.RateLimits) (map[string]chat.RateLimits
 func checkS3(c config) error {
 	s := c.S3
 	switch {
-	case s.Endpoint == "" && (s.Bucket != "" || s.AccessKey != "" || s.SecretKey != "" || s.Prefix != ""):
-		return fmt.Errorf("--s3-bucket, --s3-access-key, --s3-prefix and NATTER_S3_SECRET_KEY need --s3-endpoint")
+	case s.Endpoint == "" && (s.Bucket != "" || s.AccessKey != "" || s.SecretKey != "" || s.Prefix != "" || c.S3Direct):
+		return fmt.Errorf("--s3-bucket, --s3-access-key, --s3-prefix, --s3-direct-upload and NATTER_S3_SECRET_KEY need --s3-endpoint")
+	case c.S3Direct && s.AccessKey == "":
+		return fmt.Errorf("--s3-direct-upload needs --s3-access-key: a presigned POST is signed with it")
 	case s.Endpoint == "":
 		return nil
 	case c.FilesDir != "":

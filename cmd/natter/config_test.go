@@ -220,6 +220,8 @@ func TestS3Settings(t *testing.T) {
 		{[]string{"--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--files-dir", "/x"}, nil, "exclude each other"},
 		{[]string{"--s3-endpoint", "h:9000", "--s3-bucket", "b"}, nil, "want http(s)://host"},
 		{nil, map[string]string{"NATTER_S3_SECRET_KEY": "SK"}, "need --s3-endpoint"},
+		{[]string{"--s3-direct-upload"}, nil, "need --s3-endpoint"},
+		{[]string{"--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--s3-direct-upload"}, nil, "needs --s3-access-key"},
 	} {
 		if _, err := parseServe(bad.args, env(bad.env), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%v %v: %v, want %q", bad.args, bad.env, err, bad.want)

@@ -78,7 +78,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	svc := chat.New(db, chat.Config{Files: files, MaxFileSize: c.MaxFileSize, MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
+	svc := chat.New(db, chat.Config{Files: files, DirectUploads: c.S3Direct, MaxFileSize: c.MaxFileSize, MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
 		PushWhenOnline:     c.NotifyPushOnline,
 		StatsFlushInterval: c.StatsFlush})

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
+	"mime/multipart"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,5 +280,82 @@ func TestOpenS3Refusals(t *testing.T) {
 	}
 	if err := s.CheckBucket(context.Background()); err == nil || errors.Is(err, blobstore.ErrUnavailable) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing bucket: %v", err)
+	}
+}
+
+// postForm posts fields, then content as the part "file", to url, as SDK 4.2's uploader
+// does, and answers the status and body.
+func postForm(t *testing.T, url string, fields map[string]string, content string) (int, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	fw, _ := mw.CreateFormFile("file", "blob.bin")
+	io.WriteString(fw, content)
+	mw.Close()
+	res, err := http.Post(url, mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestS3PresignPost: a presigned POST stores the file straight in the bucket, with its
+// metadata; a file of another size, another type or after the expiry is refused by the store
+// and leaves nothing.
+func TestS3PresignPost(t *testing.T) {
+	t.Parallel()
+	srv := s3test.Start(t)
+	s, err := blobstore.OpenS3(srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	meta := map[string]string{"natter-grant": "e30.c2ln"}
+	url, fields, err := s.PresignPost(ctx, key, 5, "image/png", meta, time.Now().Add(15*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(url, srv.Endpoint()+"/"+s3test.Bucket) || fields["key"] != key || fields["Content-Type"] != "image/png" {
+		t.Errorf("form: %s %v", url, fields)
+	}
+	for _, c := range []struct {
+		name, content string
+		edit          func(map[string]string)
+	}{
+		{"short", "1234", nil},
+		{"long", "123456", nil},
+		{"other type", "12345", func(f map[string]string) { f["Content-Type"] = "text/html" }},
+		{"other key", "12345", func(f map[string]string) { f["key"] = "zzzzzzzzzzzzzzzzzzzz" }},
+		{"other grant", "12345", func(f map[string]string) { f["x-amz-meta-natter-grant"] = "forged" }},
+	} {
+		f := maps.Clone(fields)
+		if c.edit != nil {
+			c.edit(f)
+		}
+		if status, body := postForm(t, url, f, c.content); status < 400 {
+			t.Errorf("%s: %d %s", c.name, status, body)
+		}
+		if left := srv.Files(); len(left) != 0 {
+			t.Errorf("%s: left %v", c.name, left)
+		}
+	}
+	if status, body := postForm(t, url, fields, "12345"); status != 201 {
+		t.Fatalf("post: %d %s", status, body)
+	}
+	size, got, err := s.Stat(ctx, key)
+	if err != nil || size != 5 || got["natter-grant"] != "e30.c2ln" {
+		t.Errorf("stat: %d %v %v", size, got, err)
+	}
+	if _, _, err := s.Stat(ctx, "nothing0123456789abc"); !errors.Is(err, blobstore.ErrNotFound) {
+		t.Errorf("stat of nothing: %v", err)
+	}
+	url, fields, _ = s.PresignPost(ctx, "expired0123456789abc", 5, "image/png", nil, time.Now().Add(-time.Second))
+	if status, body := postForm(t, url, fields, "12345"); status != 403 {
+		t.Errorf("expired: %d %s", status, body)
 	}
 }
