@@ -4,7 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -253,4 +260,118 @@ func TestDirectUploadsOnS3(t *testing.T) {
 	if err := sendJSON(q.Attachment); err != nil {
 		t.Errorf("the send after the outage: %v", err)
 	}
+}
+
+// TestUploadStreamsS3: 8 concurrent 50 MB uploads through natter to a bucket (the multipart
+// send, whose size is not known ahead, so each goes as a multipart upload of 5 MiB parts):
+// natter holds one part per upload, whatever the files' size. It logs the figures of
+// docs/files.md: allocation, peak heap, MB/s and CPU per MB (this process: client and natter;
+// versitygw is another process), for the upload and for a download. Not parallel, so that
+// the figures are these uploads' alone.
+func TestUploadStreamsS3(t *testing.T) {
+	const size, n = 50_000_000, 8
+	srv := s3test.Start(t)
+	e := newFileEnv(t, "sqlite", chat.Config{MaxFileSize: size}, func(string) blobstore.Store { return openS3(t, srv) }, httpapi.Options{})
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() { // the heap in use, sampled every 10 ms
+		defer close(sampled)
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	rss0 := procStatus(t, "VmRSS")
+	var before, after runtimeMem
+	before.read()
+	cpu0 := cpuTime()
+	start := time.Now()
+	urls := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pr, pw := io.Pipe()
+			mw := multipart.NewWriter(pw)
+			go func() {
+				for _, kv := range [][2]string{{"receiver", "bob"}, {"receiverType", "user"}, {"type", "file"}, {"category", "message"}} {
+					mw.WriteField(kv[0], kv[1])
+				}
+				fw, _ := mw.CreateFormFile("files[]", fmt.Sprintf("big%d.bin", i))
+				io.Copy(fw, io.LimitReader(zeros{}, size))
+				pw.CloseWithError(mw.Close())
+			}()
+			req, _ := http.NewRequest("POST", e.srv.URL+"/v3/messages", pr)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.Header.Set("apikey", e.full)
+			req.Header.Set("onBehalfOf", "ann")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			var m struct{ Data struct{ Data struct{ URL string } } }
+			if json.NewDecoder(res.Body).Decode(&m); res.StatusCode != 200 {
+				t.Errorf("upload %d: %d", i, res.StatusCode)
+			}
+			urls[i] = m.Data.Data.URL
+		}()
+	}
+	wg.Wait()
+	took, cpu := time.Since(start), cpuTime()-cpu0
+	after.read()
+	close(stop)
+	<-sampled
+	if t.Failed() {
+		return
+	}
+	mb := float64(n*size) / 1e6
+	allocated := after.total - before.total
+	t.Logf("%d concurrent %d MB uploads to S3: %.0f MB/s, %.1f ms CPU per MB (client and natter), %d MiB allocated in all, peak heap %d MiB (%d MiB before), RSS %d MiB before, peak %d MiB",
+		n, size/1_000_000, mb/took.Seconds(), float64(cpu.Milliseconds())/mb, allocated>>20, peak.Load()>>20, base.HeapInuse>>20, rss0>>10, procStatus(t, "VmHWM")>>10)
+	if allocated > 150<<20 {
+		t.Errorf("%d MiB allocated to receive %d files of %d bytes: buffered, not streamed", allocated>>20, n, size)
+	}
+
+	// A download, from the bucket through natter.
+	cpu0, start = cpuTime(), time.Now()
+	res, err := http.Get(urls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	took, cpu = time.Since(start), cpuTime()-cpu0
+	if got != size {
+		t.Fatalf("download: %d bytes", got)
+	}
+	t.Logf("one %d MB download from S3: %.0f MB/s, %.1f ms CPU per MB", size/1_000_000, float64(size)/1e6/took.Seconds(), float64(cpu.Milliseconds())/(float64(size)/1e6))
+}
+
+// procStatus is a figure of /proc/self/status in KiB (VmRSS, VmHWM: the peak RSS), or 0
+// where there is none.
+func procStatus(t *testing.T, name string) int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb
+		}
+	}
+	return 0
 }
