@@ -324,7 +324,9 @@ func TestUploadStreamsS3(t *testing.T) {
 				return
 			}
 			defer res.Body.Close()
-			var m struct{ Data struct{ Data struct{ URL string } } }
+			var m struct {
+				Data struct{ Data struct{ URL string } }
+			}
 			if json.NewDecoder(res.Body).Decode(&m); res.StatusCode != 200 {
 				t.Errorf("upload %d: %d", i, res.StatusCode)
 			}
