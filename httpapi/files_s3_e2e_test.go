@@ -104,10 +104,26 @@ func TestFilesAcrossNodesOnS3(t *testing.T) {
 	if r, body := get(t, onB(m.Data.Data.URL), nil); r.StatusCode != 200 || string(body) != "plain words" || r.Header.Get("Content-Type") != "text/plain" {
 		t.Errorf("the sent file on B: %d %v %q", r.StatusCode, r.Header, body)
 	}
-	stored := srv.Files()
-	if len(stored) != 2 {
-		t.Errorf("objects: %v", stored)
+	if len(srv.Files()) != 2 {
+		t.Errorf("objects: %v", srv.Files())
 	}
+	// Deleted permanently through B: the object goes from the bucket, and A serves it no more.
+	var sent struct{ Data struct{ ID json.Number } }
+	json.Unmarshal(res.body, &sent)
+	del, err := http.NewRequest("DELETE", nodeB+"/v3/messages/"+sent.Data.ID.String(), strings.NewReader(`{"permanent":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Header.Set("apikey", a.full)
+	del.Header.Set("onBehalfOf", "ann")
+	del.Header.Set("Content-Type", "application/json")
+	if r, err := http.DefaultClient.Do(del); err != nil || r.StatusCode != 200 {
+		t.Fatalf("delete on B: %v %v", r, err)
+	}
+	if r, _ := get(t, m.Data.Data.URL, nil); r.StatusCode != 404 || len(srv.Files()) != 1 {
+		t.Errorf("after the permanent delete: GET on A %d, objects %v", r.StatusCode, srv.Files())
+	}
+	stored := srv.Files()
 
 	// Over the cap: 413, nothing stored, nothing written.
 	before := a.snapshot()
