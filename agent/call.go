@@ -191,7 +191,7 @@ func (w *Worker) attempt(ctx context.Context, log *slog.Logger, c chat.AgentCall
 	if cut {
 		data = replyData(c, text+cutNote, &failure{code: "too_large", msg: "the answer was cut at " + strconv.Itoa(MaxAnswerBytes) + " bytes"})
 	}
-	if _, err := w.svc.PostAgentReply(context.WithoutCancel(ctx), c, data); err != nil {
+	if _, err := w.svc.Agents().PostAgentReply(context.WithoutCancel(ctx), c, data); err != nil {
 		logPost(log, err)
 	}
 	return nil
@@ -273,7 +273,7 @@ func editData(c chat.AgentCall, text string, f *failure) json.RawMessage {
 // fail posts the bot's failure note.
 func (w *Worker) fail(ctx context.Context, log *slog.Logger, c chat.AgentCall, f failure) {
 	text := fmt.Sprintf("⚠ %s could not answer: %s.", c.Agent.Name, f.msg)
-	if _, err := w.svc.PostAgentReply(context.WithoutCancel(ctx), c, replyData(c, text, &f)); err != nil {
+	if _, err := w.svc.Agents().PostAgentReply(context.WithoutCancel(ctx), c, replyData(c, text, &f)); err != nil {
 		logPost(log.With("failure", f.code), err)
 	}
 }
@@ -293,7 +293,7 @@ func (w *Worker) failPartial(ctx context.Context, log *slog.Logger, c chat.Agent
 	}
 	text, _ = fit(text)
 	text += "\n\n[⚠ The answer was cut off: " + f.msg + ".]"
-	if err := w.svc.EditAgentReply(context.WithoutCancel(ctx), c, id, editData(c, text, &f)); err != nil && !errors.Is(err, context.Canceled) {
+	if err := w.svc.Agents().EditAgentReply(context.WithoutCancel(ctx), c, id, editData(c, text, &f)); err != nil && !errors.Is(err, context.Canceled) {
 		log.Warn("agent: note the failure", "err", err, "failure", f.code)
 	}
 }

@@ -193,7 +193,7 @@ func (st *streamState) grow(delta string) bool {
 		if text == "" {
 			return false
 		}
-		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
+		m, err := st.w.svc.Agents().PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
 			logPost(st.log, err)
 			return true
@@ -214,7 +214,7 @@ func (st *streamState) edit(text string, f *failure) {
 	if text == st.sent && f == nil {
 		return
 	}
-	if err := st.w.svc.EditAgentReply(context.WithoutCancel(st.ctx), st.c, st.replyID, editData(st.c, text, f)); err != nil {
+	if err := st.w.svc.Agents().EditAgentReply(context.WithoutCancel(st.ctx), st.c, st.replyID, editData(st.c, text, f)); err != nil {
 		st.log.Warn("agent: edit the answer", "err", err)
 	}
 	st.sent, st.lastEdit = text, time.Now()
@@ -227,7 +227,7 @@ func (st *streamState) end() {
 	case st.replyID != 0:
 		st.edit(text, nil)
 	case text != "":
-		if _, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil)); err != nil {
+		if _, err := st.w.svc.Agents().PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil)); err != nil {
 			logPost(st.log, err)
 		}
 	}
@@ -242,7 +242,7 @@ func (st *streamState) fail(f failure) {
 		return
 	}
 	if st.replyID == 0 { // a cut first chunk
-		m, err := st.w.svc.PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
+		m, err := st.w.svc.Agents().PostAgentReply(context.WithoutCancel(st.ctx), st.c, replyData(st.c, text, nil))
 		if err != nil {
 			logPost(st.log, err)
 			return

@@ -88,7 +88,7 @@ func New(svc *chat.Service, cfg Config) *Worker {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Worker{svc: svc, store: svc.AgentJobs(), cfg: cfg, log: cfg.Logger, retry: jobloop.Backoff{First: cfg.Backoff},
+	w := &Worker{svc: svc, store: svc.Agents().AgentJobs(), cfg: cfg, log: cfg.Logger, retry: jobloop.Backoff{First: cfg.Backoff},
 		client: safedial.Client(safedial.Options{Timeout: cfg.StreamDeadline, AllowPrivate: cfg.AllowPrivate, Name: "agent",
 			AllowFlag: "--webhook-allow-private"})}
 	w.loop = jobloop.New[chat.AgentJob, struct{}](cfg.Workers, cfg.Poll)
@@ -128,7 +128,7 @@ func (w *Worker) claim(ctx context.Context, limit int, _ []struct{}) ([]chat.Age
 // meanwhile.
 func (w *Worker) run(ctx context.Context, job chat.AgentJob) {
 	log := w.log.With("app", job.AppID, "agent", job.AgentUID, "job", job.ID)
-	c, err := w.svc.PrepareAgentCall(ctx, job)
+	c, err := w.svc.Agents().PrepareAgentCall(ctx, job)
 	switch {
 	case errors.Is(err, chat.ErrAgentGone):
 		w.finish(ctx, log, job)
@@ -179,7 +179,7 @@ func (w *Worker) run(ctx context.Context, job chat.AgentJob) {
 
 // typing shows (or stops showing) the bot typing; a failure costs the indicator alone.
 func (w *Worker) typing(log *slog.Logger, c chat.AgentCall, started bool) {
-	if err := w.svc.AgentTyping(context.Background(), c, started); err != nil {
+	if err := w.svc.Agents().AgentTyping(context.Background(), c, started); err != nil {
 		log.Warn("agent: typing indicator", "started", started, "err", err)
 	}
 }

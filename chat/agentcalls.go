@@ -31,7 +31,7 @@ type AgentCall struct {
 }
 
 // PrepareAgentCall reads what job's call needs; ErrAgentGone when there is nothing to do.
-func (s *Service) PrepareAgentCall(ctx context.Context, job AgentJob) (AgentCall, error) {
+func (s Agents) PrepareAgentCall(ctx context.Context, job AgentJob) (AgentCall, error) {
 	c := AgentCall{Job: job}
 	a, err := s.store.Agent(ctx, job.AppID, job.AgentUID)
 	if errors.Is(err, ErrNotFound) || err == nil && !a.IsActive {
@@ -92,7 +92,7 @@ func (s *Service) botPrincipal(ctx context.Context, c AgentCall) (Principal, err
 // PostAgentReply sends the bot's text message with data (a data object: text, metadata)
 // where the call's answer goes, as any send (announced); ErrAgentGone, and nothing sent, when
 // the agent was deleted or deactivated meanwhile.
-func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.RawMessage) (Message, error) {
+func (s Agents) PostAgentReply(ctx context.Context, c AgentCall, data json.RawMessage) (Message, error) {
 	a, err := s.store.Agent(ctx, c.Job.AppID, c.Agent.UID)
 	if errors.Is(err, ErrNotFound) || err == nil && !a.IsActive {
 		return Message{}, ErrAgentGone
@@ -118,7 +118,7 @@ func (s *Service) PostAgentReply(ctx context.Context, c AgentCall, data json.Raw
 
 // EditAgentReply replaces the bot's message id's data.text (and data.metadata when set),
 // as the bot, as any edit (its action message announced).
-func (s *Service) EditAgentReply(ctx context.Context, c AgentCall, id int64, data json.RawMessage) error {
+func (s Agents) EditAgentReply(ctx context.Context, c AgentCall, id int64, data json.RawMessage) error {
 	p, err := s.botPrincipal(ctx, c)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *Service) EditAgentReply(ctx context.Context, c AgentCall, id int64, dat
 // could see the bot's answer before "typing started", or "ended" before the last edit. On
 // PostgreSQL that costs one change_log row per call (started, its repeats, ended), beside
 // the answer's own writes; on SQLite, one node, nothing is written.
-func (s *Service) AgentTyping(ctx context.Context, c AgentCall, started bool) error {
+func (s Agents) AgentTyping(ctx context.Context, c AgentCall, started bool) error {
 	ch := &Change{Kind: ChangeTyping, App: c.Job.AppID, Actor: c.Bot.UID, Subject: TypingEnded}
 	if started {
 		ch.Subject = TypingStarted

@@ -252,7 +252,7 @@ func (s *Service) sealAgentHeaders(ctx context.Context, a *Agent, headers map[st
 }
 
 // AgentHeaders opens an agent's headers, for the worker's call.
-func (s *Service) AgentHeaders(ctx context.Context, a Agent) (map[string]string, error) {
+func (s Agents) AgentHeaders(ctx context.Context, a Agent) (map[string]string, error) {
 	if len(a.Headers) == 0 {
 		return nil, nil
 	}
@@ -280,7 +280,7 @@ func newAgentUID() string {
 // CreateAgent creates an agent. Its uid names its bot user: an existing active user is
 // bound as it is; otherwise the user is created with the agent's name and icon. Without a
 // uid natter makes one (a UUID, as the hosted service does).
-func (s *Service) CreateAgent(ctx context.Context, p Principal, in AgentCreate) (Agent, error) {
+func (s Agents) CreateAgent(ctx context.Context, p Principal, in AgentCreate) (Agent, error) {
 	fe := fieldErrors{}
 	a := Agent{AppID: p.App.ID, Name: in.Name, Icon: in.Icon, IsActive: true, IntegrateWith: in.IntegrateWith,
 		IntegrationType: in.IntegrationType, URL: in.URL, Instruction: in.Instruction,
@@ -343,8 +343,8 @@ func (s *Service) CreateAgent(ctx context.Context, p Principal, in AgentCreate) 
 	return a, nil
 }
 
-// Agents lists the app's agents.
-func (s *Service) Agents(ctx context.Context, p Principal) ([]Agent, error) {
+// List lists the app's agents.
+func (s Agents) List(ctx context.Context, p Principal) ([]Agent, error) {
 	as, err := s.store.Agents(ctx, p.App.ID)
 	if err != nil {
 		return nil, internal("list agents", err)
@@ -353,7 +353,7 @@ func (s *Service) Agents(ctx context.Context, p Principal) ([]Agent, error) {
 }
 
 // Agent reads one agent.
-func (s *Service) Agent(ctx context.Context, p Principal, uid string) (Agent, error) {
+func (s Agents) Agent(ctx context.Context, p Principal, uid string) (Agent, error) {
 	id, ok := NormalizeID(uid)
 	if !ok {
 		return Agent{}, errAgentNotFound("")
@@ -369,7 +369,7 @@ func (s *Service) Agent(ctx context.Context, p Principal, uid string) (Agent, er
 }
 
 // UpdateAgent changes an agent. Deactivating it drops its pending jobs.
-func (s *Service) UpdateAgent(ctx context.Context, p Principal, uid string, in AgentChange) (Agent, error) {
+func (s Agents) UpdateAgent(ctx context.Context, p Principal, uid string, in AgentChange) (Agent, error) {
 	a, err := s.Agent(ctx, p, uid)
 	if err != nil {
 		return Agent{}, err
@@ -422,7 +422,7 @@ func (s *Service) UpdateAgent(ctx context.Context, p Principal, uid string, in A
 }
 
 // DeleteAgent deletes an agent and its pending jobs; its user stays, with its messages.
-func (s *Service) DeleteAgent(ctx context.Context, p Principal, uid string) error {
+func (s Agents) DeleteAgent(ctx context.Context, p Principal, uid string) error {
 	id, ok := NormalizeID(uid)
 	if !ok {
 		return errAgentNotFound("")
@@ -515,4 +515,4 @@ func workOf(events []OutboxEvent) Work {
 }
 
 // AgentJobs is the store the agent workers use.
-func (s *Service) AgentJobs() AgentStore { return s.store }
+func (s Agents) AgentJobs() AgentStore { return s.store }

@@ -19,7 +19,7 @@ const ringingBatch = 500
 // ringing timeout after it was initiated (announcing each, as changeCall does). Every node may run it at
 // once: the session's row lock has one of them change each, and the others find it no
 // longer ringing. It returns the call messages written.
-func (s *Service) ExpireRingingCalls(ctx context.Context, timeout time.Duration) ([]Message, error) {
+func (s Calls) ExpireRingingCalls(ctx context.Context, timeout time.Duration) ([]Message, error) {
 	due, err := s.store.RingingCalls(ctx, s.now()-int64(timeout/time.Second), ringingBatch)
 	if err != nil {
 		return nil, internal("list ringing calls", err)
@@ -46,7 +46,7 @@ func (s *Service) ExpireRingingCalls(ctx context.Context, timeout time.Duration)
 
 // RunCallExpiry sweeps ringing calls every quarter of timeout (at most every 15 s) until ctx
 // ends; a timeout of 0 or less sweeps nothing.
-func (s *Service) RunCallExpiry(ctx context.Context, timeout time.Duration, log *slog.Logger) {
+func (s Calls) RunCallExpiry(ctx context.Context, timeout time.Duration, log *slog.Logger) {
 	if timeout <= 0 {
 		return
 	}

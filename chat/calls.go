@@ -183,7 +183,7 @@ func validCallType(t string) bool { return t == CallAudio || t == CallVideo }
 
 // InitiateCall opens a call session from the acting user to a user or a group it is a
 // member of, and answers with the "initiated" call message.
-func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate) (Message, error) {
+func (s Calls) InitiateCall(ctx context.Context, p Principal, in CallInitiate) (Message, error) {
 	caller, err := s.actingUser(ctx, p)
 	if err != nil {
 		return Message{}, err
@@ -253,7 +253,7 @@ func (s *Service) InitiateCall(ctx context.Context, p Principal, in CallInitiate
 
 // UpdateCallStatus moves a session as the acting user asks (applyCallStatus) and answers
 // with the call message that records it.
-func (s *Service) UpdateCallStatus(ctx context.Context, p Principal, sessionID, status string) (Message, error) {
+func (s Calls) UpdateCallStatus(ctx context.Context, p Principal, sessionID, status string) (Message, error) {
 	actor, err := s.actingUser(ctx, p)
 	if err != nil {
 		return Message{}, err
@@ -338,7 +338,7 @@ func callChanges(cs *Changes, c *Call, m *Message, wrote bool) {
 
 // ChangeCallType switches a session between audio and video, as one of its parties; the
 // minutes so far are counted as the old type. Switching to the type it has changes nothing.
-func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, typ string) (Call, error) {
+func (s Calls) ChangeCallType(ctx context.Context, p Principal, sessionID, typ string) (Call, error) {
 	actor, err := s.actingUser(ctx, p)
 	if err != nil {
 		return Call{}, err
@@ -383,7 +383,7 @@ func (s *Service) ChangeCallType(ctx context.Context, p Principal, sessionID, ty
 
 // Call reads one session's record with its latest transcriptions. Acting as a user, only
 // a participant sees it (others are told it does not exist).
-func (s *Service) Call(ctx context.Context, p Principal, sessionID string) (Call, error) {
+func (s Calls) Call(ctx context.Context, p Principal, sessionID string) (Call, error) {
 	viewer, err := s.callViewer(ctx, p, OpGetCall)
 	if err != nil {
 		return Call{}, err
@@ -416,8 +416,8 @@ func (s *Service) callViewer(ctx context.Context, p Principal, op Op) (string, e
 	return u.UID, err
 }
 
-// Calls lists sessions, newest first. Acting as a user, only the calls it took part in.
-func (s *Service) Calls(ctx context.Context, p Principal, f CallFilter, page Page) ([]Call, int, error) {
+// List lists call sessions, newest first. Acting as a user, only the calls it took part in.
+func (s Calls) List(ctx context.Context, p Principal, f CallFilter, page Page) ([]Call, int, error) {
 	viewer, err := s.callViewer(ctx, p, OpListCalls)
 	if err != nil {
 		return nil, 0, err

@@ -16,7 +16,7 @@ func (t Transcription) TranscriptDate() string {
 }
 
 // CallTranscriptions lists a session's transcriptions, oldest first.
-func (s *Service) CallTranscriptions(ctx context.Context, p Principal, sessionID string, page Page) ([]Transcription, int, error) {
+func (s Calls) CallTranscriptions(ctx context.Context, p Principal, sessionID string, page Page) ([]Transcription, int, error) {
 	if _, err := s.Call(ctx, p, sessionID); err != nil {
 		return nil, 0, err
 	}
@@ -37,7 +37,7 @@ type TranscriptionInput struct {
 
 // AddTranscription attaches a transcript to a session (natter's own admin operation: the
 // hosted service produces them itself).
-func (s *Service) AddTranscription(ctx context.Context, p Principal, sessionID string, in TranscriptionInput) (Transcription, error) {
+func (s Calls) AddTranscription(ctx context.Context, p Principal, sessionID string, in TranscriptionInput) (Transcription, error) {
 	if sessionID == "" || len(sessionID) > MaxSessionIDLen {
 		return Transcription{}, errCallNotFound(sessionID)
 	}

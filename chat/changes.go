@@ -50,7 +50,7 @@ const (
 	// ChangeTyping: an agent's bot, Actor, started (Subject TypingStarted) or stopped
 	// (TypingEnded) typing to the user UIDs[0] or the group GUID. It commits nothing but its
 	// log row: it rides the feed, not the bus, so that sockets get it in order with the
-	// bot's messages on every node (Service.AgentTyping).
+	// bot's messages on every node (Agents.AgentTyping).
 	ChangeTyping ChangeKind = "typing"
 )
 

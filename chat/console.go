@@ -43,7 +43,7 @@ func ErrConsoleSession(err error) bool { return errors.Is(err, errConsoleSession
 
 // ConsoleSignIn checks an app id and an API key as the API does, and that the key may do
 // everything (fullAccess), and starts a session.
-func (s *Service) ConsoleSignIn(ctx context.Context, appID, key string) (ConsoleSession, Principal, error) {
+func (s Console) ConsoleSignIn(ctx context.Context, appID, key string) (ConsoleSession, Principal, error) {
 	appID = strings.ToLower(strings.TrimSpace(appID))
 	if !ValidAppID(appID) {
 		return ConsoleSession{}, Principal{}, Errorf(CodeInvalidAppID, "Enter the app's id: lowercase letters, digits and hyphens.")
@@ -76,7 +76,7 @@ func (s *Service) consoleKey(ctx context.Context) ([]byte, error) {
 }
 
 // SealConsoleSession is the cookie value of a session, marked as seen now.
-func (s *Service) SealConsoleSession(ctx context.Context, cs ConsoleSession) (string, error) {
+func (s Console) SealConsoleSession(ctx context.Context, cs ConsoleSession) (string, error) {
 	key, err := s.consoleKey(ctx)
 	if err != nil {
 		return "", err
@@ -90,7 +90,7 @@ func (s *Service) SealConsoleSession(ctx context.Context, cs ConsoleSession) (st
 // OpenConsoleSession checks a cookie value: its signature, that it was used within idle and
 // began within max, and that its key still exists with full access in its app. It returns
 // the session and the principal it acts as.
-func (s *Service) OpenConsoleSession(ctx context.Context, value string, idle, max time.Duration) (ConsoleSession, Principal, error) {
+func (s Console) OpenConsoleSession(ctx context.Context, value string, idle, max time.Duration) (ConsoleSession, Principal, error) {
 	body, mac, ok := strings.Cut(value, ".")
 	if !ok || len(value) > 1024 {
 		return ConsoleSession{}, Principal{}, errConsoleSession
@@ -136,7 +136,7 @@ func (cs ConsoleSession) live(now int64, idle, max time.Duration) bool {
 
 // ConsoleCSRF is the session's CSRF token: every form and htmx request of the console
 // sends it, and the console refuses a state-changing request without it.
-func (s *Service) ConsoleCSRF(ctx context.Context, cs ConsoleSession) (string, error) {
+func (s Console) ConsoleCSRF(ctx context.Context, cs ConsoleSession) (string, error) {
 	key, err := s.consoleKey(ctx)
 	if err != nil {
 		return "", err
@@ -154,7 +154,7 @@ type DayCount struct {
 
 // DailyMessages is the messages sent, and the requests refused over the rate limits, in each of the last days UTC days, today included,
 // oldest first, from the usage roll-up (GET /stats/messages' figures).
-func (s *Service) DailyMessages(ctx context.Context, p Principal, days int) ([]DayCount, error) {
+func (s Console) DailyMessages(ctx context.Context, p Principal, days int) ([]DayCount, error) {
 	if days < 1 || days > 31 {
 		return nil, InvalidField("days", "The days must be from 1 to 31.")
 	}
@@ -188,7 +188,7 @@ func dailyCounts(rows []UsageCount, from int64, days int) []DayCount {
 
 // DeleteAPIKeyHash deletes a key named by its hash, as lists show keys (masked, with no
 // value to name them by); otherwise as DeleteAPIKey.
-func (s *Service) DeleteAPIKeyHash(ctx context.Context, p Principal, hash string) (APIKey, error) {
+func (s Console) DeleteAPIKeyHash(ctx context.Context, p Principal, hash string) (APIKey, error) {
 	if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
 		return APIKey{}, errAPIKeyNotFound()
 	}
@@ -197,7 +197,7 @@ func (s *Service) DeleteAPIKeyHash(ctx context.Context, p Principal, hash string
 
 // DeleteAuthTokenHash deletes one of user uid's tokens named by its hash, as lists show
 // tokens; otherwise as DeleteAuthToken.
-func (s *Service) DeleteAuthTokenHash(ctx context.Context, p Principal, uid, hash string) error {
+func (s Console) DeleteAuthTokenHash(ctx context.Context, p Principal, uid, hash string) error {
 	u, err := s.User(ctx, p, uid)
 	if err != nil {
 		return err
@@ -218,7 +218,7 @@ func (s *Service) DeleteAuthTokenHash(ctx context.Context, p Principal, uid, has
 
 // ConsoleUser returns a user that is not deleted, deactivated or not: the console shows a
 // deactivated user so that it can be reactivated.
-func (s *Service) ConsoleUser(ctx context.Context, p Principal, uid string) (User, error) {
+func (s Console) ConsoleUser(ctx context.Context, p Principal, uid string) (User, error) {
 	uid, ok := NormalizeID(uid)
 	if !ok {
 		return User{}, errUIDNotFound("")

@@ -234,7 +234,7 @@ func batchKeys(field string, n int, keyOf func(i int) string, errs []error) erro
 }
 
 // ImportUsers imports users, keyed by uid.
-func (s *Service) ImportUsers(ctx context.Context, p Principal, items []UserImport) ([]ImportResult[User], error) {
+func (s Import) ImportUsers(ctx context.Context, p Principal, items []UserImport) ([]ImportResult[User], error) {
 	n := len(items)
 	errs := make([]error, n)
 	users := make([]User, n)
@@ -384,7 +384,7 @@ func validateUserImport(appID string, in UserImport, now int64) (User, error) {
 
 // ImportGroups imports groups, keyed by guid. An owner must be a user already; the owner
 // does not become a member (members are imported as members).
-func (s *Service) ImportGroups(ctx context.Context, p Principal, items []GroupImport) ([]ImportResult[Group], error) {
+func (s Import) ImportGroups(ctx context.Context, p Principal, items []GroupImport) ([]ImportResult[Group], error) {
 	n := len(items)
 	errs := make([]error, n)
 	groups := make([]Group, n)

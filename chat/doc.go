@@ -19,7 +19,9 @@
 //
 // # Where things live
 //
-// One file per aggregate holds its types, limits, storage interface and Service methods:
+// One file per aggregate holds its types, limits, storage interface and Service methods; a
+// family's files hold the methods of its accessor (families.go: Calls, Agents, Webhooks,
+// Notifications, Usage, Import, Console, Roles, Moderation):
 //
 //   - apps, keys, sign-in: apps.go, apikeys.go, authtokens.go, auth.go, keycache.go,
 //     operator.go (the command line's principal), console.go (the web console's sessions)
@@ -31,7 +33,8 @@
 //     conversations.go (conversation lists, markers, receipts), idempotency.go, utf8.go and
 //     echo.go (stored JSON and quoting input in errors)
 //   - files: files.go (upload forms, storing files a message carries, serving them, removing a
-//     permanently deleted message's files; the bytes in internal/blobstore)
+//     permanently deleted message's files; the bytes in internal/blobstore), files_sweep.go
+//     (files no message carried, swept by every node)
 //   - permissions: policy.go (the one check every user operation passes), permissions.go
 //     (RBAC keys), features.go (restricted features)
 //   - moderation: moderation.go (reasons, the store), moderation_rules.go (rules, keyword

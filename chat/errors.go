@@ -283,6 +283,9 @@ var (
 	ErrAlreadyExists = errors.New("already exists")
 	ErrLimitReached  = errors.New("limit reached")
 	ErrUnavailable   = errors.New("database unavailable")
+	// ErrFileGone: a message carries a file of the app's that is gone, or going: deleted,
+	// or claimed by the orphan sweep (files_sweep.go).
+	ErrFileGone = errors.New("file swept")
 )
 
 // ErrorCode reports the Code of err, or "" when err is not an *Error.

@@ -152,7 +152,7 @@ func featureKeys(field string, in []string) ([]string, error) {
 
 // RestrictFeatures restricts features for a role, all or nothing: an unknown feature
 // refuses the call. It returns the keys restricted.
-func (s *Service) RestrictFeatures(ctx context.Context, p Principal, role string, keys []string) ([]string, error) {
+func (s Roles) RestrictFeatures(ctx context.Context, p Principal, role string, keys []string) ([]string, error) {
 	if len(keys) == 0 {
 		return nil, InvalidField("featuresToRestrict", "The featuresToRestrict field is required.")
 	}
@@ -167,7 +167,7 @@ func (s *Service) RestrictFeatures(ctx context.Context, p Principal, role string
 }
 
 // AllowFeatures lifts restrictions of a role: those of keys, or all of them with all.
-func (s *Service) AllowFeatures(ctx context.Context, p Principal, role string, keys []string, all bool) error {
+func (s Roles) AllowFeatures(ctx context.Context, p Principal, role string, keys []string, all bool) error {
 	switch {
 	case all && len(keys) > 0:
 		return InvalidField("allowAll", "Send featuresToAllow or allowAll, not both.")
@@ -184,7 +184,7 @@ func (s *Service) AllowFeatures(ctx context.Context, p Principal, role string, k
 }
 
 // ListRestrictedFeatures lists the features restricted for a role, in the table's order.
-func (s *Service) ListRestrictedFeatures(ctx context.Context, p Principal, role string) ([]RestrictedFeature, error) {
+func (s Roles) ListRestrictedFeatures(ctx context.Context, p Principal, role string) ([]RestrictedFeature, error) {
 	r, err := s.Role(ctx, p, role)
 	if err != nil {
 		return nil, err

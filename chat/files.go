@@ -14,7 +14,6 @@ import (
 	mimetype "mime"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -62,7 +61,25 @@ type FileStore interface {
 	DeleteFiles(ctx context.Context, appID, uid string, keys []string) ([]string, error)
 	// DeleteUserFiles deletes the records of every file uid uploaded and returns their keys.
 	DeleteUserFiles(ctx context.Context, appID, uid string) ([]string, error)
+	// ClaimOrphanFiles claims for deletion, across apps and oldest first, at most limit
+	// files that no message carries (not attached), created before createdBefore, and not
+	// claimed since leaseBefore (a claim older than that was a node's that died): it sets
+	// their swept_at to now and returns them. Nodes claiming at once take different files.
+	ClaimOrphanFiles(ctx context.Context, createdBefore, leaseBefore, now int64, limit int) ([]FileRef, error)
+	// ForgetSweptFiles deletes the records of claimed files whose bytes are gone.
+	ForgetSweptFiles(ctx context.Context, files []FileRef) error
 }
+
+// FileTx is the files' part of a write transaction.
+type FileTx interface {
+	// AttachFiles marks the app's files among keys (distinct) as carried by a message, in
+	// the transaction that stores it; ErrFileGone when one of them is not there or is
+	// claimed by the orphan sweep (the transaction must then roll back).
+	AttachFiles(appID string, keys []string) error
+}
+
+// FileRef names a stored file.
+type FileRef struct{ AppID, Key string }
 
 // Attachment is a stored file as a message's data.attachments[] entry holds it, less its URL,
 // which names the host the client reached (FilePath has its path).
@@ -317,12 +334,12 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 // natter signed for this app and key, and have the grant's size. A file that is not (yet)
 // there refuses the send, as does an outage (503); a send whose files all have records asks
 // the store nothing.
-func (s *Service) adoptUploads(ctx context.Context, appID string, data json.RawMessage) error {
+func (s *Service) adoptUploads(ctx context.Context, appID string, keys []string) error {
 	d, ok := s.direct()
 	if !ok {
 		return nil
 	}
-	for _, k := range messageFileKeys(appID, data) {
+	for _, k := range keys {
 		if _, err := s.store.FileByKey(ctx, appID, k); err == nil {
 			continue
 		} else if !errors.Is(err, ErrNotFound) {
@@ -523,7 +540,7 @@ func (s *Service) removeMessageFiles(ctx context.Context, m Message) {
 	if s.cfg.Files == nil {
 		return
 	}
-	keys := messageFileKeys(m.AppID, m.Data)
+	keys := s.messageFileKeys(m.AppID, m.Data) // files_sweep.go
 	if len(keys) == 0 {
 		return
 	}
@@ -551,34 +568,4 @@ func (s *Service) removeUserFiles(ctx context.Context, appID, uid string) {
 	for _, k := range keys {
 		s.cfg.Files.Delete(ctx, k)
 	}
-}
-
-// messageFileKeys are the keys of appID's file URLs in a message's data.url and
-// data.attachments[].url, without repeats.
-func messageFileKeys(appID string, data json.RawMessage) []string {
-	if len(data) == 0 {
-		return nil
-	}
-	var d struct {
-		URL         any `json:"url"`
-		Attachments []struct {
-			URL any `json:"url"`
-		} `json:"attachments"`
-	}
-	if json.Unmarshal(data, &d) != nil {
-		return nil
-	}
-	var keys []string
-	add := func(v any) {
-		if u, ok := v.(string); ok {
-			if k, ok := fileKeyOf(appID, u); ok && !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	add(d.URL)
-	for _, a := range d.Attachments {
-		add(a.URL)
-	}
-	return keys
 }

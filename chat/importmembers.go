@@ -10,7 +10,7 @@ func MemberKey(guid, uid string) string { return guid + "_member_" + uid }
 
 // ImportMembers imports group members (and, with isBanned, bans), keyed by
 // "<guid>_member_<uid>". The group and the user must exist already.
-func (s *Service) ImportMembers(ctx context.Context, p Principal, items []MemberImport) ([]ImportResult[ImportedMember], error) {
+func (s Import) ImportMembers(ctx context.Context, p Principal, items []MemberImport) ([]ImportResult[ImportedMember], error) {
 	n := len(items)
 	errs := make([]error, n)
 	ms := make([]ImportedMember, n)

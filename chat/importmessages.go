@@ -14,7 +14,7 @@ import (
 // order is sentAt order and history pages the right way. Imported messages count in their
 // conversations (lastMessage, unread counts); a one-to-one message with readAt or
 // deliveredAt moves its receiver's read or delivery marker.
-func (s *Service) ImportMessages(ctx context.Context, p Principal, items []MessageImport) ([]ImportResult[Message], error) {
+func (s Import) ImportMessages(ctx context.Context, p Principal, items []MessageImport) ([]ImportResult[Message], error) {
 	n := len(items)
 	errs := make([]error, n)
 	msgs := make([]Message, n)

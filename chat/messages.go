@@ -57,6 +57,10 @@ type Message struct {
 	// A reply's new followers of its thread, stored with it (threads.go): ThreadJoin
 	// follow it whatever they chose before, ThreadJoinIfNew unless they chose before.
 	ThreadJoin, ThreadJoinIfNew []string
+	// Files are the keys of the app's uploaded files the message carries (data.url,
+	// data.attachments[].url), which its store marks attached in the message's transaction
+	// so that the orphan sweep never takes them (files_sweep.go); set on a send only.
+	Files []string
 	// Seq is the message's place among its conversation's counted messages; set only on
 	// import, where the service numbers a batch itself (dataimport.go).
 	Seq      int64
@@ -242,6 +246,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 		return Message{}, err
 	}
 	m.AppID, m.Sender = p.App.ID, sender.UID
+	m.Files = s.messageFileKeys(m.AppID, m.Data)
 	a := Action{Op: OpSendMessage, Role: sender.Role, ReceiverType: m.ReceiverType, Category: m.Category, Type: m.Type, Data: m.Data}
 	if parent != nil {
 		a.Op = OpSendThreadMessage
@@ -262,7 +267,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if _, err := s.permit(ctx, p, a); err != nil {
 		return Message{}, err
 	}
-	if err := s.adoptUploads(ctx, p.App.ID, m.Data); err != nil { // files.go: files posted straight to the bucket
+	if err := s.adoptUploads(ctx, p.App.ID, m.Files); err != nil { // files.go: files posted straight to the bucket
 		return Message{}, err
 	}
 	if parent != nil {
@@ -305,7 +310,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	// As answered, before it is announced (the store sets its ID).
 	m.SenderEntity = sender.Entity()
 	m.MarkMentioned(sender.UID)
-	if err := s.createMessage(ctx, &m, events); err != nil {
+	if err := s.createMessage(ctx, &m, events); errors.Is(err, ErrFileGone) {
+		return Message{}, errFileGone
+	} else if err != nil {
 		return Message{}, internal("send message", err)
 	}
 	s.rollup.message(p.App.ID, sender.UID, now)

@@ -241,7 +241,7 @@ type ReasonInput struct {
 }
 
 // Reasons lists the default reasons, then the app's own by id.
-func (s *Service) Reasons(ctx context.Context, p Principal) ([]Reason, error) {
+func (s Moderation) Reasons(ctx context.Context, p Principal) ([]Reason, error) {
 	own, err := s.store.Reasons(ctx, p.App.ID)
 	if err != nil {
 		return nil, internal("list reasons", err)
@@ -251,7 +251,7 @@ func (s *Service) Reasons(ctx context.Context, p Principal) ([]Reason, error) {
 }
 
 // Reason reads one reason.
-func (s *Service) Reason(ctx context.Context, p Principal, id string) (Reason, error) {
+func (s Moderation) Reason(ctx context.Context, p Principal, id string) (Reason, error) {
 	if r, ok := defaultReason(id); ok {
 		return r, nil
 	}
@@ -270,7 +270,7 @@ func errReasonNotFound(id string) error {
 }
 
 // CreateReason adds one of the app's own reasons.
-func (s *Service) CreateReason(ctx context.Context, p Principal, in ReasonInput) (Reason, error) {
+func (s Moderation) CreateReason(ctx context.Context, p Principal, in ReasonInput) (Reason, error) {
 	fe := fieldErrors{}
 	id := fe.id("id", in.ID, true)
 	r := Reason{ID: id, Name: deref(in.Name), Description: deref(in.Description)}
@@ -301,7 +301,7 @@ func (s *Service) CreateReason(ctx context.Context, p Principal, in ReasonInput)
 }
 
 // UpdateReason changes a reason's name or description.
-func (s *Service) UpdateReason(ctx context.Context, p Principal, in ReasonInput) (Reason, error) {
+func (s Moderation) UpdateReason(ctx context.Context, p Principal, in ReasonInput) (Reason, error) {
 	if _, ok := defaultReason(in.ID); ok {
 		return Reason{}, Errorf(CodeReasonDefault, "The reason %s is a default reason and cannot be changed.", in.ID)
 	}
@@ -337,7 +337,7 @@ func (s *Service) UpdateReason(ctx context.Context, p Principal, in ReasonInput)
 }
 
 // DeleteReason deletes one of the app's own reasons. Flags made with it keep its id.
-func (s *Service) DeleteReason(ctx context.Context, p Principal, id string) error {
+func (s Moderation) DeleteReason(ctx context.Context, p Principal, id string) error {
 	if _, ok := defaultReason(id); ok {
 		return Errorf(CodeReasonDefault, "The reason %s is a default reason and cannot be deleted.", id)
 	}

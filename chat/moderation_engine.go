@@ -337,6 +337,10 @@ func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v ver
 		if err := tx.InsertBlocked(&b); err != nil {
 			return err
 		}
+		// A held message keeps its files from the sweep: a moderator may approve it later.
+		if err := tx.AttachFiles(m.AppID, m.Files); err != nil {
+			return err
+		}
 		m.ID = b.MessageID
 		// Announced as held (Moderation set): its sender's answer, nobody's frame.
 		c := messageChange(&m, 0)
@@ -348,7 +352,9 @@ func (s *Service) holdMessage(ctx context.Context, sender User, m Message, v ver
 		return tx.InsertOutbox(OutboxEvent{AppID: m.AppID, Trigger: TriggerModerationEngineBlocked, ConversationID: m.ConversationID,
 			Ref: EventRef{BlockedID: b.ID}, At: time.Now().UnixMilli()})
 	})
-	if err != nil {
+	if errors.Is(err, ErrFileGone) {
+		return Message{}, errFileGone
+	} else if err != nil {
 		return Message{}, internal("hold blocked message", err)
 	}
 	return m, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -27,6 +28,11 @@ type Flag struct {
 	ReasonID  string
 	Remark    string
 	CreatedAt int64
+	// Filled by FlaggedMessages for the lists' flaggedBy (the newest hosted file's): the
+	// flagger as the cache knows it (its name, avatar and role; empty once the user is
+	// gone) and the reason's name and description (empty once the reason is deleted).
+	By     Entity
+	Reason Reason
 }
 
 // Flagged is a flagged message's review state with its flags; Message is filled by the
@@ -67,7 +73,7 @@ type FlagInput struct {
 
 // FlagMessage records the acting user's flag of a message it can see. Flagging a message
 // twice is ERR_MESSAGE_ALREADY_FLAGGED.
-func (s *Service) FlagMessage(ctx context.Context, p Principal, id string, in FlagInput) error {
+func (s Moderation) FlagMessage(ctx context.Context, p Principal, id string, in FlagInput) error {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return err
@@ -113,7 +119,7 @@ const MaxModerationPage = 100
 
 // FlaggedMessages lists flagged messages not reviewed yet (reviewed false) or reviewed,
 // newest first, below the message id before.
-func (s *Service) FlaggedMessages(ctx context.Context, p Principal, reviewed bool, before int64, limit int) ([]Flagged, error) {
+func (s Moderation) FlaggedMessages(ctx context.Context, p Principal, reviewed bool, before int64, limit int) ([]Flagged, error) {
 	fs, err := s.store.FlaggedMessages(ctx, p.App.ID, reviewed, before, limit)
 	if err != nil {
 		return nil, internal("list flagged messages", err)
@@ -129,12 +135,57 @@ func (s *Service) FlaggedMessages(ctx context.Context, p Principal, reviewed boo
 		m.Moderation = fs[i].Status
 		fs[i].Message = &m
 	}
+	if err := s.describeFlags(ctx, p, fs); err != nil {
+		return nil, err
+	}
 	return fs, nil
+}
+
+// describeFlags gives each flag its flagger's and its reason's details, in one read of the
+// page's flaggers (through the entity cache) and one of the app's reasons, whatever the page
+// holds.
+func (s *Service) describeFlags(ctx context.Context, p Principal, fs []Flagged) error {
+	var uids []string
+	for _, f := range fs {
+		for _, fl := range f.Flags {
+			if !slices.Contains(uids, fl.UID) {
+				uids = append(uids, fl.UID)
+			}
+		}
+	}
+	if len(uids) == 0 {
+		return nil
+	}
+	users, err := s.cachedUsersByID(ctx, p.App.ID, uids)
+	if err != nil {
+		return internal("read flaggers", err)
+	}
+	reasons, err := s.Moderation().Reasons(ctx, p)
+	if err != nil {
+		return err
+	}
+	for i := range fs {
+		for j := range fs[i].Flags {
+			fl := &fs[i].Flags[j]
+			fl.By = Entity{UID: fl.UID}
+			if u, ok := users[fl.UID]; ok {
+				fl.By = Entity{UID: u.UID, Name: u.Name, Avatar: u.Avatar, Role: u.Role}
+			}
+			fl.Reason = Reason{ID: fl.ReasonID}
+			for _, r := range reasons {
+				if r.ID == fl.ReasonID {
+					fl.Reason = r
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReviewFlagged approves (the message stays) or disapproves (the message is deleted for
 // everyone) a flagged message.
-func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status string) error {
+func (s Moderation) ReviewFlagged(ctx context.Context, p Principal, id, status string) error {
 	mid, err := ParseMessageID(id)
 	if err != nil {
 		return Errorf(CodeNotFlagged, "The message is not flagged.")
@@ -202,7 +253,7 @@ func (s *Service) ReviewFlagged(ctx context.Context, p Principal, id, status str
 }
 
 // BlockedMessages lists the messages rules held, newest first, below the message id before.
-func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
+func (s Moderation) BlockedMessages(ctx context.Context, p Principal, before int64, limit int) ([]BlockedMessage, error) {
 	bs, err := s.store.BlockedMessages(ctx, p.App.ID, before, limit)
 	return bs, modErr("list blocked messages", err)
 }
@@ -212,7 +263,7 @@ func (s *Service) BlockedMessages(ctx context.Context, p Principal, before int64
 // (never sent; the answer's ID is 0). id is the held message's id (its message.id in the
 // blocked list, the id its sender was answered with), as the hosted API's
 // PATCH /moderation/blocked-messages/{messageId}; the entry's own id is not an address.
-func (s *Service) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
+func (s Moderation) ReviewBlocked(ctx context.Context, p Principal, id, status string) (Message, error) {
 	bid, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || bid <= 0 {
 		return Message{}, Errorf(CodeBlockedNotFound, "The blocked message does not exist.")

@@ -22,6 +22,11 @@ type RuleInput struct {
 	Enabled     *bool
 	Conditions  []Condition
 	Action      []string
+	// Filters is how many filters the request gave: the newest hosted file's rules may be
+	// limited to some senders or receivers (its UserFilter and GroupFilter), which natter's
+	// engine does not apply yet. A rule with any is refused rather than stored and applied to
+	// every message, moderating users the app meant to leave alone.
+	Filters int
 }
 
 // validateRule checks a rule as sent and returns it normalised; which keyword lists it
@@ -31,6 +36,9 @@ func validateRule(in RuleInput) (ModRule, error) {
 	r := ModRule{ID: fe.id("id", in.ID, true), Name: in.Name, Description: in.Description, Enabled: in.Enabled == nil || *in.Enabled}
 	fe.text("name", in.Name, MaxModNameLen, true)
 	fe.text("description", in.Description, MaxModDescLen, false)
+	if in.Filters > 0 {
+		fe.add("filters", "natter does not limit a rule to some users or groups yet: send the rule without filters, and it applies to every message.")
+	}
 	switch {
 	case len(in.Conditions) == 0:
 		fe.add("conditions", "A rule needs at least one condition.")
@@ -146,13 +154,13 @@ func reasonOf(err error) string {
 }
 
 // ModRules lists the app's rules.
-func (s *Service) ModRules(ctx context.Context, p Principal) ([]ModRule, error) {
+func (s Moderation) ModRules(ctx context.Context, p Principal) ([]ModRule, error) {
 	rs, err := s.store.ModRules(ctx, p.App.ID)
 	return rs, modErr("list rules", err)
 }
 
 // ModRule reads a rule's current revision.
-func (s *Service) ModRule(ctx context.Context, p Principal, id string) (ModRule, error) {
+func (s Moderation) ModRule(ctx context.Context, p Principal, id string) (ModRule, error) {
 	r, err := s.store.ModRule(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return ModRule{}, errRuleNotFound(id)
@@ -161,7 +169,7 @@ func (s *Service) ModRule(ctx context.Context, p Principal, id string) (ModRule,
 }
 
 // RuleRevisions lists a rule's revisions, newest first.
-func (s *Service) RuleRevisions(ctx context.Context, p Principal, id string) ([]ModRule, error) {
+func (s Moderation) RuleRevisions(ctx context.Context, p Principal, id string) ([]ModRule, error) {
 	rs, err := s.store.RuleRevisions(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return nil, errRuleNotFound(id)
@@ -174,12 +182,12 @@ func errRuleNotFound(id string) error {
 }
 
 // CreateRule creates a rule, its first revision.
-func (s *Service) CreateRule(ctx context.Context, p Principal, in RuleInput) (ModRule, error) {
+func (s Moderation) CreateRule(ctx context.Context, p Principal, in RuleInput) (ModRule, error) {
 	return s.saveRule(ctx, p, in, true)
 }
 
 // UpdateRule replaces a rule with a new revision.
-func (s *Service) UpdateRule(ctx context.Context, p Principal, id string, in RuleInput) (ModRule, error) {
+func (s Moderation) UpdateRule(ctx context.Context, p Principal, id string, in RuleInput) (ModRule, error) {
 	id = strings.ToLower(id)
 	if in.ID != "" && strings.ToLower(in.ID) != id {
 		return ModRule{}, InvalidField("id", "The id of a rule cannot change.")
@@ -192,7 +200,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 	r, err := validateRule(in)
 	if err != nil {
 		if !create && ErrorCode(err) == CodeBadRequest {
-			if _, gerr := s.ModRule(ctx, p, in.ID); gerr != nil && ErrorCode(gerr) == CodeRuleNotFound {
+			if _, gerr := s.Moderation().ModRule(ctx, p, in.ID); gerr != nil && ErrorCode(gerr) == CodeRuleNotFound {
 				return ModRule{}, gerr
 			}
 		}
@@ -242,7 +250,7 @@ func (s *Service) saveRule(ctx context.Context, p Principal, in RuleInput, creat
 }
 
 // DeleteRule deletes a rule with its revisions.
-func (s *Service) DeleteRule(ctx context.Context, p Principal, id string) error {
+func (s Moderation) DeleteRule(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
 	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteRule(p.App.ID, id); err != nil {
@@ -307,13 +315,13 @@ func validateKeywordList(in KeywordListInput) (KeywordList, error) {
 }
 
 // KeywordLists lists the app's keyword lists with their terms.
-func (s *Service) KeywordLists(ctx context.Context, p Principal) ([]KeywordList, error) {
+func (s Moderation) KeywordLists(ctx context.Context, p Principal) ([]KeywordList, error) {
 	ls, err := s.store.KeywordLists(ctx, p.App.ID, true)
 	return ls, modErr("list keyword lists", err)
 }
 
 // KeywordList reads one keyword list.
-func (s *Service) KeywordList(ctx context.Context, p Principal, id string) (KeywordList, error) {
+func (s Moderation) KeywordList(ctx context.Context, p Principal, id string) (KeywordList, error) {
 	l, err := s.store.KeywordList(ctx, p.App.ID, strings.ToLower(id))
 	if errors.Is(err, ErrNotFound) {
 		return KeywordList{}, errKeywordNotFound(id)
@@ -326,13 +334,13 @@ func errKeywordNotFound(id string) error {
 }
 
 // CreateKeywordList creates a keyword list.
-func (s *Service) CreateKeywordList(ctx context.Context, p Principal, in KeywordListInput) (KeywordList, error) {
+func (s Moderation) CreateKeywordList(ctx context.Context, p Principal, in KeywordListInput) (KeywordList, error) {
 	return s.saveKeywordList(ctx, p, in, true)
 }
 
 // UpdateKeywordList replaces a keyword list's terms and fields; rules naming it use the
 // new terms from the next send.
-func (s *Service) UpdateKeywordList(ctx context.Context, p Principal, id string, in KeywordListInput) (KeywordList, error) {
+func (s Moderation) UpdateKeywordList(ctx context.Context, p Principal, id string, in KeywordListInput) (KeywordList, error) {
 	id = strings.ToLower(id)
 	if in.ID != "" && strings.ToLower(in.ID) != id {
 		return KeywordList{}, InvalidField("id", "The id of a keyword list cannot change.")
@@ -385,7 +393,7 @@ func (s *Service) saveKeywordList(ctx context.Context, p Principal, in KeywordLi
 }
 
 // DeleteKeywordList deletes a keyword list that no rule names.
-func (s *Service) DeleteKeywordList(ctx context.Context, p Principal, id string) error {
+func (s Moderation) DeleteKeywordList(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
 	err := s.transactSettings(ctx, p.App.ID, SettingModeration, func(tx Tx) error {
 		if err := tx.DeleteKeywordList(p.App.ID, id); err != nil {

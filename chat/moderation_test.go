@@ -66,6 +66,7 @@ func TestValidateRule(t *testing.T) {
 		{"bad condition", RuleInput{ID: "r", Name: "n", Conditions: []Condition{{Category: "x"}}, Action: []string{"blockMessage"}}, "conditions[0]"},
 		{"no action", RuleInput{ID: "r", Name: "n", Conditions: cond}, "action"},
 		{"bad action", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"ban"}}, "action"},
+		{"filters", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"blockMessage"}, Filters: 1}, "filters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

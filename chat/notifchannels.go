@@ -338,7 +338,7 @@ func (c Channel) storedField(sep string) string {
 
 // DeleteProvider removes the app's provider of a kind it has one of (Twilio, SendGrid, a
 // custom one).
-func (s *Service) DeleteProvider(ctx context.Context, p Principal, kind ProviderKind) error {
+func (s Notifications) DeleteProvider(ctx context.Context, p Principal, kind ProviderKind) error {
 	return s.deleteProvider(ctx, p.App.ID, kind, "")
 }
 

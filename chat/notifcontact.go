@@ -36,7 +36,7 @@ func CheckTimezone(tz string) error {
 }
 
 // NotificationTimezone reads a user's time zone, DefaultTimezone when it set none.
-func (s *Service) NotificationTimezone(ctx context.Context, p Principal, uid string) (string, error) {
+func (s Notifications) NotificationTimezone(ctx context.Context, p Principal, uid string) (string, error) {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return "", err
@@ -52,7 +52,7 @@ func (s *Service) NotificationTimezone(ctx context.Context, p Principal, uid str
 }
 
 // SetNotificationTimezone sets a user's time zone (CheckTimezone).
-func (s *Service) SetNotificationTimezone(ctx context.Context, p Principal, uid, tz string) (string, error) {
+func (s Notifications) SetNotificationTimezone(ctx context.Context, p Principal, uid, tz string) (string, error) {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return "", err
@@ -112,7 +112,7 @@ func CheckContactChange(ch ContactChange) (ContactChange, error) {
 
 // ContactDetails reads the acting user's contact details: onBehalfOf's (required), or the
 // auth token's user's.
-func (s *Service) ContactDetails(ctx context.Context, p Principal) (ContactDetails, error) {
+func (s Notifications) ContactDetails(ctx context.Context, p Principal) (ContactDetails, error) {
 	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return ContactDetails{}, err
@@ -126,7 +126,7 @@ func (s *Service) ContactDetails(ctx context.Context, p Principal) (ContactDetai
 
 // UpdateContactDetails changes the acting user's contact details (CheckContactChange) and
 // answers them.
-func (s *Service) UpdateContactDetails(ctx context.Context, p Principal, ch ContactChange) (ContactDetails, error) {
+func (s Notifications) UpdateContactDetails(ctx context.Context, p Principal, ch ContactChange) (ContactDetails, error) {
 	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return ContactDetails{}, err
@@ -149,7 +149,7 @@ func (s *Service) UpdateContactDetails(ctx context.Context, p Principal, ch Cont
 }
 
 // DeleteContactDetails removes the acting user's contact details; none is no error.
-func (s *Service) DeleteContactDetails(ctx context.Context, p Principal) error {
+func (s Notifications) DeleteContactDetails(ctx context.Context, p Principal) error {
 	u, err := s.actingUser(ctx, p)
 	if err != nil {
 		return err

@@ -165,7 +165,7 @@ type NotificationDeliveryStore interface {
 }
 
 // NotificationDelivery is the store the notification workers use.
-func (s *Service) NotificationDelivery() NotificationDeliveryStore { return s.store }
+func (s Notifications) NotificationDelivery() NotificationDeliveryStore { return s.store }
 
 // notifying reports whether the app has a notification provider, from a per-app cache as
 // stale as the key cache at most: an app without providers pays a map lookup on the hot
@@ -205,7 +205,7 @@ const (
 )
 
 // NotificationLogs pages the app's delivery log.
-func (s *Service) NotificationLogs(ctx context.Context, p Principal, q NotificationLogQuery) ([]NotificationLog, error) {
+func (s Notifications) NotificationLogs(ctx context.Context, p Principal, q NotificationLogQuery) ([]NotificationLog, error) {
 	if q.Limit <= 0 || q.Limit > MaxNotificationLogs {
 		q.Limit = DefaultNotificationLogs
 	}

@@ -93,7 +93,7 @@ const maxRecipientsPage = 500
 // party of a one-to-one message, the members of a group but the sender) and each channel
 // the app has a provider of, a log record, and a send for each destination of a decision
 // that passed. A message gone since is no error: there is nothing to notify.
-func (s *Service) ExpandNotification(ctx context.Context, ev NotificationEvent, now time.Time) (Expansion, error) {
+func (s Notifications) ExpandNotification(ctx context.Context, ev NotificationEvent, now time.Time) (Expansion, error) {
 	var out Expansion
 	m, err := s.recentMessage(ctx, ev.AppID, ev.MessageID)
 	if errors.Is(err, ErrNotFound) || err == nil && m.DeletedAt != 0 {

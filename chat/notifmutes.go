@@ -101,7 +101,7 @@ func CheckMutes(uid string, in []MutedConversation, withUntil bool, nowMS int64)
 
 // MutedConversations lists the conversations a user has muted, those whose mute has not
 // ended.
-func (s *Service) MutedConversations(ctx context.Context, p Principal, uid string) ([]MutedConversation, error) {
+func (s Notifications) MutedConversations(ctx context.Context, p Principal, uid string) ([]MutedConversation, error) {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (s *Service) MutedConversations(ctx context.Context, p Principal, uid strin
 // MuteConversations mutes conversations for a user (CheckMutes), each until its time; the
 // other user or the group must exist (ERR_UID_NOT_FOUND, ERR_GUID_NOT_FOUND). All of them or
 // none are muted.
-func (s *Service) MuteConversations(ctx context.Context, p Principal, uid string, in []MutedConversation) error {
+func (s Notifications) MuteConversations(ctx context.Context, p Principal, uid string, in []MutedConversation) error {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return err
@@ -144,7 +144,7 @@ func (s *Service) MuteConversations(ctx context.Context, p Principal, uid string
 
 // UnmuteConversations lifts a user's mutes of conversations; one not muted, or of a user or
 // group gone since, is no error.
-func (s *Service) UnmuteConversations(ctx context.Context, p Principal, uid string, in []MutedConversation) error {
+func (s Notifications) UnmuteConversations(ctx context.Context, p Principal, uid string, in []MutedConversation) error {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return err

@@ -313,7 +313,7 @@ type UserNotificationPrefs struct {
 }
 
 // NotificationPrefs reads a user's effective preferences (uid: see notificationUser).
-func (s *Service) NotificationPrefs(ctx context.Context, p Principal, uid string) (UserNotificationPrefs, error) {
+func (s Notifications) NotificationPrefs(ctx context.Context, p Principal, uid string) (UserNotificationPrefs, error) {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return UserNotificationPrefs{}, err
@@ -331,7 +331,7 @@ func (s *Service) NotificationPrefs(ctx context.Context, p Principal, uid string
 
 // UpdateNotificationPrefs makes a user's choices (ApplyNotificationPrefsChange) and answers
 // its effective preferences.
-func (s *Service) UpdateNotificationPrefs(ctx context.Context, p Principal, uid string, ch NotificationPrefsChange) (UserNotificationPrefs, error) {
+func (s Notifications) UpdateNotificationPrefs(ctx context.Context, p Principal, uid string, ch NotificationPrefsChange) (UserNotificationPrefs, error) {
 	if ch.IsZero() { // nothing to change: the SDK drops the sections it has nothing for
 		return s.NotificationPrefs(ctx, p, uid)
 	}
@@ -360,7 +360,7 @@ func (s *Service) UpdateNotificationPrefs(ctx context.Context, p Principal, uid 
 
 // ResetNotificationPrefs forgets a user's choices: the app's preferences apply again. Its
 // mutes, time zone and contact details stay.
-func (s *Service) ResetNotificationPrefs(ctx context.Context, p Principal, uid string) (UserNotificationPrefs, error) {
+func (s Notifications) ResetNotificationPrefs(ctx context.Context, p Principal, uid string) (UserNotificationPrefs, error) {
 	u, err := s.notificationUser(ctx, p, uid)
 	if err != nil {
 		return UserNotificationPrefs{}, err

@@ -535,13 +535,13 @@ func settingsOf(p Provider, v any) error {
 // DeletePushProvider removes an FCM or APNs provider. The default one goes only when it is
 // the last of its kind (deletableProvider). Push tokens that name it stay: sending to them
 // is refused, and logged, until they are registered again.
-func (s *Service) DeletePushProvider(ctx context.Context, p Principal, kind ProviderKind, id string) error {
+func (s Notifications) DeletePushProvider(ctx context.Context, p Principal, kind ProviderKind, id string) error {
 	return s.deleteProvider(ctx, p.App.ID, kind, strings.ToLower(id))
 }
 
 // SetDefaultPushProvider makes an FCM or APNs provider its kind's default; the previous
 // default stops being one in the same transaction.
-func (s *Service) SetDefaultPushProvider(ctx context.Context, p Principal, kind ProviderKind, id string) error {
+func (s Notifications) SetDefaultPushProvider(ctx context.Context, p Principal, kind ProviderKind, id string) error {
 	id = strings.ToLower(id)
 	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		existing, err := tx.LockProviders(p.App.ID, kind)

@@ -461,7 +461,7 @@ func (f fieldErrors) customJSON(field string, raw json.RawMessage) json.RawMessa
 }
 
 // NotificationSettings reads the app's settings.
-func (s *Service) NotificationSettings(ctx context.Context, p Principal) (NotificationSettings, error) {
+func (s Notifications) NotificationSettings(ctx context.Context, p Principal) (NotificationSettings, error) {
 	ns, err := s.store.NotificationSettings(ctx, p.App.ID)
 	if err != nil {
 		return NotificationSettings{}, internal("read notification settings", err)
@@ -472,7 +472,7 @@ func (s *Service) NotificationSettings(ctx context.Context, p Principal) (Notifi
 // UpdateNotificationSettings changes the app's settings: apply changes a copy of the
 // current ones (the HTTP layer decodes the PATCH body onto it, so that what the body leaves
 // out stays), the result is checked whole, and written in one transaction.
-func (s *Service) UpdateNotificationSettings(ctx context.Context, p Principal, apply func(*NotificationSettings) error) (NotificationSettings, error) {
+func (s Notifications) UpdateNotificationSettings(ctx context.Context, p Principal, apply func(*NotificationSettings) error) (NotificationSettings, error) {
 	var out NotificationSettings
 	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error {
 		cur, err := tx.NotificationSettingsForUpdate(p.App.ID)
@@ -497,7 +497,7 @@ func (s *Service) UpdateNotificationSettings(ctx context.Context, p Principal, a
 
 // ResetNotificationSettings puts the app's settings back to the defaults. Users' own
 // choices stay, and count again as far as the defaults let them.
-func (s *Service) ResetNotificationSettings(ctx context.Context, p Principal) error {
+func (s Notifications) ResetNotificationSettings(ctx context.Context, p Principal) error {
 	err := s.transactSettings(ctx, p.App.ID, SettingNotification, func(tx Tx) error { return tx.DeleteNotificationSettings(p.App.ID) })
 	if err != nil {
 		return internal("reset notification settings", err)

@@ -10,7 +10,7 @@ import (
 // NotificationSource is what the delivery of notifications (issue 17's slice 3, the notify
 // package) reads besides the providers' credentials, which each kind's descriptor opens
 // (Providers.Credentials: FCM, APNs, Twilio, SendGrid, Custom): the push tokens to send to.
-// *Service implements it. Every method scopes by app. Reads go to the database each time:
+// Notifications (the family) implements it. Every method scopes by app. Reads go to the database each time:
 // the delivery caches what it needs, for a bounded time.
 type NotificationSource interface {
 	// PushTokensOf lists the push tokens of the active users among uids, by user, then
@@ -21,7 +21,7 @@ type NotificationSource interface {
 	DropPushToken(ctx context.Context, appID, token string) error
 }
 
-var _ NotificationSource = (*Service)(nil)
+var _ NotificationSource = Notifications{}
 
 // FCMCredentials are an FCM provider's opened service account: sign Google's OAuth
 // assertion with PrivateKey (RS256, kid PrivateKeyID, iss ClientEmail) and send to
@@ -64,7 +64,7 @@ type CustomCredentials struct {
 }
 
 // PushTokensOf implements NotificationSource.
-func (s *Service) PushTokensOf(ctx context.Context, appID string, uids []string) ([]PushToken, error) {
+func (s Notifications) PushTokensOf(ctx context.Context, appID string, uids []string) ([]PushToken, error) {
 	if len(uids) == 0 {
 		return nil, nil
 	}
@@ -76,7 +76,7 @@ func (s *Service) PushTokensOf(ctx context.Context, appID string, uids []string)
 }
 
 // DropPushToken implements NotificationSource.
-func (s *Service) DropPushToken(ctx context.Context, appID, token string) error {
+func (s Notifications) DropPushToken(ctx context.Context, appID, token string) error {
 	if token == "" {
 		return nil
 	}

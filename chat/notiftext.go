@@ -53,7 +53,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 	if s.Trigger == TriggerReactionAdded {
 		ref := s.Ref
 		ref.MessageID = m.ID
-		if ec.subject, err = svc.EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
+		if ec.subject, err = svc.Webhooks().EventSubject(ctx, Delivery{AppID: s.AppID, Trigger: s.Trigger, MessageID: m.ID, CreatedAt: s.CreatedAt, Ref: ref}); err != nil {
 			return ec, internal("read reaction", err)
 		}
 	}
@@ -65,7 +65,7 @@ func (svc *Service) eventContent(ctx context.Context, s NotificationSend) (event
 }
 
 // NotificationContentFor reads what s needs to be rendered and sent.
-func (svc *Service) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
+func (svc Notifications) NotificationContentFor(ctx context.Context, s NotificationSend) (NotificationContent, error) {
 	var c NotificationContent
 	ec, err := svc.eventContent(ctx, s)
 	if err != nil {

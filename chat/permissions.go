@@ -376,7 +376,7 @@ func (s *Service) permissionsTarget(ctx context.Context, tx Tx, p Principal, t P
 
 // Permissions lists every permission of a role (t.Role) or a group scope (t.GUID,
 // t.Scope) as it has it.
-func (s *Service) Permissions(ctx context.Context, p Principal, t PermissionTarget) ([]PermissionSetting, error) {
+func (s Roles) Permissions(ctx context.Context, p Principal, t PermissionTarget) ([]PermissionSetting, error) {
 	t, created, err := s.permissionsTarget(ctx, nil, p, t)
 	if err != nil {
 		return nil, s.groupErr("list permissions", err)
@@ -391,7 +391,7 @@ func (s *Service) Permissions(ctx context.Context, p Principal, t PermissionTarg
 // SetPermissions sets permissions of a role or a group scope, all or nothing: an unknown
 // key or a value of the wrong type refuses the call, naming each. It returns the keys set
 // and every permission as the target then has it.
-func (s *Service) SetPermissions(ctx context.Context, p Principal, t PermissionTarget, values map[string]json.RawMessage) ([]string, []PermissionSetting, error) {
+func (s Roles) SetPermissions(ctx context.Context, p Principal, t PermissionTarget, values map[string]json.RawMessage) ([]string, []PermissionSetting, error) {
 	if len(values) == 0 {
 		return nil, nil, InvalidField("permissions", "The permissions field is required: an object of permission keys and their values.")
 	}
@@ -472,7 +472,7 @@ func permissionsChange(app string, t PermissionTarget) *Change {
 // UnsetPermission returns a permission of a role or a group scope to its default, and
 // every permission as the target then has it. An unknown key is refused; one not set
 // changes nothing.
-func (s *Service) UnsetPermission(ctx context.Context, p Principal, t PermissionTarget, key string) ([]PermissionSetting, error) {
+func (s Roles) UnsetPermission(ctx context.Context, p Principal, t PermissionTarget, key string) ([]PermissionSetting, error) {
 	if _, ok := permissionDef(t.Type, key); !ok {
 		return nil, InvalidField("permission", "The permission "+brief(key)+" does not exist for a "+string(t.Type)+".")
 	}

@@ -206,7 +206,7 @@ func (s *Service) pushAuthToken(ctx context.Context, p Principal, named string) 
 // RegisterPushToken registers a device's push token for an auth token. The provider must
 // exist: a named one of the token's kind, or the kind's default; ERR_PROVIDER_NOT_FOUND
 // otherwise.
-func (s *Service) RegisterPushToken(ctx context.Context, p Principal, in PushTokenRegister) (PushToken, error) {
+func (s Notifications) RegisterPushToken(ctx context.Context, p Principal, in PushTokenRegister) (PushToken, error) {
 	fe := fieldErrors{}
 	value, kind := fe.pushTokenOf(in)
 	providerID := in.ProviderID
@@ -251,7 +251,7 @@ func (s *Service) RegisterPushToken(ctx context.Context, p Principal, in PushTok
 
 // PushTokens lists the push tokens of the auth token the request names (or is made with),
 // or with all every push token of its user.
-func (s *Service) PushTokens(ctx context.Context, p Principal, authToken string, all bool) ([]PushToken, error) {
+func (s Notifications) PushTokens(ctx context.Context, p Principal, authToken string, all bool) ([]PushToken, error) {
 	at, err := s.pushAuthToken(ctx, p, authToken)
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func (s *Service) PushTokens(ctx context.Context, p Principal, authToken string,
 // UnregisterPushTokens deletes the push tokens of the auth token the request names (or is
 // made with), or with all every push token of its user, and returns them; none is no error
 // (the SDK unregisters on logout whether or not it registered).
-func (s *Service) UnregisterPushTokens(ctx context.Context, p Principal, authToken string, all bool) ([]PushToken, error) {
+func (s Notifications) UnregisterPushTokens(ctx context.Context, p Principal, authToken string, all bool) ([]PushToken, error) {
 	at, err := s.pushAuthToken(ctx, p, authToken)
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func (s *Service) deletePushTokens(ctx context.Context, appID string, f PushToke
 
 // DeletePushToken deletes one push token of the user whose auth token the request names (or
 // is made with); ERR_TOKEN_NOT_FOUND when that user has no such token.
-func (s *Service) DeletePushToken(ctx context.Context, p Principal, authToken, token string) (PushToken, error) {
+func (s Notifications) DeletePushToken(ctx context.Context, p Principal, authToken, token string) (PushToken, error) {
 	at, err := s.pushAuthToken(ctx, p, authToken)
 	if err != nil {
 		return PushToken{}, err

@@ -144,7 +144,7 @@ func present(raw json.RawMessage) bool {
 }
 
 // CreateRole creates a role, at most MaxRolesPerApp per app.
-func (s *Service) CreateRole(ctx context.Context, p Principal, in RoleCreate) (Role, error) {
+func (s Roles) CreateRole(ctx context.Context, p Principal, in RoleCreate) (Role, error) {
 	fe := fieldErrors{}
 	r := Role{AppID: p.App.ID, Name: in.Name, Description: in.Description}
 	r.Role = fe.id("role", in.Role, true)
@@ -188,7 +188,7 @@ func (s *Service) CreateRole(ctx context.Context, p Principal, in RoleCreate) (R
 }
 
 // Role returns a role.
-func (s *Service) Role(ctx context.Context, p Principal, role string) (Role, error) {
+func (s Roles) Role(ctx context.Context, p Principal, role string) (Role, error) {
 	id, ok := NormalizeID(role)
 	if !ok {
 		return Role{}, errRoleNotFound("")
@@ -204,7 +204,7 @@ func (s *Service) Role(ctx context.Context, p Principal, role string) (Role, err
 }
 
 // ListRoles lists the app's roles, newest first.
-func (s *Service) ListRoles(ctx context.Context, p Principal, page Page) ([]Role, int, error) {
+func (s Roles) ListRoles(ctx context.Context, p Principal, page Page) ([]Role, int, error) {
 	roles, total, err := s.store.ListRoles(ctx, p.App.ID, page)
 	if err != nil {
 		return nil, 0, internal("list roles", err)
@@ -226,7 +226,7 @@ type RoleChange struct {
 var roleUnsettable = []string{"settings", "description", "metadata"}
 
 // UpdateRole changes a role.
-func (s *Service) UpdateRole(ctx context.Context, p Principal, role string, in RoleChange) (Role, error) {
+func (s Roles) UpdateRole(ctx context.Context, p Principal, role string, in RoleChange) (Role, error) {
 	fe := fieldErrors{}
 	if in.Name != nil {
 		fe.text("name", *in.Name, MaxNameLen, true)
@@ -303,7 +303,7 @@ func (s *Service) UpdateRole(ctx context.Context, p Principal, role string, in R
 }
 
 // DeleteRole deletes a role other than default; its users get the default role.
-func (s *Service) DeleteRole(ctx context.Context, p Principal, role string) (string, error) {
+func (s Roles) DeleteRole(ctx context.Context, p Principal, role string) (string, error) {
 	id, ok := NormalizeID(role)
 	if !ok {
 		return "", errRoleNotFound("")

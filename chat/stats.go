@@ -211,7 +211,7 @@ func describeSeconds(s int64) string {
 // UsageMetrics answers GET /stats: the users active, the peak of concurrent users, and the
 // participants' call minutes (calls.go) of the calls started in a window, rounded up to
 // whole minutes. Recorded minutes are 0: natter records no media.
-func (s *Service) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) (UsageMetrics, error) {
+func (s Usage) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) (UsageMetrics, error) {
 	live, err := s.rollup.flush(ctx, s.store, false, p.App.ID)
 	if err != nil {
 		return UsageMetrics{}, internal("save usage", err)
@@ -246,7 +246,7 @@ func (s *Service) UsageMetrics(ctx context.Context, p Principal, w StatsWindow) 
 
 // DefaultStatsWindow is GET /stats/messages' window when none is asked for: the hour that
 // ends with the bucket under way.
-func (s *Service) DefaultStatsWindow() StatsWindow {
+func (s Usage) DefaultStatsWindow() StatsWindow {
 	now := s.now()
 	to := now - now%StatsBucket + StatsBucket
 	from := to - DefaultStatsPoints*StatsBucket
@@ -255,7 +255,7 @@ func (s *Service) DefaultStatsWindow() StatsWindow {
 
 // MessageStats answers GET /stats/messages: messages sent and receipts in each bucket of
 // the window, buckets without any included.
-func (s *Service) MessageStats(ctx context.Context, p Principal, w StatsWindow) (MessageStats, error) {
+func (s Usage) MessageStats(ctx context.Context, p Principal, w StatsWindow) (MessageStats, error) {
 	if _, err := s.rollup.flush(ctx, s.store, false, ""); err != nil {
 		return MessageStats{}, internal("save usage", err)
 	}

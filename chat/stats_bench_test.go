@@ -33,7 +33,7 @@ func benchRollup(b *testing.B, send bool) {
 			if send {
 				s.rollup.message(p.App.ID, p.Actor, s.now())
 			}
-			s.Acted(p)
+			s.Usage().Acted(p)
 		}
 	})
 }

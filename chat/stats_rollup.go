@@ -307,21 +307,21 @@ func (r *rollup) run(store StatsStore, every time.Duration) {
 // connection closes. Concurrent users (GET /stats) are the most users connected at once
 // in each 5-minute bucket, summed over nodes; a user with several connections to one node
 // counts once.
-func (s *Service) SocketConnected(appID, uid string) (closed func()) {
+func (s Usage) SocketConnected(appID, uid string) (closed func()) {
 	return s.rollup.connect(appID, uid)
 }
 
 // Acted records that a request made on a user's behalf (onBehalfOf, or the user's auth
 // token) succeeded: that user is active in the bucket under way (GET /stats'
 // active_users). httpapi calls it for the operations a user makes.
-func (s *Service) Acted(p Principal) {
+func (s Usage) Acted(p Principal) {
 	if p.Actor != "" {
 		s.rollup.acted(p.App.ID, p.Actor, s.now())
 	}
 }
 
 // FlushUsage saves what this node counted and has not saved yet.
-func (s *Service) FlushUsage(ctx context.Context) error {
+func (s Usage) FlushUsage(ctx context.Context) error {
 	_, err := s.rollup.flush(ctx, s.store, false, "")
 	return err
 }

@@ -330,11 +330,11 @@ func TestRollupConcurrentPeaks(t *testing.T) {
 
 func TestActedNeedsAnActor(t *testing.T) {
 	s := &Service{cfg: Config{Now: time.Now}, rollup: newRollup(time.Now)}
-	s.Acted(Principal{App: App{ID: "a"}})
+	s.Usage().Acted(Principal{App: App{ID: "a"}})
 	if len(s.rollup.active) != 0 {
 		t.Fatalf("a request acting as nobody made someone active: %v", s.rollup.active)
 	}
-	s.Acted(Principal{App: App{ID: "a"}, Actor: "alice"})
+	s.Usage().Acted(Principal{App: App{ID: "a"}, Actor: "alice"})
 	if len(s.rollup.active) != 1 {
 		t.Fatalf("active: %v", s.rollup.active)
 	}

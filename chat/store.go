@@ -29,6 +29,7 @@ type Tx interface {
 	ModerationTx
 	CallTx
 	ThreadTx
+	FileTx
 }
 
 // Store is everything natter keeps.
@@ -54,6 +55,7 @@ type Store interface {
 	QuotaStore
 	IdempotencyStore
 	RealtimeStore
+	OnlineStore
 	RoleStore
 	FeatureStore
 	PermissionStore

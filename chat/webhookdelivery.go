@@ -92,17 +92,17 @@ type Replay struct {
 }
 
 // WebhookForDelivery reads a webhook, with its secrets, for the workers.
-func (s *Service) WebhookForDelivery(ctx context.Context, appID, id string) (Webhook, error) {
+func (s Webhooks) WebhookForDelivery(ctx context.Context, appID, id string) (Webhook, error) {
 	return s.store.Webhook(ctx, appID, id)
 }
 
 // AppForDelivery reads an app, for the envelope's region.
-func (s *Service) AppForDelivery(ctx context.Context, appID string) (App, error) {
+func (s Webhooks) AppForDelivery(ctx context.Context, appID string) (App, error) {
 	return s.store.App(ctx, appID)
 }
 
 // Outbox is the storage the workers use.
-func (s *Service) Outbox() DeliveryStore { return s.store }
+func (s Webhooks) Outbox() DeliveryStore { return s.store }
 
 // Subject is what an event's data is rendered from: Message for a message's events
 // (for an edit or deletion the action message with its target), Reaction for a reaction's,
@@ -119,7 +119,7 @@ type Subject struct {
 
 // EventSubject reads what an event is about to render its data. A message gone since
 // (deleted for good) is ErrNotFound; its data is then the ids alone.
-func (s *Service) EventSubject(ctx context.Context, d Delivery) (Subject, error) {
+func (s Webhooks) EventSubject(ctx context.Context, d Delivery) (Subject, error) {
 	sub := Subject{Trigger: d.Trigger, At: d.CreatedAt, Ref: d.Ref}
 	switch d.Trigger {
 	case TriggerReactionAdded, TriggerReactionRemoved:
@@ -250,7 +250,7 @@ type DeliveryPage struct {
 
 // WebhookDeliveries pages a webhook's delivery log: what was sent, how often, with what
 // outcome and how long the last attempt took.
-func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, id string, q DeliveryPage) ([]Delivery, error) {
+func (s Webhooks) WebhookDeliveries(ctx context.Context, p Principal, id string, q DeliveryPage) ([]Delivery, error) {
 	fe := fieldErrors{}
 	var dq DeliveryQuery
 	if q.State != "" {
@@ -293,7 +293,7 @@ const MaxReplayRange = 7 * 24 * time.Hour
 // ReplayWebhook delivers again, to one webhook, one event (by its id, "evt_…" or the
 // number) or the events of a time range (ms, at most 7 days), whatever became of them
 // before; it returns how many deliveries it scheduled.
-func (s *Service) ReplayWebhook(ctx context.Context, p Principal, id, eventID string, from, to int64) (int, error) {
+func (s Webhooks) ReplayWebhook(ctx context.Context, p Principal, id, eventID string, from, to int64) (int, error) {
 	fe := fieldErrors{}
 	var r Replay
 	switch {

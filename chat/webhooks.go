@@ -184,7 +184,7 @@ func errWebhookNotFound(id string) error {
 
 // CreateWebhook adds a webhook to the app and returns it with its signing secret, which is
 // shown here and never again.
-func (s *Service) CreateWebhook(ctx context.Context, p Principal, in WebhookCreate) (WebhookWithSecret, error) {
+func (s Webhooks) CreateWebhook(ctx context.Context, p Principal, in WebhookCreate) (WebhookWithSecret, error) {
 	fe := fieldErrors{}
 	id := in.ID
 	if id == "" {
@@ -242,7 +242,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, in WebhookCrea
 }
 
 // Webhook reads one of the app's webhooks.
-func (s *Service) Webhook(ctx context.Context, p Principal, id string) (Webhook, error) {
+func (s Webhooks) Webhook(ctx context.Context, p Principal, id string) (Webhook, error) {
 	id = strings.ToLower(id) // ids are lower-cased on create and on lookup, as uids
 	w, err := s.store.Webhook(ctx, p.App.ID, id)
 	switch {
@@ -254,8 +254,8 @@ func (s *Service) Webhook(ctx context.Context, p Principal, id string) (Webhook,
 	return s.withActiveSecrets(w), nil
 }
 
-// Webhooks lists the app's webhooks.
-func (s *Service) Webhooks(ctx context.Context, p Principal) ([]Webhook, error) {
+// List lists the app's webhooks.
+func (s Webhooks) List(ctx context.Context, p Principal) ([]Webhook, error) {
 	ws, err := s.store.Webhooks(ctx, p.App.ID)
 	if err != nil {
 		return nil, internal("list webhooks", err)
@@ -268,7 +268,7 @@ func (s *Service) Webhooks(ctx context.Context, p Principal) ([]Webhook, error) 
 
 // UpdateWebhook changes a webhook. Turning Basic auth on needs a username and a password;
 // sending either replaces both.
-func (s *Service) UpdateWebhook(ctx context.Context, p Principal, id string, in WebhookChange) (Webhook, error) {
+func (s Webhooks) UpdateWebhook(ctx context.Context, p Principal, id string, in WebhookChange) (Webhook, error) {
 	w, err := s.Webhook(ctx, p, id)
 	if err != nil {
 		return Webhook{}, err
@@ -340,7 +340,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, p Principal, id string, in 
 }
 
 // DeleteWebhook removes a webhook and its delivery log; its pending deliveries are dropped.
-func (s *Service) DeleteWebhook(ctx context.Context, p Principal, id string) error {
+func (s Webhooks) DeleteWebhook(ctx context.Context, p Principal, id string) error {
 	id = strings.ToLower(id)
 	switch err := s.write(ctx, func(ctx context.Context) error { return s.store.DeleteWebhook(ctx, p.App.ID, id) },
 		settingsChange(p.App.ID, SettingWebhooks)); {
@@ -356,7 +356,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, p Principal, id string) err
 // RotateWebhookSecret adds a new signing secret, shown this once; the active ones keep
 // signing beside it for keepOld (DefaultSecretRotate when nil; 0 ends them at once), so a
 // receiver can switch without losing a delivery.
-func (s *Service) RotateWebhookSecret(ctx context.Context, p Principal, id string, keepOld *time.Duration) (WebhookWithSecret, error) {
+func (s Webhooks) RotateWebhookSecret(ctx context.Context, p Principal, id string, keepOld *time.Duration) (WebhookWithSecret, error) {
 	keep := DefaultSecretRotate
 	if keepOld != nil {
 		keep = *keepOld
@@ -403,7 +403,7 @@ func (s *Service) withActiveSecrets(w Webhook) Webhook {
 }
 
 // SigningSecrets opens a webhook's secrets that sign at unix time now, newest first.
-func (s *Service) SigningSecrets(ctx context.Context, w Webhook, now int64) ([][]byte, error) {
+func (s Webhooks) SigningSecrets(ctx context.Context, w Webhook, now int64) ([][]byte, error) {
 	key, err := s.webhookKey(ctx)
 	if err != nil {
 		return nil, err
@@ -424,7 +424,7 @@ func (s *Service) SigningSecrets(ctx context.Context, w Webhook, now int64) ([][
 }
 
 // BasicCredentials opens a webhook's Basic-auth "username:password"; empty when it has none.
-func (s *Service) BasicCredentials(ctx context.Context, w Webhook) (string, error) {
+func (s Webhooks) BasicCredentials(ctx context.Context, w Webhook) (string, error) {
 	if !w.UseBasicAuth || w.BasicAuth == nil {
 		return "", nil
 	}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 )
 
 // blockRoutes are the blocked-users routes, which TestBlockEndpoints covers.
@@ -27,40 +25,32 @@ var blockRoutes = map[string]bool{
 // saw, as TestEndpoints does for the others; together they cover blockRoutes.
 func TestBlockEndpoints(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name    string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
-		{"BlockUsers", func(c *client.Client) error {
+	tests := []endpointCase{
+		{"BlockUsers", "", func(c *client.Client) error {
 			_, err := c.BlockUsers(ctx, "a/b c", []string{"u2", "U3"})
 			return err
 		}, "POST /users/{uid}/blockedusers", "/v3/users/a%2Fb%20c/blockedusers", "", map[string]string{"uid": "a/b c"}, `{"blockedUids":["u2","U3"]}`},
-		{"UnblockUsers", func(c *client.Client) error {
+		{"UnblockUsers", "", func(c *client.Client) error {
 			_, err := c.UnblockUsers(ctx, "u1", []string{"u2"})
 			return err
 		}, "DELETE /users/{uid}/blockedusers", "/v3/users/u1/blockedusers", "", map[string]string{"uid": "u1"}, `{"blockedUids":["u2"]}`},
-		{"BlockUsers as the acting user", func(c *client.Client) error {
+		{"BlockUsers as the acting user", "", func(c *client.Client) error {
 			_, err := c.OnBehalfOf("u1").BlockUsers(ctx, "", []string{"u2"})
 			return err
 		}, "POST /blockedusers", "/v3/blockedusers", "", nil, `{"blockedUids":["u2"]}`},
-		{"UnblockUsers as the acting user", func(c *client.Client) error {
+		{"UnblockUsers as the acting user", "", func(c *client.Client) error {
 			_, err := c.OnBehalfOf("u1").UnblockUsers(ctx, "", []string{"u2"})
 			return err
 		}, "DELETE /blockedusers", "/v3/blockedusers", "", nil, `{"blockedUids":["u2"]}`},
-		{"ListBlockedUsers as the acting user", func(c *client.Client) error {
+		{"ListBlockedUsers as the acting user", "", func(c *client.Client) error {
 			_, err := c.OnBehalfOf("u1").ListBlockedUsers(ctx, "", client.ListBlockedUsersParams{PerPage: 5})
 			return err
 		}, "GET /blockedusers", "/v3/blockedusers", "perPage=5", nil, ""},
-		{"ListBlockedUsers zero", func(c *client.Client) error {
+		{"ListBlockedUsers zero", "", func(c *client.Client) error {
 			_, err := c.ListBlockedUsers(ctx, "u1", client.ListBlockedUsersParams{})
 			return err
 		}, "GET /users/{uid}/blockedusers", "/v3/users/u1/blockedusers", "", map[string]string{"uid": "u1"}, ""},
-		{"ListBlockedUsers all", func(c *client.Client) error {
+		{"ListBlockedUsers all", "", func(c *client.Client) error {
 			_, err := c.ListBlockedUsers(ctx, "u1", client.ListBlockedUsersParams{Direction: client.BlockedBoth, SearchKey: "a b",
 				SearchIn: []string{"uid", "name"}, WithTags: true, PerPage: 10, Page: 2})
 			return err
@@ -68,53 +58,14 @@ func TestBlockEndpoints(t *testing.T) {
 			"direction=both&page=2&perPage=10&searchIn=uid%2Cname&searchKey=a+b&withTags=true", map[string]string{"uid": "u1"}, ""},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
-			}
-			// The acting user's routes name it by onBehalfOf; the others by the path.
-			want := ""
-			if strings.HasSuffix(tt.pattern, " /blockedusers") {
-				want = "u1"
-			}
-			if got.Header.Get("onBehalfOf") != want {
-				t.Errorf("onBehalfOf = %q, want %q", got.Header.Get("onBehalfOf"), want)
-			}
-		})
-	}
-	routes := httpapi.Routes()
-	for rt := range blockRoutes {
-		if !slices.Contains(routes, rt) {
-			t.Errorf("blockRoutes names %s, which is not a route", rt)
+	// The acting user's routes name it by onBehalfOf; the others by the path.
+	covered := checkEndpoints(t, f, tests, endpointChecks{obo: func(tt endpointCase) string {
+		if strings.HasSuffix(tt.pattern, " /blockedusers") {
+			return "u1"
 		}
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+		return ""
+	}})
+	checkCovered(t, "blockRoutes", blockRoutes, covered)
 }
 
 func TestBlockDecode(t *testing.T) {

@@ -52,7 +52,7 @@ func newFake(t *testing.T) *fake {
 			mux.HandleFunc(method+" "+prefix+path, func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				vals := map[string]string{}
-				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission", "providerId", "pushToken", "ruleId", "keywordId"} {
+				for _, k := range []string{"uid", "apiKey", "id", "reaction", "authToken", "role", "scope", "permission", "providerId", "pushToken", "ruleId", "keywordId", "sessionId"} {
 					if v := r.PathValue(k); v != "" {
 						vals[k] = v
 					}
@@ -121,496 +121,464 @@ func ptr[T any](v T) *T { return &v }
 // checks that together they cover every route of httpapi.
 func TestEndpoints(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name    string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
-		{"CreateUser", func(c *client.Client) error {
+	tests := []endpointCase{
+		{"CreateUser", "", func(c *client.Client) error {
 			_, err := c.CreateUser(ctx, client.CreateUserRequest{UID: "u1", Name: "U One", Tags: []string{"t"}, Metadata: map[string]any{"a": 1.0}})
 			return err
 		}, "POST /users", "/v3/users", "", nil, `{"uid":"u1","name":"U One","metadata":{"a":1},"tags":["t"]}`},
-		{"CreateUser required fields always sent", func(c *client.Client) error {
+		{"CreateUser required fields always sent", "", func(c *client.Client) error {
 			_, err := c.CreateUser(ctx, client.CreateUserRequest{})
 			return err
 		}, "POST /users", "/v3/users", "", nil, `{"uid":"","name":""}`},
-		{"GetUser", func(c *client.Client) error {
+		{"GetUser", "", func(c *client.Client) error {
 			_, err := c.GetUser(ctx, "a/b c")
 			return err
 		}, "GET /users/{uid}", "/v3/users/a%2Fb%20c", "", map[string]string{"uid": "a/b c"}, ""},
-		{"UpdateUser", func(c *client.Client) error {
+		{"UpdateUser", "", func(c *client.Client) error {
 			_, err := c.UpdateUser(ctx, "u1", client.UpdateUserRequest{Name: ptr("N"), Tags: &[]string{}, Unset: []string{"avatar"}})
 			return err
 		}, "PUT /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, `{"name":"N","tags":[],"unset":["avatar"]}`},
-		{"DeleteUser", func(c *client.Client) error {
+		{"DeleteUser", "", func(c *client.Client) error {
 			_, err := c.DeleteUser(ctx, "u1", false)
 			return err
 		}, "DELETE /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, ""},
-		{"DeleteUser permanent", func(c *client.Client) error {
+		{"DeleteUser permanent", "", func(c *client.Client) error {
 			_, err := c.DeleteUser(ctx, "u1", true)
 			return err
 		}, "DELETE /users/{uid}", "/v3/users/u1", "", map[string]string{"uid": "u1"}, `{"permanent":true}`},
-		{"ListUsers zero", func(c *client.Client) error {
+		{"ListUsers zero", "", func(c *client.Client) error {
 			_, err := c.ListUsers(ctx, client.ListUsersParams{})
 			return err
 		}, "GET /users", "/v3/users", "", nil, ""},
-		{"ListUsers all", func(c *client.Client) error {
+		{"ListUsers all", "", func(c *client.Client) error {
 			_, err := c.ListUsers(ctx, client.ListUsersParams{SearchKey: "a b", SearchIn: []string{"uid", "name"}, Status: "online",
 				Roles: []string{"r1", "r2"}, Tags: []string{"x"}, WithTags: true, OnlyDeactivated: true, WithDeactivated: true, PerPage: 10, Page: 2})
 			return err
 		}, "GET /users", "/v3/users",
 			"onlyDeactivated=true&page=2&perPage=10&roles=r1%2Cr2&searchIn=uid%2Cname&searchKey=a+b&status=online&tags=x&withDeactivated=true&withTags=true",
 			nil, ""},
-		{"ListUsers ranges", func(c *client.Client) error {
+		{"ListUsers ranges", "", func(c *client.Client) error {
 			_, err := c.ListUsers(ctx, client.ListUsersParams{Status: "available,offline", CreatedAt: client.Between(1, 2),
 				UpdatedAtRange: client.TimeRange{To: ptr(int64(3))}})
 			return err
 		}, "GET /users", "/v3/users", "createdAt%5Bfrom%5D=1&createdAt%5Bto%5D=2&status=available%2Coffline&updatedAt%5Bto%5D=3", nil, ""},
-		{"DeactivateUsers", func(c *client.Client) error {
+		{"DeactivateUsers", "", func(c *client.Client) error {
 			_, err := c.DeactivateUsers(ctx, []string{"u1", "u2"})
 			return err
 		}, "DELETE /users", "/v3/users", "", nil, `{"uidsToDeactivate":["u1","u2"]}`},
-		{"ReactivateUsers", func(c *client.Client) error {
+		{"ReactivateUsers", "", func(c *client.Client) error {
 			_, err := c.ReactivateUsers(ctx, []string{"u1"})
 			return err
 		}, "PUT /users", "/v3/users", "", nil, `{"uidsToActivate":["u1"]}`},
 
-		{"CreateUser with a token", func(c *client.Client) error {
+		{"CreateUser with a token", "", func(c *client.Client) error {
 			_, err := c.CreateUser(ctx, client.CreateUserRequest{UID: "u1", Name: "U", WithAuthToken: true})
 			return err
 		}, "POST /users", "/v3/users", "", nil, `{"uid":"u1","name":"U","withAuthToken":true}`},
 
-		{"CreateAuthToken", func(c *client.Client) error {
+		{"CreateAuthToken", "", func(c *client.Client) error {
 			_, err := c.CreateAuthToken(ctx, "u 1", client.CreateAuthTokenRequest{Force: true, Platform: "WEB", AppInfo: map[string]any{"v": "1"}})
 			return err
 		}, "POST /users/{uid}/auth_tokens", "/v3/users/u%201/auth_tokens", "", map[string]string{"uid": "u 1"}, `{"force":true,"platform":"WEB","appInfo":{"v":"1"}}`},
-		{"CreateAuthToken empty", func(c *client.Client) error {
+		{"CreateAuthToken empty", "", func(c *client.Client) error {
 			_, err := c.CreateAuthToken(ctx, "u1", client.CreateAuthTokenRequest{})
 			return err
 		}, "POST /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "", map[string]string{"uid": "u1"}, `{}`},
-		{"ListAuthTokens", func(c *client.Client) error {
+		{"ListAuthTokens", "", func(c *client.Client) error {
 			_, err := c.ListAuthTokens(ctx, "u1", 5, 2)
 			return err
 		}, "GET /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "page=2&perPage=5", map[string]string{"uid": "u1"}, ""},
-		{"FlushAuthTokens", func(c *client.Client) error {
+		{"FlushAuthTokens", "", func(c *client.Client) error {
 			_, err := c.FlushAuthTokens(ctx, "u1")
 			return err
 		}, "DELETE /users/{uid}/auth_tokens", "/v3/users/u1/auth_tokens", "", map[string]string{"uid": "u1"}, ""},
-		{"GetAuthToken", func(c *client.Client) error {
+		{"GetAuthToken", "", func(c *client.Client) error {
 			_, err := c.GetAuthToken(ctx, "u1", "u1_t/x")
 			return err
 		}, "GET /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t%2Fx", "", map[string]string{"uid": "u1", "authToken": "u1_t/x"}, ""},
-		{"UpdateAuthToken", func(c *client.Client) error {
+		{"UpdateAuthToken", "", func(c *client.Client) error {
 			_, err := c.UpdateAuthToken(ctx, "u1", "u1_t", client.UpdateAuthTokenRequest{Platform: ptr("ios")})
 			return err
 		}, "PUT /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t", "", map[string]string{"uid": "u1", "authToken": "u1_t"}, `{"platform":"ios"}`},
-		{"DeleteAuthToken", func(c *client.Client) error {
+		{"DeleteAuthToken", "", func(c *client.Client) error {
 			_, err := c.DeleteAuthToken(ctx, "u1", "u1_t")
 			return err
 		}, "DELETE /users/{uid}/auth_tokens/{authToken}", "/v3/users/u1/auth_tokens/u1_t", "", map[string]string{"uid": "u1", "authToken": "u1_t"}, ""},
 
-		{"AddFriends", func(c *client.Client) error {
+		{"AddFriends", "", func(c *client.Client) error {
 			_, err := c.AddFriends(ctx, "u1", []string{"u2", "u3"})
 			return err
 		}, "POST /users/{uid}/friends", "/v3/users/u1/friends", "", map[string]string{"uid": "u1"}, `{"accepted":["u2","u3"]}`},
-		{"ListFriends", func(c *client.Client) error {
+		{"ListFriends", "", func(c *client.Client) error {
 			_, err := c.ListFriends(ctx, "u1", client.ListFriendsParams{SearchKey: "a", PerPage: 10, Page: 2})
 			return err
 		}, "GET /users/{uid}/friends", "/v3/users/u1/friends", "page=2&perPage=10&searchKey=a", map[string]string{"uid": "u1"}, ""},
-		{"RemoveFriends", func(c *client.Client) error {
+		{"RemoveFriends", "", func(c *client.Client) error {
 			_, err := c.RemoveFriends(ctx, "u1", []string{"u2"})
 			return err
 		}, "DELETE /users/{uid}/friends", "/v3/users/u1/friends", "", map[string]string{"uid": "u1"}, `{"friends":["u2"]}`},
 
-		{"CreateAPIKey", func(c *client.Client) error {
+		{"CreateAPIKey", "", func(c *client.Client) error {
 			_, err := c.CreateAPIKey(ctx, "k", "")
 			return err
 		}, "POST /apikeys", "/v3/apikeys", "", nil, `{"name":"k"}`},
-		{"CreateAPIKey scope", func(c *client.Client) error {
+		{"CreateAPIKey scope", "", func(c *client.Client) error {
 			_, err := c.CreateAPIKey(ctx, "k", "authOnly")
 			return err
 		}, "POST /apikeys", "/v3/apikeys", "", nil, `{"name":"k","scope":"authOnly"}`},
-		{"ListAPIKeys", func(c *client.Client) error {
+		{"ListAPIKeys", "", func(c *client.Client) error {
 			_, err := c.ListAPIKeys(ctx, client.ListAPIKeysParams{Scope: "fullAccess", SearchKey: "k", PerPage: 5, Page: 1})
 			return err
 		}, "GET /apikeys", "/v3/apikeys", "page=1&perPage=5&scope=fullAccess&searchKey=k", nil, ""},
-		{"GetAPIKey", func(c *client.Client) error {
+		{"GetAPIKey", "", func(c *client.Client) error {
 			_, err := c.GetAPIKey(ctx, "abc/def")
 			return err
 		}, "GET /apikeys/{apiKey}", "/v3/apikeys/abc%2Fdef", "", map[string]string{"apiKey": "abc/def"}, ""},
-		{"UpdateAPIKey", func(c *client.Client) error {
+		{"UpdateAPIKey", "", func(c *client.Client) error {
 			_, err := c.UpdateAPIKey(ctx, "abc", ptr("n"), nil)
 			return err
 		}, "PUT /apikeys/{apiKey}", "/v3/apikeys/abc", "", map[string]string{"apiKey": "abc"}, `{"name":"n"}`},
-		{"DeleteAPIKey", func(c *client.Client) error {
+		{"DeleteAPIKey", "", func(c *client.Client) error {
 			_, err := c.DeleteAPIKey(ctx, "abc")
 			return err
 		}, "DELETE /apikeys/{apiKey}", "/v3/apikeys/abc", "", map[string]string{"apiKey": "abc"}, ""},
 
-		{"CreateWebhook", func(c *client.Client) error {
+		{"CreateWebhook", "", func(c *client.Client) error {
 			_, err := c.CreateWebhook(ctx, client.WebhookRequest{WebhookURL: ptr("https://h.example/x"), UseBasicAuth: ptr(true), Username: ptr("u"), Password: ptr("p"), Triggers: &[]string{"message_sent"}})
 			return err
 		}, "POST /webhooks", "/v3/webhooks", "", nil, `{"webhookURL":"https://h.example/x","useBasicAuth":true,"username":"u","password":"p","triggers":["message_sent"]}`},
-		{"ListWebhooks", func(c *client.Client) error {
+		{"ListWebhooks", "", func(c *client.Client) error {
 			_, err := c.ListWebhooks(ctx)
 			return err
 		}, "GET /webhooks", "/v3/webhooks", "", nil, ""},
-		{"GetWebhook", func(c *client.Client) error {
+		{"GetWebhook", "", func(c *client.Client) error {
 			_, err := c.GetWebhook(ctx, "wh 1")
 			return err
 		}, "GET /webhooks/{id}", "/v3/webhooks/wh%201", "", map[string]string{"id": "wh 1"}, ""},
-		{"UpdateWebhook", func(c *client.Client) error {
+		{"UpdateWebhook", "", func(c *client.Client) error {
 			_, err := c.UpdateWebhook(ctx, "wh1", client.WebhookRequest{Enabled: ptr(false)})
 			return err
 		}, "PUT /webhooks/{id}", "/v3/webhooks/wh1", "", map[string]string{"id": "wh1"}, `{"enabled":false}`},
-		{"DeleteWebhook", func(c *client.Client) error {
+		{"DeleteWebhook", "", func(c *client.Client) error {
 			_, err := c.DeleteWebhook(ctx, "wh1")
 			return err
 		}, "DELETE /webhooks/{id}", "/v3/webhooks/wh1", "", map[string]string{"id": "wh1"}, ""},
-		{"CreateAgent", func(c *client.Client) error {
+		{"CreateAgent", "", func(c *client.Client) error {
 			_, err := c.CreateAgent(ctx, client.AgentRequest{UID: ptr("bot"), Name: ptr("Bot"), IntegrationMeta: &client.AgentMeta{URL: "https://a.example/x"}})
 			return err
 		}, "POST /ai-agents/agents", "/v3/ai-agents/agents", "", nil, `{"uid":"bot","name":"Bot","integrationMeta":{"url":"https://a.example/x"}}`},
-		{"ListAgents", func(c *client.Client) error {
+		{"ListAgents", "", func(c *client.Client) error {
 			_, err := c.ListAgents(ctx)
 			return err
 		}, "GET /ai-agents/agents", "/v3/ai-agents/agents", "", nil, ""},
-		{"GetAgent", func(c *client.Client) error {
+		{"GetAgent", "", func(c *client.Client) error {
 			_, err := c.GetAgent(ctx, "bot")
 			return err
 		}, "GET /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, ""},
-		{"UpdateAgent", func(c *client.Client) error {
+		{"UpdateAgent", "", func(c *client.Client) error {
 			_, err := c.UpdateAgent(ctx, "bot", client.AgentRequest{IsActive: ptr(false)})
 			return err
 		}, "PUT /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, `{"isActive":false}`},
-		{"PatchAgent", func(c *client.Client) error {
+		{"PatchAgent", "", func(c *client.Client) error {
 			_, err := c.PatchAgent(ctx, "bot", client.AgentRequest{Name: ptr("B")})
 			return err
 		}, "PATCH /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, `{"name":"B"}`},
-		{"DeleteAgent", func(c *client.Client) error {
+		{"DeleteAgent", "", func(c *client.Client) error {
 			_, err := c.DeleteAgent(ctx, "bot")
 			return err
 		}, "DELETE /ai-agents/agents/{uid}", "/v3/ai-agents/agents/bot", "", map[string]string{"uid": "bot"}, ""},
-		{"RotateWebhookSecret", func(c *client.Client) error {
+		{"RotateWebhookSecret", "", func(c *client.Client) error {
 			keep := int64(60)
 			_, err := c.RotateWebhookSecret(ctx, "wh1", &keep)
 			return err
 		}, "POST /webhooks/{id}/secrets", "/v3/webhooks/wh1/secrets", "", map[string]string{"id": "wh1"}, `{"previousExpiresIn":60}`},
-		{"ListDeliveries", func(c *client.Client) error {
+		{"ListDeliveries", "", func(c *client.Client) error {
 			_, err := c.ListDeliveries(ctx, "wh1", client.DeliveriesParams{State: "dead", Before: "9", Limit: 5})
 			return err
 		}, "GET /webhooks/{id}/deliveries", "/v3/webhooks/wh1/deliveries", "before=9&limit=5&state=dead", map[string]string{"id": "wh1"}, ""},
-		{"Replay", func(c *client.Client) error {
+		{"Replay", "", func(c *client.Client) error {
 			_, err := c.Replay(ctx, "wh1", client.ReplayRequest{EventID: "evt_3"})
 			return err
 		}, "POST /webhooks/{id}/replay", "/v3/webhooks/wh1/replay", "", map[string]string{"id": "wh1"}, `{"eventId":"evt_3"}`},
 
 		// Notification providers and push tokens.
-		{"ListFCMProviders", func(c *client.Client) error {
+		{"ListFCMProviders", "", func(c *client.Client) error {
 			_, err := c.ListFCMProviders(ctx)
 			return err
 		}, "GET /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil, ""},
-		{"CreateFCMProvider", func(c *client.Client) error {
+		{"CreateFCMProvider", "", func(c *client.Client) error {
 			_, err := c.CreateFCMProvider(ctx, client.FCMProviderRequest{ProviderID: "f1", ServiceAccountCreds: &client.ServiceAccount{ProjectID: "p", ClientEmail: "e", PrivateKey: "k"}})
 			return err
 		}, "POST /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil,
 			`{"providerId":"f1","serviceAccountCreds":{"project_id":"p","client_email":"e","private_key":"k"}}`},
-		{"UpdateFCMProvider", func(c *client.Client) error {
+		{"UpdateFCMProvider", "", func(c *client.Client) error {
 			_, err := c.UpdateFCMProvider(ctx, client.FCMProviderRequest{ProviderID: "f1", ServiceAccountFilename: ptr("a.json")})
 			return err
 		}, "PUT /notifications/push/v1/providers/fcm", "/v3/notifications/push/v1/providers/fcm", "", nil, `{"providerId":"f1","serviceAccountFilename":"a.json"}`},
-		{"DeleteFCMProvider", func(c *client.Client) error {
+		{"DeleteFCMProvider", "", func(c *client.Client) error {
 			_, err := c.DeleteFCMProvider(ctx, "f 1")
 			return err
 		}, "DELETE /notifications/push/v1/providers/fcm/{providerId}", "/v3/notifications/push/v1/providers/fcm/f%201", "", map[string]string{"providerId": "f 1"}, ""},
-		{"SetDefaultFCMProvider", func(c *client.Client) error {
+		{"SetDefaultFCMProvider", "", func(c *client.Client) error {
 			_, err := c.SetDefaultFCMProvider(ctx, "f1")
 			return err
 		}, "PUT /notifications/push/v1/providers/fcm/default/{providerId}", "/v3/notifications/push/v1/providers/fcm/default/f1", "", map[string]string{"providerId": "f1"}, ""},
-		{"ListAPNsProviders", func(c *client.Client) error {
+		{"ListAPNsProviders", "", func(c *client.Client) error {
 			_, err := c.ListAPNsProviders(ctx)
 			return err
 		}, "GET /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, ""},
-		{"CreateAPNsProvider", func(c *client.Client) error {
+		{"CreateAPNsProvider", "", func(c *client.Client) error {
 			_, err := c.CreateAPNsProvider(ctx, client.APNsProviderRequest{ProviderID: "a1", KeyID: ptr("K"), ProductionMode: ptr(true)})
 			return err
 		}, "POST /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, `{"providerId":"a1","keyId":"K","productionMode":true}`},
-		{"UpdateAPNsProvider", func(c *client.Client) error {
+		{"UpdateAPNsProvider", "", func(c *client.Client) error {
 			_, err := c.UpdateAPNsProvider(ctx, client.APNsProviderRequest{ProviderID: "a1", BundleID: ptr("com.x")})
 			return err
 		}, "PUT /notifications/push/v1/providers/apns", "/v3/notifications/push/v1/providers/apns", "", nil, `{"providerId":"a1","bundleId":"com.x"}`},
-		{"DeleteAPNsProvider", func(c *client.Client) error {
+		{"DeleteAPNsProvider", "", func(c *client.Client) error {
 			_, err := c.DeleteAPNsProvider(ctx, "a1")
 			return err
 		}, "DELETE /notifications/push/v1/providers/apns/{providerId}", "/v3/notifications/push/v1/providers/apns/a1", "", map[string]string{"providerId": "a1"}, ""},
-		{"SetDefaultAPNsProvider", func(c *client.Client) error {
+		{"SetDefaultAPNsProvider", "", func(c *client.Client) error {
 			_, err := c.SetDefaultAPNsProvider(ctx, "a1")
 			return err
 		}, "PUT /notifications/push/v1/providers/apns/default/{providerId}", "/v3/notifications/push/v1/providers/apns/default/a1", "", map[string]string{"providerId": "a1"}, ""},
-		{"ListNotificationLogs", func(c *client.Client) error {
+		{"ListNotificationLogs", "", func(c *client.Client) error {
 			_, _, err := c.ListNotificationLogs(ctx, url.Values{"channel": {"push"}, "logId": {"9"}, "affix": {"prepend"}})
 			return err
 		}, "GET /notifications/v1/logs", "/v3/notifications/v1/logs", "affix=prepend&channel=push&logId=9", nil, ""},
-		{"GetTwilioProvider", func(c *client.Client) error {
+		{"GetTwilioProvider", "", func(c *client.Client) error {
 			_, err := c.GetTwilioProvider(ctx)
 			return err
 		}, "GET /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, ""},
-		{"CreateTwilioProvider", func(c *client.Client) error {
+		{"CreateTwilioProvider", "", func(c *client.Client) error {
 			_, err := c.CreateTwilioProvider(ctx, client.TwilioRequest{TwilioAccountSID: ptr("AC1"), TwilioAuthToken: ptr("t"), TwilioSenderPhoneNumber: ptr("+1")})
 			return err
 		}, "POST /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil,
 			`{"twilioAccountSID":"AC1","twilioAuthToken":"t","twilioSenderPhoneNumber":"+1"}`},
-		{"UpdateTwilioProvider", func(c *client.Client) error {
+		{"UpdateTwilioProvider", "", func(c *client.Client) error {
 			_, err := c.UpdateTwilioProvider(ctx, client.TwilioRequest{IsEnabled: ptr(false)})
 			return err
 		}, "PUT /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, `{"isEnabled":false}`},
-		{"DeleteTwilioProvider", func(c *client.Client) error {
+		{"DeleteTwilioProvider", "", func(c *client.Client) error {
 			_, err := c.DeleteTwilioProvider(ctx)
 			return err
 		}, "DELETE /notifications/sms/v1/providers/twilio", "/v3/notifications/sms/v1/providers/twilio", "", nil, ""},
-		{"GetSendGridProvider", func(c *client.Client) error {
+		{"GetSendGridProvider", "", func(c *client.Client) error {
 			_, err := c.GetSendGridProvider(ctx)
 			return err
 		}, "GET /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, ""},
-		{"CreateSendGridProvider", func(c *client.Client) error {
+		{"CreateSendGridProvider", "", func(c *client.Client) error {
 			_, err := c.CreateSendGridProvider(ctx, client.SendGridRequest{SendGridAPIKey: ptr("SG.x"), SenderEmail: ptr("a@b.c")})
 			return err
 		}, "POST /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, `{"sendGridApiKey":"SG.x","senderEmail":"a@b.c"}`},
-		{"UpdateSendGridProvider", func(c *client.Client) error {
+		{"UpdateSendGridProvider", "", func(c *client.Client) error {
 			_, err := c.UpdateSendGridProvider(ctx, client.SendGridRequest{AllowEmailReplies: ptr(true)})
 			return err
 		}, "PUT /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, `{"allowEmailReplies":true}`},
-		{"DeleteSendGridProvider", func(c *client.Client) error {
+		{"DeleteSendGridProvider", "", func(c *client.Client) error {
 			_, err := c.DeleteSendGridProvider(ctx)
 			return err
 		}, "DELETE /notifications/email/v1/providers/sendgrid", "/v3/notifications/email/v1/providers/sendgrid", "", nil, ""},
-		{"GetCustomProvider push", func(c *client.Client) error {
+		{"GetCustomProvider push", "", func(c *client.Client) error {
 			_, err := c.GetCustomProvider(ctx, client.ChannelPush)
 			return err
 		}, "GET /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, ""},
-		{"CreateCustomProvider push", func(c *client.Client) error {
+		{"CreateCustomProvider push", "", func(c *client.Client) error {
 			_, err := c.CreateCustomProvider(ctx, client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true), WebhookURL: ptr("https://h.example/p"), UseBasicAuth: ptr(false)})
 			return err
 		}, "POST /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, `{"isEnabled":true,"webhookURL":"https://h.example/p","useBasicAuth":false}`},
-		{"UpdateCustomProvider push", func(c *client.Client) error {
+		{"UpdateCustomProvider push", "", func(c *client.Client) error {
 			_, err := c.UpdateCustomProvider(ctx, client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(false)})
 			return err
 		}, "PUT /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, `{"isEnabled":false}`},
-		{"DeleteCustomProvider push", func(c *client.Client) error {
+		{"DeleteCustomProvider push", "", func(c *client.Client) error {
 			_, err := c.DeleteCustomProvider(ctx, client.ChannelPush)
 			return err
 		}, "DELETE /notifications/push/v1/providers/custom", "/v3/notifications/push/v1/providers/custom", "", nil, ""},
-		{"GetCustomProvider sms", func(c *client.Client) error {
+		{"GetCustomProvider sms", "", func(c *client.Client) error {
 			_, err := c.GetCustomProvider(ctx, client.ChannelSMS)
 			return err
 		}, "GET /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, ""},
-		{"CreateCustomProvider sms", func(c *client.Client) error {
+		{"CreateCustomProvider sms", "", func(c *client.Client) error {
 			_, err := c.CreateCustomProvider(ctx, client.ChannelSMS, client.CustomProviderRequest{UseStoredPhNo: ptr(true)})
 			return err
 		}, "POST /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, `{"useStoredPhNo":true}`},
-		{"UpdateCustomProvider sms", func(c *client.Client) error {
+		{"UpdateCustomProvider sms", "", func(c *client.Client) error {
 			_, err := c.UpdateCustomProvider(ctx, client.ChannelSMS, client.CustomProviderRequest{BasicAuthPassword: ptr("p")})
 			return err
 		}, "PUT /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, `{"basicAuthPassword":"p"}`},
-		{"DeleteCustomProvider sms", func(c *client.Client) error {
+		{"DeleteCustomProvider sms", "", func(c *client.Client) error {
 			_, err := c.DeleteCustomProvider(ctx, client.ChannelSMS)
 			return err
 		}, "DELETE /notifications/sms/v1/providers/custom", "/v3/notifications/sms/v1/providers/custom", "", nil, ""},
-		{"GetCustomProvider email", func(c *client.Client) error {
+		{"GetCustomProvider email", "", func(c *client.Client) error {
 			_, err := c.GetCustomProvider(ctx, client.ChannelEmail)
 			return err
 		}, "GET /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, ""},
-		{"CreateCustomProvider email", func(c *client.Client) error {
+		{"CreateCustomProvider email", "", func(c *client.Client) error {
 			_, err := c.CreateCustomProvider(ctx, client.ChannelEmail, client.CustomProviderRequest{UseStoredEmailID: ptr(false)})
 			return err
 		}, "POST /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, `{"useStoredEmailID":false}`},
-		{"UpdateCustomProvider email", func(c *client.Client) error {
+		{"UpdateCustomProvider email", "", func(c *client.Client) error {
 			_, err := c.UpdateCustomProvider(ctx, client.ChannelEmail, client.CustomProviderRequest{WebhookURL: ptr("https://h.example/e")})
 			return err
 		}, "PUT /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, `{"webhookURL":"https://h.example/e"}`},
-		{"DeleteCustomProvider email", func(c *client.Client) error {
+		{"DeleteCustomProvider email", "", func(c *client.Client) error {
 			_, err := c.DeleteCustomProvider(ctx, client.ChannelEmail)
 			return err
 		}, "DELETE /notifications/email/v1/providers/custom", "/v3/notifications/email/v1/providers/custom", "", nil, ""},
-		{"RegisterPushToken", func(c *client.Client) error {
+		{"RegisterPushToken", "", func(c *client.Client) error {
 			_, err := c.RegisterPushToken(ctx, client.PushTokenRequest{Platform: "fcm_web", FCMToken: "t1", Timezone: "Asia/Kolkata"})
 			return err
 		}, "POST /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "", nil, `{"platform":"fcm_web","fcmToken":"t1","timezone":"Asia/Kolkata"}`},
-		{"ListPushTokens", func(c *client.Client) error {
+		{"ListPushTokens", "", func(c *client.Client) error {
 			_, err := c.ListPushTokens(ctx, "u1_tok", true)
 			return err
 		}, "GET /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "all=true&authToken=u1_tok", nil, ""},
-		{"UnregisterPushTokens", func(c *client.Client) error {
+		{"UnregisterPushTokens", "", func(c *client.Client) error {
 			_, err := c.UnregisterPushTokens(ctx, "u1_tok", false)
 			return err
 		}, "DELETE /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "", nil, `{"authToken":"u1_tok"}`},
-		{"UnregisterPushTokens all, no body", func(c *client.Client) error {
+		{"UnregisterPushTokens all, no body", "", func(c *client.Client) error {
 			_, err := c.UnregisterPushTokens(ctx, "", true)
 			return err
 		}, "DELETE /notifications/push/v1/tokens", "/v3/notifications/push/v1/tokens", "all=true", nil, ""},
-		{"DeletePushToken", func(c *client.Client) error {
+		{"DeletePushToken", "", func(c *client.Client) error {
 			_, err := c.DeletePushToken(ctx, "a:b/c", "u1_tok")
 			return err
 		}, "DELETE /notifications/push/v1/tokens/{pushToken}", "/v3/notifications/push/v1/tokens/a:b%2Fc", "", map[string]string{"pushToken": "a:b/c"}, `{"authToken":"u1_tok"}`},
 
-		{"SendMessage", func(c *client.Client) error {
+		{"SendMessage", "", func(c *client.Client) error {
 			_, err := c.SendMessage(ctx, client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Category: "message", Type: "text",
 				Data: map[string]any{"text": "<hi>"}})
 			return err
 		}, "POST /messages", "/v3/messages", "", nil, `{"receiver":"u2","receiverType":"user","category":"message","type":"text","data":{"text":"<hi>"}}`},
-		{"CreateUploadURLs", func(c *client.Client) error {
+		{"CreateUploadURLs", "", func(c *client.Client) error {
 			_, err := c.CreateUploadURLs(ctx, client.UploadURLRequest{Files: map[string]client.UploadFileInfo{"f1": {FileID: "f1", Name: "a.png", Size: 3, MimeType: "image/png"}},
 				Receiver: "u2", ReceiverType: "user"})
 			return err
 		}, "POST /files/upload-url", "/v3/files/upload-url", "", nil,
 			`{"files":{"f1":{"fileId":"f1","name":"a.png","size":3,"mimeType":"image/png"}},"receiver":"u2","receiverType":"user"}`},
-		{"SendMessageToMany", func(c *client.Client) error {
+		{"SendMessageToMany", "", func(c *client.Client) error {
 			_, err := c.SendMessageToMany(ctx, client.SendMessageRequest{Data: map[string]any{"text": "hi"}},
 				client.Receivers{UIDs: []string{"u2", "u3"}, GUIDs: []string{"g1"}})
 			return err
 		}, "POST /messages", "/v3/messages", "", nil,
 			`{"receiver":"","receiverType":"","category":"","type":"","data":{"text":"hi"},"multipleReceivers":{"uids":["u2","u3"],"guids":["g1"]}}`},
-		{"SendBotMessageToMany", func(c *client.Client) error {
+		{"SendBotMessageToMany", "", func(c *client.Client) error {
 			_, err := c.SendBotMessageToMany(ctx, "bot 1", client.SendMessageRequest{Receiver: "u2", ReceiverType: "user", Data: map[string]any{"text": "hi"}},
 				client.Receivers{GUIDs: []string{"g1"}})
 			return err
 		}, "POST /bots/{uid}/messages", "/v3/bots/bot%201/messages", "", map[string]string{"uid": "bot 1"},
 			`{"receiver":"u2","receiverType":"user","category":"","type":"","data":{"text":"hi"},"multipleReceivers":{"guids":["g1"]}}`},
-		{"GetMessage", func(c *client.Client) error {
+		{"GetMessage", "", func(c *client.Client) error {
 			_, err := c.GetMessage(ctx, "7")
 			return err
 		}, "GET /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, ""},
-		{"DeleteMessage", func(c *client.Client) error {
+		{"DeleteMessage", "", func(c *client.Client) error {
 			_, err := c.DeleteMessage(ctx, "7", false)
 			return err
 		}, "DELETE /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, ""},
-		{"DeleteMessage permanent", func(c *client.Client) error {
+		{"DeleteMessage permanent", "", func(c *client.Client) error {
 			_, err := c.DeleteMessage(ctx, "7", true)
 			return err
 		}, "DELETE /messages/{id}", "/v3/messages/7", "", map[string]string{"id": "7"}, `{"permanent":true}`},
-		{"ListReactions", func(c *client.Client) error {
+		{"ListReactions", "", func(c *client.Client) error {
 			_, err := c.ListReactions(ctx, "7", client.ListReactionsParams{Limit: 3, Affix: "prepend", ID: "9"})
 			return err
 		}, "GET /messages/{id}/reactions", "/v3/messages/7/reactions", "affix=prepend&id=9&limit=3", map[string]string{"id": "7"}, ""},
-		{"ListReactions one", func(c *client.Client) error {
+		{"ListReactions one", "", func(c *client.Client) error {
 			_, err := c.ListReactions(ctx, "7", client.ListReactionsParams{Reaction: "a/b"})
 			return err
 		}, "GET /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/a%2Fb", "", map[string]string{"id": "7", "reaction": "a/b"}, ""},
-		{"AddReaction", func(c *client.Client) error {
+		{"AddReaction", "", func(c *client.Client) error {
 			_, err := c.AddReaction(ctx, "7", "👍")
 			return err
 		}, "POST /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
-		{"RemoveReaction", func(c *client.Client) error {
+		{"RemoveReaction", "", func(c *client.Client) error {
 			_, err := c.RemoveReaction(ctx, "7", "👍")
 			return err
 		}, "DELETE /messages/{id}/reactions/{reaction}", "/v3/messages/7/reactions/%F0%9F%91%8D", "", map[string]string{"id": "7", "reaction": "👍"}, ""},
-		{"PinMessage", func(c *client.Client) error {
+		{"PinMessage", "", func(c *client.Client) error {
 			_, err := c.PinMessage(ctx, "7")
 			return err
 		}, "POST /messages/{id}/pin", "/v3/messages/7/pin", "", map[string]string{"id": "7"}, ""},
-		{"UnpinMessage", func(c *client.Client) error {
+		{"UnpinMessage", "", func(c *client.Client) error {
 			_, err := c.UnpinMessage(ctx, "7")
 			return err
 		}, "DELETE /messages/{id}/pin", "/v3/messages/7/pin", "", map[string]string{"id": "7"}, ""},
-		{"SaveMessage", func(c *client.Client) error {
+		{"SaveMessage", "", func(c *client.Client) error {
 			_, err := c.SaveMessage(ctx, "7")
 			return err
 		}, "POST /messages/{id}/save", "/v3/messages/7/save", "", map[string]string{"id": "7"}, ""},
-		{"SubscribeThread", func(c *client.Client) error {
+		{"SubscribeThread", "", func(c *client.Client) error {
 			_, err := c.SubscribeThread(ctx, "7")
 			return err
 		}, "POST /messages/{id}/thread/subscription", "/v3/messages/7/thread/subscription", "", map[string]string{"id": "7"}, ""},
-		{"UnsubscribeThread", func(c *client.Client) error {
+		{"UnsubscribeThread", "", func(c *client.Client) error {
 			_, err := c.UnsubscribeThread(ctx, "7")
 			return err
 		}, "DELETE /messages/{id}/thread/subscription", "/v3/messages/7/thread/subscription", "", map[string]string{"id": "7"}, ""},
-		{"ListThreads", func(c *client.Client) error {
+		{"ListThreads", "", func(c *client.Client) error {
 			_, err := c.ListThreads(ctx, client.ThreadListParams{})
 			return err
 		}, "GET /threads", "/v3/threads", "", nil, ""},
-		{"ListThreads with a user, paged", func(c *client.Client) error {
+		{"ListThreads with a user, paged", "", func(c *client.Client) error {
 			_, err := c.ListThreads(ctx, client.ThreadListParams{UID: "u/1", Affix: "append", UpdatedAt: 5, ID: "9", Limit: 2})
 			return err
 		}, "GET /users/{uid}/threads", "/v3/users/u%2F1/threads", "affix=append&id=9&limit=2&updatedAt=5", map[string]string{"uid": "u/1"}, ""},
-		{"UnsaveMessage", func(c *client.Client) error {
+		{"UnsaveMessage", "", func(c *client.Client) error {
 			_, err := c.UnsaveMessage(ctx, "7")
 			return err
 		}, "DELETE /messages/{id}/save", "/v3/messages/7/save", "", map[string]string{"id": "7"}, ""},
-		{"Me", func(c *client.Client) error {
+		{"Me", "", func(c *client.Client) error {
 			_, err := c.Me(ctx)
 			return err
 		}, "PUT /me", "/v3/me", "", nil, `{}`},
-		{"CurrentUser", func(c *client.Client) error {
+		{"CurrentUser", "", func(c *client.Client) error {
 			_, err := c.CurrentUser(ctx)
 			return err
 		}, "GET /me", "/v3/me", "", nil, ""},
-		{"Logout", func(c *client.Client) error {
+		{"Logout", "", func(c *client.Client) error {
 			_, err := c.Logout(ctx)
 			return err
 		}, "DELETE /me", "/v3/me", "", nil, ""},
-		{"Settings", func(c *client.Client) error {
+		{"Settings", "", func(c *client.Client) error {
 			_, err := c.Settings(ctx)
 			return err
 		}, "GET /settings", "/v3/settings", "", nil, ""},
-		{"RecordSession", func(c *client.Client) error {
+		{"RecordSession", "", func(c *client.Client) error {
 			_, err := c.RecordSession(ctx)
 			return err
 		}, "POST /user_sessions", "/v3/user_sessions", "", nil, ""},
-		{"ImportUsers", func(c *client.Client) error {
+		{"OnlineMembers", "", func(c *client.Client) error {
+			_, err := c.OnlineMembers(ctx, "crew", "club")
+			return err
+		}, "POST /online-members", "/v3/online-members", "", nil, `{"groups":["crew","club"]}`},
+		{"OnlineMembers without groups", "", func(c *client.Client) error {
+			_, err := c.OnlineMembers(ctx)
+			return err
+		}, "POST /online-members", "/v3/online-members", "", nil, `{}`},
+		{"ImportUsers", "", func(c *client.Client) error {
 			_, err := c.ImportUsers(ctx, []client.ImportItem{{Key: "u2", Item: json.RawMessage(`{"name":"B"}`)}, {Key: "u1", Item: json.RawMessage(`{"name":"A"}`)}})
 			return err
 		}, "POST /data_import/users", "/v3/data_import/users", "", nil, `{"users":{"u2":{"name":"B"},"u1":{"name":"A"}}}`},
-		{"ImportGroups", func(c *client.Client) error {
+		{"ImportGroups", "", func(c *client.Client) error {
 			_, err := c.ImportGroups(ctx, []client.ImportItem{{Key: "g1", Item: json.RawMessage(`{"name":"G","type":"public"}`)}})
 			return err
 		}, "POST /data_import/groups", "/v3/data_import/groups", "", nil, `{"groups":{"g1":{"name":"G","type":"public"}}}`},
-		{"ImportMembers", func(c *client.Client) error {
+		{"ImportMembers", "", func(c *client.Client) error {
 			_, err := c.ImportMembers(ctx, []client.ImportItem{{Key: "g1_member_u1", Item: json.RawMessage(`{"guid":"g1","uid":"u1"}`)}})
 			return err
 		}, "POST /data_import/members", "/v3/data_import/members", "", nil, `{"members":{"g1_member_u1":{"guid":"g1","uid":"u1"}}}`},
-		{"ImportMessages", func(c *client.Client) error {
+		{"ImportMessages", "", func(c *client.Client) error {
 			_, err := c.ImportMessages(ctx, []client.ImportItem{{Key: "m1", Item: json.RawMessage(`{"sender":"u1","receiverType":"user","receiver":"u2","sentAt":1}`)}})
 			return err
 		}, "POST /data_import/messages", "/v3/data_import/messages", "", nil, `{"messages":{"m1":{"sender":"u1","receiverType":"user","receiver":"u2","sentAt":1}}}`},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
-			}
-			if got.Header.Get("apikey") != "key-1" || got.Header.Get("Accept") != "application/json" {
-				t.Errorf("apikey = %q, Accept = %q", got.Header.Get("apikey"), got.Header.Get("Accept"))
-			}
-		})
-	}
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
 	for _, rt := range httpapi.Routes() {
 		// TestGroupEndpoints covers the group routes.
 		if _, path, _ := strings.Cut(rt, " "); !covered[rt] && !strings.HasPrefix(path, "/groups") && !historyRoutes[rt] {

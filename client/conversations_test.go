@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 )
 
 // conversationRoutes are the conversation routes, which TestConversationEndpoints covers.
@@ -41,16 +39,7 @@ var conversationRoutes = map[string]bool{
 // server saw, as TestEndpoints does for the others; together they cover conversationRoutes.
 func TestConversationEndpoints(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name    string
-		obo     string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
+	tests := []endpointCase{
 		{"ListConversations zero", "", func(c *client.Client) error {
 			_, err := c.ListConversations(ctx, client.ListConversationsParams{})
 			return err
@@ -154,48 +143,8 @@ func TestConversationEndpoints(t *testing.T) {
 		}, "DELETE /groups/{guid}/conversation/read", "/v3/groups/g1/conversation/read", "", nil, `{"messageId":3}`},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c.OnBehalfOf(tt.obo)); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
-			}
-			if got.Header.Get("onBehalfOf") != tt.obo {
-				t.Errorf("onBehalfOf = %q, want %q", got.Header.Get("onBehalfOf"), tt.obo)
-			}
-		})
-	}
-	routes := httpapi.Routes()
-	for rt := range conversationRoutes {
-		if !slices.Contains(routes, rt) {
-			t.Errorf("conversationRoutes names %s, which is not a route", rt)
-		}
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
+	checkCovered(t, "conversationRoutes", conversationRoutes, covered)
 }
 
 // TestMarkRefusedLocally: a mark that is none of the three, or a message id that is not an

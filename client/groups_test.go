@@ -17,16 +17,7 @@ import (
 // httpapi under /groups.
 func TestGroupEndpoints(t *testing.T) {
 	ctx := context.Background()
-	tests := []struct {
-		name    string
-		obo     string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
+	tests := []endpointCase{
 		{"CreateGroup", "", func(c *client.Client) error {
 			_, err := c.CreateGroup(ctx, client.CreateGroupRequest{GUID: "g1", Name: "G <1>", Type: client.GroupPassword, Password: "pw",
 				Icon: "https://x/i.png", Description: "d", Metadata: map[string]any{"a": 1.0}, Owner: "u1", Tags: []string{"t"},
@@ -134,39 +125,7 @@ func TestGroupEndpoints(t *testing.T) {
 		}, "GET /groups/{guid}/bannedusers", "/v3/groups/g1/bannedusers", "page=1&perPage=7", nil, ""},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c.OnBehalfOf(tt.obo)); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
-			}
-			if got.Header.Get("onBehalfOf") != tt.obo {
-				t.Errorf("onBehalfOf = %q, want %q", got.Header.Get("onBehalfOf"), tt.obo)
-			}
-		})
-	}
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
 	for _, rt := range httpapi.Routes() {
 		if _, path, _ := strings.Cut(rt, " "); strings.HasPrefix(path, "/groups") && !covered[rt] && !historyRoutes[rt] {
 			t.Errorf("no client call tested for %s", rt)

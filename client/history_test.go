@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 )
 
 // messageHistoryRoutes are the message-list, thread, edit and bot-message routes, which
@@ -52,16 +51,7 @@ func TestHistoryEndpoints(t *testing.T) {
 		"&hasAttachments=true&hasLinks=true&hasMentions=true&hasReactions=true&hideDeleted=true&hideMessagesFromBlockedUsers=true&hideReplies=true&id=42&limit=50" +
 		"&mentionedUids=u3%2Cu4&myMentionsOnly=true&onlyDeleted=true&pinned=true&receiverType=user&saved=true&searchKey=a+b&sender=u2&sentAt=1767225600" +
 		"&tags=x%2Cy&toTimestamp=2&types=text%2Cimage&undelivered=true&unread=true&withTags=true"
-	tests := []struct {
-		name    string
-		obo     string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
+	tests := []endpointCase{
 		{"ListMessages zero", "", func(c *client.Client) error {
 			_, err := c.ListMessages(ctx, client.MessageListParams{})
 			return err
@@ -157,52 +147,14 @@ func TestHistoryEndpoints(t *testing.T) {
 			`{"receiver":"g1","receiverType":"group","category":"","type":"","data":{"text":"x"}}`},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if strings.HasPrefix(tt.name, "UnreadCount ") {
-				f.respond(http.StatusOK, `{"data":[]}`)
-				defer f.respond(http.StatusOK, `{"data":null}`)
-			}
-			if err := tt.call(c.OnBehalfOf(tt.obo)); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-				if ct := got.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
-			}
-			if got.Header.Get("onBehalfOf") != tt.obo {
-				t.Errorf("onBehalfOf = %q, want %q", got.Header.Get("onBehalfOf"), tt.obo)
-			}
-		})
-	}
-	routes := httpapi.Routes()
-	for rt := range messageHistoryRoutes {
-		if !slices.Contains(routes, rt) {
-			t.Errorf("messageHistoryRoutes names %s, which is not a route", rt)
+	covered := checkEndpoints(t, f, tests, endpointChecks{before: func(f *fake, tt endpointCase) func() {
+		if !strings.HasPrefix(tt.name, "UnreadCount ") {
+			return nil
 		}
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+		f.respond(http.StatusOK, `{"data":[]}`)
+		return func() { f.respond(http.StatusOK, `{"data":null}`) }
+	}})
+	checkCovered(t, "messageHistoryRoutes", messageHistoryRoutes, covered)
 }
 
 // TestUnreadCountReceiverType: a receiver type that is neither user nor group is refused

@@ -46,14 +46,32 @@ func (p ModerationPage) query() url.Values {
 	return q
 }
 
-// FlaggedMessage is a flagged message with its flags and review status.
+// FlaggedMessage is a flagged message with its flags and review status. The answer also
+// carries the message's own keys at its top, as the hosted list does; Message holds them.
 type FlaggedMessage struct {
-	ID         string   `json:"id"`
-	Status     string   `json:"status"`
-	Message    *Message `json:"message"`
-	Flags      []Flag   `json:"flags"`
-	FlaggedAt  int64    `json:"flaggedAt"`
-	ReviewedAt int64    `json:"reviewedAt"`
+	ID           string      `json:"id"`
+	AppID        string      `json:"appId"`
+	Status       string      `json:"status"`
+	Message      *Message    `json:"message"`
+	Flags        []Flag      `json:"flags"`
+	FlaggedBy    []FlaggedBy `json:"flaggedBy"`
+	FlaggedCount int         `json:"flaggedCount"`
+	FlaggedAt    int64       `json:"flaggedAt"`
+	ReviewedAt   int64       `json:"reviewedAt"`
+}
+
+// FlaggedBy is one flag as the hosted list gives it: the flagger's user and the reason's
+// name and description beside the flag.
+type FlaggedBy struct {
+	UID         string `json:"uid"`
+	Name        string `json:"name"`
+	Avatar      string `json:"avatar"`
+	Role        string `json:"role"`
+	ReasonID    string `json:"reasonId"`
+	ReasonName  string `json:"reasonName"`
+	Description string `json:"description"`
+	Remark      string `json:"remark"`
+	FlaggedAt   int64  `json:"flaggedAt"`
 }
 
 // Flag is one user's flag of a message.

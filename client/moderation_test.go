@@ -2,8 +2,6 @@ package client_test
 
 import (
 	"context"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -28,102 +26,60 @@ func TestModerationEndpoints(t *testing.T) {
 	rule := client.RuleRequest{ID: "r1", Name: "R", Conditions: []client.RuleCondition{{Category: "word", Value: []string{"x"}}}, Action: []string{"blockMessage"}}
 	const ruleBody = `{"id":"r1","name":"R","conditions":[{"isKeywordsReferencePresent":false,"isMediaPresent":false,"category":"word","value":["x"]}],"action":["blockMessage"]}`
 	list := client.KeywordListRequest{ID: "k1", Name: "K", SearchTerms: []string{"a"}}
-	tests := []struct {
-		name    string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string
-	}{
-		{"CreateReason", func(c *client.Client) error {
+	tests := []endpointCase{
+		{"CreateReason", "", func(c *client.Client) error {
 			_, err := c.CreateReason(ctx, client.ReasonRequest{ID: "r", Name: ptr("N")})
 			return err
 		}, "POST /moderation/reasons", "/v3/moderation/reasons", "", nil, `{"id":"r","name":"N"}`},
-		{"ListReasons", func(c *client.Client) error { _, err := c.ListReasons(ctx); return err },
+		{"ListReasons", "", func(c *client.Client) error { _, err := c.ListReasons(ctx); return err },
 			"GET /moderation/reasons", "/v3/moderation/reasons", "", nil, ""},
-		{"GetReason", func(c *client.Client) error { _, err := c.GetReason(ctx, "r"); return err },
+		{"GetReason", "", func(c *client.Client) error { _, err := c.GetReason(ctx, "r"); return err },
 			"GET /moderation/reasons/{id}", "/v3/moderation/reasons/r", "", map[string]string{"id": "r"}, ""},
-		{"UpdateReason", func(c *client.Client) error {
+		{"UpdateReason", "", func(c *client.Client) error {
 			_, err := c.UpdateReason(ctx, "r", client.ReasonRequest{Name: ptr("M")})
 			return err
 		}, "PUT /moderation/reasons/{id}", "/v3/moderation/reasons/r", "", map[string]string{"id": "r"}, `{"name":"M"}`},
-		{"DeleteReason", func(c *client.Client) error { _, err := c.DeleteReason(ctx, "r"); return err },
+		{"DeleteReason", "", func(c *client.Client) error { _, err := c.DeleteReason(ctx, "r"); return err },
 			"DELETE /moderation/reasons/{id}", "/v3/moderation/reasons/r", "", map[string]string{"id": "r"}, ""},
-		{"FlagMessage", func(c *client.Client) error { _, err := c.FlagMessage(ctx, "7", "spam", "hm"); return err },
+		{"FlagMessage", "", func(c *client.Client) error { _, err := c.FlagMessage(ctx, "7", "spam", "hm"); return err },
 			"POST /messages/{id}/flagged", "/v3/messages/7/flagged", "", map[string]string{"id": "7"}, `{"reasonId":"spam","remark":"hm"}`},
-		{"ListFlaggedMessages", func(c *client.Client) error { _, err := c.ListFlaggedMessages(ctx, page); return err },
+		{"ListFlaggedMessages", "", func(c *client.Client) error { _, err := c.ListFlaggedMessages(ctx, page); return err },
 			"GET /moderation/flagged-messages", "/v3/moderation/flagged-messages", "before=99&limit=10", nil, ""},
-		{"ListReviewedMessages", func(c *client.Client) error {
+		{"ListReviewedMessages", "", func(c *client.Client) error {
 			_, err := c.ListReviewedMessages(ctx, client.ModerationPage{})
 			return err
 		},
 			"GET /moderation/reviewed-messages", "/v3/moderation/reviewed-messages", "", nil, ""},
-		{"ReviewFlaggedMessage", func(c *client.Client) error { _, err := c.ReviewFlaggedMessage(ctx, "7", "approved"); return err },
+		{"ReviewFlaggedMessage", "", func(c *client.Client) error { _, err := c.ReviewFlaggedMessage(ctx, "7", "approved"); return err },
 			"PATCH /moderation/flagged-messages/{id}", "/v3/moderation/flagged-messages/7", "", map[string]string{"id": "7"}, `{"status":"approved"}`},
-		{"ListBlockedMessages", func(c *client.Client) error { _, err := c.ListBlockedMessages(ctx, page); return err },
+		{"ListBlockedMessages", "", func(c *client.Client) error { _, err := c.ListBlockedMessages(ctx, page); return err },
 			"GET /moderation/blocked-messages", "/v3/moderation/blocked-messages", "before=99&limit=10", nil, ""},
-		{"ReviewBlockedMessage", func(c *client.Client) error { _, err := c.ReviewBlockedMessage(ctx, "3", "rejected"); return err },
+		{"ReviewBlockedMessage", "", func(c *client.Client) error { _, err := c.ReviewBlockedMessage(ctx, "3", "rejected"); return err },
 			"PATCH /moderation/blocked-messages/{id}", "/v3/moderation/blocked-messages/3", "", map[string]string{"id": "3"}, `{"status":"rejected"}`},
-		{"CreateRule", func(c *client.Client) error { _, err := c.CreateRule(ctx, rule); return err },
+		{"CreateRule", "", func(c *client.Client) error { _, err := c.CreateRule(ctx, rule); return err },
 			"POST /moderation/rules", "/v3/moderation/rules", "", nil, ruleBody},
-		{"ListRules", func(c *client.Client) error { _, err := c.ListRules(ctx); return err },
+		{"ListRules", "", func(c *client.Client) error { _, err := c.ListRules(ctx); return err },
 			"GET /moderation/rules", "/v3/moderation/rules", "", nil, ""},
-		{"GetRule", func(c *client.Client) error { _, err := c.GetRule(ctx, "r1"); return err },
+		{"GetRule", "", func(c *client.Client) error { _, err := c.GetRule(ctx, "r1"); return err },
 			"GET /moderation/rules/{ruleId}", "/v3/moderation/rules/r1", "", map[string]string{"ruleId": "r1"}, ""},
-		{"UpdateRule", func(c *client.Client) error { _, err := c.UpdateRule(ctx, "r1", rule); return err },
+		{"UpdateRule", "", func(c *client.Client) error { _, err := c.UpdateRule(ctx, "r1", rule); return err },
 			"PUT /moderation/rules/{ruleId}", "/v3/moderation/rules/r1", "", map[string]string{"ruleId": "r1"}, ruleBody},
-		{"DeleteRule", func(c *client.Client) error { _, err := c.DeleteRule(ctx, "r1"); return err },
+		{"DeleteRule", "", func(c *client.Client) error { _, err := c.DeleteRule(ctx, "r1"); return err },
 			"DELETE /moderation/rules/{ruleId}", "/v3/moderation/rules/r1", "", map[string]string{"ruleId": "r1"}, ""},
-		{"ListRuleRevisions", func(c *client.Client) error { _, err := c.ListRuleRevisions(ctx, "r1"); return err },
+		{"ListRuleRevisions", "", func(c *client.Client) error { _, err := c.ListRuleRevisions(ctx, "r1"); return err },
 			"GET /moderation/rules/{ruleId}/revisions", "/v3/moderation/rules/r1/revisions", "", map[string]string{"ruleId": "r1"}, ""},
-		{"CreateKeywordList", func(c *client.Client) error { _, err := c.CreateKeywordList(ctx, list); return err },
+		{"CreateKeywordList", "", func(c *client.Client) error { _, err := c.CreateKeywordList(ctx, list); return err },
 			"POST /moderation/keywords", "/v3/moderation/keywords", "", nil, `{"id":"k1","name":"K","searchTerms":["a"]}`},
-		{"ListKeywordLists", func(c *client.Client) error { _, err := c.ListKeywordLists(ctx); return err },
+		{"ListKeywordLists", "", func(c *client.Client) error { _, err := c.ListKeywordLists(ctx); return err },
 			"GET /moderation/keywords", "/v3/moderation/keywords", "", nil, ""},
-		{"GetKeywordList", func(c *client.Client) error { _, err := c.GetKeywordList(ctx, "k1"); return err },
+		{"GetKeywordList", "", func(c *client.Client) error { _, err := c.GetKeywordList(ctx, "k1"); return err },
 			"GET /moderation/keywords/{keywordId}", "/v3/moderation/keywords/k1", "", map[string]string{"keywordId": "k1"}, ""},
-		{"UpdateKeywordList", func(c *client.Client) error { _, err := c.UpdateKeywordList(ctx, "k1", list); return err },
+		{"UpdateKeywordList", "", func(c *client.Client) error { _, err := c.UpdateKeywordList(ctx, "k1", list); return err },
 			"PUT /moderation/keywords/{keywordId}", "/v3/moderation/keywords/k1", "", map[string]string{"keywordId": "k1"}, `{"id":"k1","name":"K","searchTerms":["a"]}`},
-		{"DeleteKeywordList", func(c *client.Client) error { _, err := c.DeleteKeywordList(ctx, "k1"); return err },
+		{"DeleteKeywordList", "", func(c *client.Client) error { _, err := c.DeleteKeywordList(ctx, "k1"); return err },
 			"DELETE /moderation/keywords/{keywordId}", "/v3/moderation/keywords/k1", "", map[string]string{"keywordId": "k1"}, ""},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" {
-					t.Errorf("body = %q, want none", got.Body)
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-			}
-		})
-	}
-	routes := httpapi.Routes()
-	for rt := range moderationRoutes {
-		if !slices.Contains(routes, rt) {
-			t.Errorf("moderationRoutes names %s, which is not a route", rt)
-		}
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
+	checkCovered(t, "moderationRoutes", moderationRoutes, covered)
 }

@@ -39,90 +39,58 @@ func TestNotificationEndpoints(t *testing.T) {
 	unmutes := []client.MutedConversation{{ID: "u2", Type: client.MuteOneOnOne}}
 	const unmutesBody = `{"conversations":[{"id":"u2","type":"oneOnOne"}]}`
 	email := "someone@example.com"
-	tests := []struct {
-		name    string
-		call    func(c *client.Client) error
-		pattern string
-		query   string
-		body    string
-	}{
-		{"GetNotificationSettings", func(c *client.Client) error { _, err := c.GetNotificationSettings(ctx); return err },
-			"GET /notifications/v1/settings", "", ""},
-		{"UpdateNotificationSettings", func(c *client.Client) error {
+	tests := []endpointCase{
+		{"GetNotificationSettings", "", func(c *client.Client) error { _, err := c.GetNotificationSettings(ctx); return err },
+			"GET /notifications/v1/settings", "", "", nil, ""},
+		{"UpdateNotificationSettings", "", func(c *client.Client) error {
 			_, err := c.UpdateNotificationSettings(ctx, map[string]any{"sound": map[string]any{"chat": "ping.caf"}})
 			return err
-		}, "PATCH /notifications/v1/settings", "", `{"sound":{"chat":"ping.caf"}}`},
-		{"ResetNotificationSettings", func(c *client.Client) error { _, err := c.ResetNotificationSettings(ctx); return err },
-			"DELETE /notifications/v1/settings", "", ""},
-		{"GetNotificationPreferences", func(c *client.Client) error { _, err := c.GetNotificationPreferences(ctx, "u 1"); return err },
-			"GET /notifications/v1/preferences", "uid=u+1", ""},
-		{"UpdateNotificationPreferences", func(c *client.Client) error {
+		}, "PATCH /notifications/v1/settings", "", "", nil, `{"sound":{"chat":"ping.caf"}}`},
+		{"ResetNotificationSettings", "", func(c *client.Client) error { _, err := c.ResetNotificationSettings(ctx); return err },
+			"DELETE /notifications/v1/settings", "", "", nil, ""},
+		{"GetNotificationPreferences", "", func(c *client.Client) error { _, err := c.GetNotificationPreferences(ctx, "u 1"); return err },
+			"GET /notifications/v1/preferences", "", "uid=u+1", nil, ""},
+		{"UpdateNotificationPreferences", "", func(c *client.Client) error {
 			_, err := c.UpdateNotificationPreferences(ctx, "u1", update)
 			return err
-		}, "PATCH /notifications/v1/preferences", "uid=u1", updateBody},
-		{"ResetNotificationPreferences", func(c *client.Client) error { _, err := c.ResetNotificationPreferences(ctx, "u1"); return err },
-			"DELETE /notifications/v1/preferences", "uid=u1", ""},
-		{"FetchPushPreferences with a token", func(c *client.Client) error { _, err := c.FetchPushPreferences(ctx, ""); return err },
-			"GET /notifications/push/v1/preferences", "", ""},
-		{"UpdatePushPreferences", func(c *client.Client) error { _, err := c.UpdatePushPreferences(ctx, "", update); return err },
-			"PATCH /notifications/push/v1/preferences", "", updateBody},
-		{"ResetPushPreferences", func(c *client.Client) error { _, err := c.ResetPushPreferences(ctx, "u1"); return err },
-			"DELETE /notifications/push/v1/preferences", "uid=u1", ""},
-		{"GetMutedConversations", func(c *client.Client) error { _, err := c.GetMutedConversations(ctx, "u1"); return err },
-			"GET /notifications/v1/preferences/mute", "uid=u1", ""},
-		{"MuteConversations", func(c *client.Client) error { _, err := c.MuteConversations(ctx, "u1", mutes); return err },
-			"PUT /notifications/v1/preferences/mute", "uid=u1", mutesBody},
-		{"UnmuteConversations", func(c *client.Client) error { _, err := c.UnmuteConversations(ctx, "u1", unmutes); return err },
-			"DELETE /notifications/v1/preferences/mute", "uid=u1", unmutesBody},
-		{"GetPushMutedConversations", func(c *client.Client) error { _, err := c.GetPushMutedConversations(ctx, ""); return err },
-			"GET /notifications/push/v1/preferences/mute", "", ""},
-		{"MutePushConversations", func(c *client.Client) error { _, err := c.MutePushConversations(ctx, "", mutes); return err },
-			"PUT /notifications/push/v1/preferences/mute", "", mutesBody},
-		{"UnmutePushConversations", func(c *client.Client) error { _, err := c.UnmutePushConversations(ctx, "", unmutes); return err },
-			"DELETE /notifications/push/v1/preferences/mute", "", unmutesBody},
-		{"GetNotificationTimezone", func(c *client.Client) error { _, err := c.GetNotificationTimezone(ctx, "u1"); return err },
-			"GET /notifications/v1/preferences/timezone", "uid=u1", ""},
-		{"SetNotificationTimezone", func(c *client.Client) error { _, err := c.SetNotificationTimezone(ctx, "u1", "Asia/Tokyo"); return err },
-			"PATCH /notifications/v1/preferences/timezone", "uid=u1", `{"timezone":"Asia/Tokyo"}`},
-		{"GetContactDetails", func(c *client.Client) error { _, err := c.OnBehalfOf("u1").GetContactDetails(ctx); return err },
-			"GET /notifications/v1/contact-details", "", ""},
-		{"UpdateContactDetails", func(c *client.Client) error {
-			_, err := c.OnBehalfOf("u1").UpdateContactDetails(ctx, client.ContactDetailsUpdate{Email: &email})
+		}, "PATCH /notifications/v1/preferences", "", "uid=u1", nil, updateBody},
+		{"ResetNotificationPreferences", "", func(c *client.Client) error { _, err := c.ResetNotificationPreferences(ctx, "u1"); return err },
+			"DELETE /notifications/v1/preferences", "", "uid=u1", nil, ""},
+		{"FetchPushPreferences with a token", "", func(c *client.Client) error { _, err := c.FetchPushPreferences(ctx, ""); return err },
+			"GET /notifications/push/v1/preferences", "", "", nil, ""},
+		{"UpdatePushPreferences", "", func(c *client.Client) error { _, err := c.UpdatePushPreferences(ctx, "", update); return err },
+			"PATCH /notifications/push/v1/preferences", "", "", nil, updateBody},
+		{"ResetPushPreferences", "", func(c *client.Client) error { _, err := c.ResetPushPreferences(ctx, "u1"); return err },
+			"DELETE /notifications/push/v1/preferences", "", "uid=u1", nil, ""},
+		{"GetMutedConversations", "", func(c *client.Client) error { _, err := c.GetMutedConversations(ctx, "u1"); return err },
+			"GET /notifications/v1/preferences/mute", "", "uid=u1", nil, ""},
+		{"MuteConversations", "", func(c *client.Client) error { _, err := c.MuteConversations(ctx, "u1", mutes); return err },
+			"PUT /notifications/v1/preferences/mute", "", "uid=u1", nil, mutesBody},
+		{"UnmuteConversations", "", func(c *client.Client) error { _, err := c.UnmuteConversations(ctx, "u1", unmutes); return err },
+			"DELETE /notifications/v1/preferences/mute", "", "uid=u1", nil, unmutesBody},
+		{"GetPushMutedConversations", "", func(c *client.Client) error { _, err := c.GetPushMutedConversations(ctx, ""); return err },
+			"GET /notifications/push/v1/preferences/mute", "", "", nil, ""},
+		{"MutePushConversations", "", func(c *client.Client) error { _, err := c.MutePushConversations(ctx, "", mutes); return err },
+			"PUT /notifications/push/v1/preferences/mute", "", "", nil, mutesBody},
+		{"UnmutePushConversations", "", func(c *client.Client) error { _, err := c.UnmutePushConversations(ctx, "", unmutes); return err },
+			"DELETE /notifications/push/v1/preferences/mute", "", "", nil, unmutesBody},
+		{"GetNotificationTimezone", "", func(c *client.Client) error { _, err := c.GetNotificationTimezone(ctx, "u1"); return err },
+			"GET /notifications/v1/preferences/timezone", "", "uid=u1", nil, ""},
+		{"SetNotificationTimezone", "", func(c *client.Client) error { _, err := c.SetNotificationTimezone(ctx, "u1", "Asia/Tokyo"); return err },
+			"PATCH /notifications/v1/preferences/timezone", "", "uid=u1", nil, `{"timezone":"Asia/Tokyo"}`},
+		{"GetContactDetails", "u1", func(c *client.Client) error { _, err := c.GetContactDetails(ctx); return err },
+			"GET /notifications/v1/contact-details", "", "", nil, ""},
+		{"UpdateContactDetails", "u1", func(c *client.Client) error {
+			_, err := c.UpdateContactDetails(ctx, client.ContactDetailsUpdate{Email: &email})
 			return err
-		}, "PATCH /notifications/v1/contact-details", "", `{"email":"someone@example.com"}`},
-		{"DeleteContactDetails", func(c *client.Client) error { _, err := c.OnBehalfOf("u1").DeleteContactDetails(ctx); return err },
-			"DELETE /notifications/v1/contact-details", "", ""},
+		}, "PATCH /notifications/v1/contact-details", "", "", nil, `{"email":"someone@example.com"}`},
+		{"DeleteContactDetails", "u1", func(c *client.Client) error { _, err := c.DeleteContactDetails(ctx); return err },
+			"DELETE /notifications/v1/contact-details", "", "", nil, ""},
 	}
 	f := newFake(t)
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
 	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Query != tt.query {
-				t.Errorf("request = %s ?%s, want %s ?%s", got.Pattern, got.Query, tt.pattern, tt.query)
-			}
-			if tt.body == "" {
-				if got.Body != "" {
-					t.Errorf("body = %q, want none", got.Body)
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-			}
-			if obo := got.Header.Get("onBehalfOf"); (obo != "") != (tt.pattern[len(tt.pattern)-len("contact-details"):] == "contact-details") {
-				t.Errorf("onBehalfOf = %q", obo)
-			}
-		})
-	}
-	for rt := range notificationRoutes {
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+	checkCovered(t, "notificationRoutes", notificationRoutes, covered)
 
 	// Answers are read into their types.
 	f.respond(http.StatusOK, `{"data":{"mutedConversations":[{"id":"g1","type":"group","until":1893456000000}]}}`)

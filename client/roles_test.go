@@ -5,11 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/natter-chat/natter/client"
-	"github.com/natter-chat/natter/httpapi"
 )
 
 // roleRoutes are the roles, RBAC and restricted-features routes, which TestRoleEndpoints
@@ -36,127 +34,85 @@ var roleRoutes = map[string]bool{
 func TestRoleEndpoints(t *testing.T) {
 	ctx := context.Background()
 	scope := client.ScopePermissions{GUID: "g 1", Scope: "participant"}
-	tests := []struct {
-		name    string
-		call    func(c *client.Client) error
-		pattern string
-		path    string
-		query   string
-		values  map[string]string
-		body    string // "" means no body
-	}{
-		{"CreateRole", func(c *client.Client) error {
+	tests := []endpointCase{
+		{"CreateRole", "", func(c *client.Client) error {
 			_, err := c.CreateRole(ctx, client.CreateRoleRequest{Role: "Manager", Name: "M", Description: "d", Metadata: map[string]any{"k": 1},
 				Settings: &client.RoleSettings{SendMessagesTo: client.SettingFriendsOnly}})
 			return err
 		}, "POST /roles", "/v3/roles", "", nil,
 			`{"role":"Manager","name":"M","description":"d","metadata":{"k":1},"settings":{"sendMessagesTo":"friendsOnly"}}`},
-		{"ListRoles zero", func(c *client.Client) error {
+		{"ListRoles zero", "", func(c *client.Client) error {
 			_, err := c.ListRoles(ctx, 0, 0)
 			return err
 		}, "GET /roles", "/v3/roles", "", nil, ""},
-		{"ListRoles page", func(c *client.Client) error {
+		{"ListRoles page", "", func(c *client.Client) error {
 			_, err := c.ListRoles(ctx, 10, 2)
 			return err
 		}, "GET /roles", "/v3/roles", "page=2&perPage=10", nil, ""},
-		{"GetRole", func(c *client.Client) error {
+		{"GetRole", "", func(c *client.Client) error {
 			_, err := c.GetRole(ctx, "a/b")
 			return err
 		}, "GET /roles/{role}", "/v3/roles/a%2Fb", "", map[string]string{"role": "a/b"}, ""},
-		{"UpdateRole", func(c *client.Client) error {
+		{"UpdateRole", "", func(c *client.Client) error {
 			name := "N"
 			_, err := c.UpdateRole(ctx, "m", client.UpdateRoleRequest{Name: &name, Unset: []string{"settings"}})
 			return err
 		}, "PUT /roles/{role}", "/v3/roles/m", "", map[string]string{"role": "m"}, `{"name":"N","unset":["settings"]}`},
-		{"DeleteRole", func(c *client.Client) error {
+		{"DeleteRole", "", func(c *client.Client) error {
 			_, err := c.DeleteRole(ctx, "m")
 			return err
 		}, "DELETE /roles/{role}", "/v3/roles/m", "", map[string]string{"role": "m"}, ""},
-		{"RestrictFeatures", func(c *client.Client) error {
+		{"RestrictFeatures", "", func(c *client.Client) error {
 			_, err := c.RestrictFeatures(ctx, "m", []string{"u.listUsers", "createGroup"})
 			return err
 		}, "POST /roles/{role}/restrictedfeatures", "/v3/roles/m/restrictedfeatures", "", map[string]string{"role": "m"},
 			`{"featuresToRestrict":["u.listUsers","createGroup"]}`},
-		{"ListRestrictedFeatures", func(c *client.Client) error {
+		{"ListRestrictedFeatures", "", func(c *client.Client) error {
 			_, err := c.ListRestrictedFeatures(ctx, "m", 5, 0)
 			return err
 		}, "GET /roles/{role}/restrictedfeatures", "/v3/roles/m/restrictedfeatures", "perPage=5", map[string]string{"role": "m"}, ""},
-		{"AllowFeatures some", func(c *client.Client) error {
+		{"AllowFeatures some", "", func(c *client.Client) error {
 			_, err := c.AllowFeatures(ctx, "m", []string{"u.listUsers"}, false)
 			return err
 		}, "DELETE /roles/{role}/restrictedfeatures", "/v3/roles/m/restrictedfeatures", "", map[string]string{"role": "m"},
 			`{"featuresToAllow":["u.listUsers"]}`},
-		{"AllowFeatures all", func(c *client.Client) error {
+		{"AllowFeatures all", "", func(c *client.Client) error {
 			_, err := c.AllowFeatures(ctx, "m", nil, true)
 			return err
 		}, "DELETE /roles/{role}/restrictedfeatures", "/v3/roles/m/restrictedfeatures", "", map[string]string{"role": "m"}, `{"allowAll":true}`},
-		{"ListRolePermissions", func(c *client.Client) error {
+		{"ListRolePermissions", "", func(c *client.Client) error {
 			_, err := c.ListRolePermissions(ctx, "m", 0, 2)
 			return err
 		}, "GET /roles/{role}/permissions", "/v3/roles/m/permissions", "page=2", map[string]string{"role": "m"}, ""},
-		{"SetRolePermissions", func(c *client.Client) error {
+		{"SetRolePermissions", "", func(c *client.Client) error {
 			_, err := c.SetRolePermissions(ctx, "m", map[string]any{"sendMessage": "deny", "createGroup.allowedGroupTypes": []string{"public"}})
 			return err
 		}, "PUT /roles/{role}/permissions", "/v3/roles/m/permissions", "", map[string]string{"role": "m"},
 			`{"permissions":{"sendMessage":"deny","createGroup.allowedGroupTypes":["public"]}}`},
-		{"UnsetRolePermission", func(c *client.Client) error {
+		{"UnsetRolePermission", "", func(c *client.Client) error {
 			_, err := c.UnsetRolePermission(ctx, "m", "listUsers.mode")
 			return err
 		}, "DELETE /roles/{role}/permissions/{permission}", "/v3/roles/m/permissions/listUsers.mode", "",
 			map[string]string{"role": "m", "permission": "listUsers.mode"}, ""},
-		{"ListScopePermissions", func(c *client.Client) error {
+		{"ListScopePermissions", "", func(c *client.Client) error {
 			_, err := c.ListScopePermissions(ctx, scope, 0, 0)
 			return err
 		}, "GET /groups/{guid}/scopes/{scope}/permissions", "/v3/groups/g%201/scopes/participant/permissions", "",
 			map[string]string{"scope": "participant"}, ""},
-		{"SetScopePermissions", func(c *client.Client) error {
+		{"SetScopePermissions", "", func(c *client.Client) error {
 			_, err := c.SetScopePermissions(ctx, scope, map[string]any{"addReaction": "deny"})
 			return err
 		}, "PUT /groups/{guid}/scopes/{scope}/permissions", "/v3/groups/g%201/scopes/participant/permissions", "",
 			map[string]string{"scope": "participant"}, `{"permissions":{"addReaction":"deny"}}`},
-		{"UnsetScopePermission", func(c *client.Client) error {
+		{"UnsetScopePermission", "", func(c *client.Client) error {
 			_, err := c.UnsetScopePermission(ctx, scope, "addReaction")
 			return err
 		}, "DELETE /groups/{guid}/scopes/{scope}/permissions/{permission}", "/v3/groups/g%201/scopes/participant/permissions/addReaction", "",
 			map[string]string{"scope": "participant", "permission": "addReaction"}, ""},
 	}
 	f := newFake(t)
-	c := f.client()
-	covered := map[string]bool{}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(c); err != nil {
-				t.Fatal(err)
-			}
-			got := f.last(t)
-			covered[got.Pattern] = true
-			if got.Pattern != tt.pattern || got.Path != tt.path || got.Query != tt.query {
-				t.Errorf("request = %s %s?%s, want %s %s?%s", got.Pattern, got.Path, got.Query, tt.pattern, tt.path, tt.query)
-			}
-			if tt.values == nil {
-				tt.values = map[string]string{}
-			}
-			if !reflect.DeepEqual(got.Values, tt.values) {
-				t.Errorf("path values = %v, want %v", got.Values, tt.values)
-			}
-			if tt.body == "" {
-				if got.Body != "" || got.Header.Get("Content-Type") != "" {
-					t.Errorf("body = %q with Content-Type %q, want none", got.Body, got.Header.Get("Content-Type"))
-				}
-			} else {
-				sameJSON(t, got.Body, tt.body)
-			}
-		})
-	}
-	routes := httpapi.Routes()
-	for rt := range roleRoutes {
-		if !slices.Contains(routes, rt) {
-			t.Errorf("roleRoutes names %s, which is not a route", rt)
-		}
-		if !covered[rt] {
-			t.Errorf("no client call tested for %s", rt)
-		}
-	}
+	covered := checkEndpoints(t, f, tests, endpointChecks{})
+	checkCovered(t, "roleRoutes", roleRoutes, covered)
 }
 
 func TestRoleDecode(t *testing.T) {

@@ -25,6 +25,10 @@ type AppSettings struct {
 	DenyFallbackToPolling bool   `json:"DENY_FALLBACK_TO_POLLING"`
 	AppVersion            int    `json:"APP_VERSION"`
 	Region                string `json:"REGION"`
+	// WSAPIVersion is the version segment of the chat host's path for online counts.
+	WSAPIVersion string `json:"WS_API_VERSION"`
+	// Parameters are the feature flags the SDK's isFeatureEnabled reads.
+	Parameters map[string]any `json:"parameters"`
 }
 
 // Me is the session's user with its auth token, socket credential and settings.

@@ -251,7 +251,7 @@ func TestBrowser(t *testing.T) {
 	// Moderation: a rule holds messages saying "forbidden"; two sent as alice are held (not
 	// in the conversation); on the Moderation page one is approved, and is delivered, and the
 	// other rejected, and stays hidden.
-	if _, err := e.svc.CreateRule(ctx, principal(t, e), chat.RuleInput{ID: "no-forbidden", Name: "No forbidden words",
+	if _, err := e.svc.Moderation().CreateRule(ctx, principal(t, e), chat.RuleInput{ID: "no-forbidden", Name: "No forbidden words",
 		Conditions: []chat.Condition{{Category: "word", Value: []string{"forbidden"}}}, Action: []string{chat.ActionBlockMessage}}); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("a held message is shown in the conversation:\n%s", conv)
 		}
 	}
-	held, err := e.svc.BlockedMessages(ctx, principal(t, e), 0, 10)
+	held, err := e.svc.Moderation().BlockedMessages(ctx, principal(t, e), 0, 10)
 	if err != nil || len(held) != 2 {
 		t.Fatalf("held messages: %v %+v", err, held)
 	}

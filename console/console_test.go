@@ -118,7 +118,7 @@ func TestForgedPosts(t *testing.T) {
 				t.Errorf("%s: got %d, want 403", tc.name, res.StatusCode)
 			}
 		}
-		if _, err := e.svc.ConsoleUser(context.Background(), principal(t, e), "forged"); chat.ErrorCode(err) != chat.CodeUIDNotFound {
+		if _, err := e.svc.Console().ConsoleUser(context.Background(), principal(t, e), "forged"); chat.ErrorCode(err) != chat.CodeUIDNotFound {
 			t.Fatalf("a forged post created the user: %v", err)
 		}
 		// The same form with the token, as a field or as htmx's header, is done.

@@ -8,7 +8,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,21 +16,11 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/console"
+	"github.com/natter-chat/natter/internal/chattest"
 	"github.com/natter-chat/natter/internal/pgtest"
-	"github.com/natter-chat/natter/sqlstore"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
-
-// migrated is the migrated PostgreSQL database each test's is copied from: migrating costs
-// about half a second a database, a copy a fraction of that.
-var migrated = pgtest.NewTemplate(func(ctx context.Context, url string) error {
-	db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		return err
-	}
-	return db.Close()
-})
 
 // clock is the tests' settable time.
 type clock struct {
@@ -72,31 +61,15 @@ func (e *env) sent() []string {
 
 func newEnv(t *testing.T, backend string) *env {
 	t.Helper()
-	var dbURL string
-	switch backend {
-	case "sqlite":
-		dbURL = "sqlite:" + filepath.Join(t.TempDir(), "natter.db")
-	case "postgres":
-		dbURL = migrated.URL(t)
-	}
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
-	if err != nil {
-		t.Fatalf("open %s: %v", backend, err)
-	}
-	t.Cleanup(func() { db.Close() })
 	e := &env{clock: &clock{t: time.Now()}}
 	// Private webhook URLs are allowed: the browser test delivers to a local receiver. The
 	// import limit is low so the overview test can exceed it (the console takes no rate).
-	e.svc = chat.New(db, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions, WebhookAllowPrivate: true,
+	rig := chattest.Open(t, backend, chat.Config{Now: e.clock.now, MaxReactions: chat.DefaultMaxReactions, WebhookAllowPrivate: true,
 		RateLimits: chat.RateLimits{Import: 2}})
-	t.Cleanup(func() { e.svc.Close(context.Background()) })
-	app, keys, err := e.svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.app, e.full, e.authKey = app, keys[0].Value, keys[1].Value
-	_, keys, err = e.svc.CreateApp(ctx, chat.AppCreate{ID: "other", Region: "eu"})
+	e.svc = rig.Svc
+	ctx := context.Background()
+	e.app, e.full, e.authKey = rig.App, rig.FullKey, rig.AuthKey
+	_, keys, err := e.svc.CreateApp(ctx, chat.AppCreate{ID: "other", Region: "eu"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestEveryActionAnnounces(t *testing.T) {
 	must(err)
 	keyDel, err := e.svc.CreateAPIKey(ctx, p, chat.APIKeyCreate{Name: "to delete"})
 	must(err)
-	_, err = e.svc.CreateRule(ctx, p, chat.RuleInput{ID: "zork", Name: "Z", Conditions: []chat.Condition{{Category: "word", Value: []string{"zorkmid"}}},
+	_, err = e.svc.Moderation().CreateRule(ctx, p, chat.RuleInput{ID: "zork", Name: "Z", Conditions: []chat.Condition{{Category: "word", Value: []string{"zorkmid"}}},
 		Action: []string{chat.ActionBlockMessage}})
 	must(err)
 	send := func(text string) chat.Message {
@@ -65,9 +65,9 @@ func TestEveryActionAnnounces(t *testing.T) {
 		return m
 	}
 	m1 := strconv.FormatInt(send("one").ID, 10)
-	must(e.svc.FlagMessage(ctx, p.ActingAs("bob"), m1, chat.FlagInput{ReasonID: "spam"}))
+	must(e.svc.Moderation().FlagMessage(ctx, p.ActingAs("bob"), m1, chat.FlagInput{ReasonID: "spam"}))
 	send("a zorkmid")
-	held, err := e.svc.BlockedMessages(ctx, p, 0, 1)
+	held, err := e.svc.Moderation().BlockedMessages(ctx, p, 0, 1)
 	must(err)
 	blocked := strconv.FormatInt(held[0].MessageID, 10)
 	_, err = chat.Twilio.Create(ctx, e.svc, p, chat.TwilioInput{AccountSID: ptr("AC" + strings.Repeat("0", 32)), AuthToken: ptr(twilioToken),
@@ -132,7 +132,7 @@ func TestEveryActionAnnounces(t *testing.T) {
 		{"POST /webhooks/{id}/replay", "/webhooks/hook/replay", func() url.Values {
 			// An event to replay: a send the webhook subscribes to, and its delivery.
 			send("for the hook")
-			ds, err := e.svc.WebhookDeliveries(ctx, p, "hook", chat.DeliveryPage{Limit: 1})
+			ds, err := e.svc.Webhooks().WebhookDeliveries(ctx, p, "hook", chat.DeliveryPage{Limit: 1})
 			must(err)
 			if len(ds) == 0 {
 				t.Fatal("no delivery to replay")

@@ -43,7 +43,7 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 	// a page's worth of pending ones, the end, or blockedPages pages.
 	var before int64
 	for range blockedPages {
-		bs, err := c.svc.BlockedMessages(ctx, q.p, before, chat.MaxModerationPage)
+		bs, err := c.svc.Moderation().BlockedMessages(ctx, q.p, before, chat.MaxModerationPage)
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		before = bs[len(bs)-1].MessageID
 	}
-	fs, err := c.svc.FlaggedMessages(ctx, q.p, false, 0, moderationShown)
+	fs, err := c.svc.Moderation().FlaggedMessages(ctx, q.p, false, 0, moderationShown)
 	if err != nil {
 		return err
 	}
@@ -70,13 +70,13 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 		}
 		d.Flagged = append(d.Flagged, row)
 	}
-	if d.Rules, err = c.svc.ModRules(ctx, q.p); err != nil {
+	if d.Rules, err = c.svc.Moderation().ModRules(ctx, q.p); err != nil {
 		return err
 	}
-	if d.Lists, err = c.svc.KeywordLists(ctx, q.p); err != nil {
+	if d.Lists, err = c.svc.Moderation().KeywordLists(ctx, q.p); err != nil {
 		return err
 	}
-	if d.Reasons, err = c.svc.Reasons(ctx, q.p); err != nil {
+	if d.Reasons, err = c.svc.Moderation().Reasons(ctx, q.p); err != nil {
 		return err
 	}
 	c.show(w, r, q, "moderation", q.page("Moderation", "moderation", d))
@@ -87,7 +87,7 @@ func (c *Console) moderation(w http.ResponseWriter, r *http.Request, q *request)
 // through the service method PATCH /moderation/blocked-messages/{id} calls. A refusal (an
 // entry reviewed already, or none) shows the page again with the service's message.
 func (c *Console) reviewBlocked(w http.ResponseWriter, r *http.Request, q *request) error {
-	_, err := c.svc.ReviewBlocked(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status"))
+	_, err := c.svc.Moderation().ReviewBlocked(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status"))
 	if err != nil {
 		if q.retry(err, r) {
 			return c.moderation(w, r, q)
@@ -101,7 +101,7 @@ func (c *Console) reviewBlocked(w http.ResponseWriter, r *http.Request, q *reque
 // reviewFlagged approves (the message stays) or disapproves (it is deleted for everyone) a
 // flagged message, as PATCH /moderation/flagged-messages/{id} does.
 func (c *Console) reviewFlagged(w http.ResponseWriter, r *http.Request, q *request) error {
-	if err := c.svc.ReviewFlagged(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status")); err != nil {
+	if err := c.svc.Moderation().ReviewFlagged(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("status")); err != nil {
 		if q.retry(err, r) {
 			return c.moderation(w, r, q)
 		}

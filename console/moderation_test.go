@@ -21,11 +21,11 @@ func moderated(t *testing.T, e *env) chat.Principal {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.svc.CreateRule(ctx, p, chat.RuleInput{ID: "no-forbidden", Name: "No forbidden words",
+	if _, err := e.svc.Moderation().CreateRule(ctx, p, chat.RuleInput{ID: "no-forbidden", Name: "No forbidden words",
 		Conditions: []chat.Condition{{Category: "word", Value: []string{"forbidden"}}}, Action: []string{chat.ActionBlockMessage}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.CreateKeywordList(ctx, p, chat.KeywordListInput{ID: "rude", Name: "Rude words", Terms: []string{"darn", "heck"}}); err != nil {
+	if _, err := e.svc.Moderation().CreateKeywordList(ctx, p, chat.KeywordListInput{ID: "rude", Name: "Rude words", Terms: []string{"darn", "heck"}}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -58,7 +58,7 @@ func TestModerationPage(t *testing.T) {
 		if got := e.sent(); len(got) != 1 || !strings.Contains(got[0], "hello bob") {
 			t.Errorf("published to sockets: %q, want the sent message only (not the held ones)", got)
 		}
-		held, err := e.svc.BlockedMessages(ctx, p, 0, 10)
+		held, err := e.svc.Moderation().BlockedMessages(ctx, p, 0, 10)
 		if err != nil || len(held) != 2 {
 			t.Fatalf("held: %v %v", held, err)
 		}
@@ -68,7 +68,7 @@ func TestModerationPage(t *testing.T) {
 			t.Fatalf("messages: %v %v", m, err)
 		}
 		hello := strconv.FormatInt(m.Messages[0].ID, 10)
-		if err := e.svc.FlagMessage(ctx, p.ActingAs("bob"), hello, chat.FlagInput{ReasonID: "spam", Remark: "too cheerful"}); err != nil {
+		if err := e.svc.Moderation().FlagMessage(ctx, p.ActingAs("bob"), hello, chat.FlagInput{ReasonID: "spam", Remark: "too cheerful"}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -97,7 +97,7 @@ func TestModerationPage(t *testing.T) {
 		if res := e.post(t, c, blocked(reject.MessageID), url.Values{"csrf": {"forged"}, "status": {"rejected"}}, nil); res.StatusCode != http.StatusForbidden {
 			t.Fatalf("reject with a forged CSRF token: %d", res.StatusCode)
 		}
-		if still, _ := e.svc.BlockedMessages(ctx, p, 0, 10); still[0].Status != chat.ModPending || still[1].Status != chat.ModPending {
+		if still, _ := e.svc.Moderation().BlockedMessages(ctx, p, 0, 10); still[0].Status != chat.ModPending || still[1].Status != chat.ModPending {
 			t.Fatalf("a refused post reviewed a held message: %+v", still)
 		}
 		if res := e.post(t, c, blocked(approve.MessageID), url.Values{"csrf": {csrf}, "status": {"approved"}}, nil); res.StatusCode != http.StatusSeeOther {
@@ -185,12 +185,12 @@ func TestModerationQueuePastReviewed(t *testing.T) {
 		for i := range chat.MaxModerationPage + 5 {
 			send("forbidden " + strconv.Itoa(i))
 		}
-		held, err := e.svc.BlockedMessages(ctx, p, 0, chat.MaxModerationPage+5)
+		held, err := e.svc.Moderation().BlockedMessages(ctx, p, 0, chat.MaxModerationPage+5)
 		if err != nil || len(held) != chat.MaxModerationPage+5 {
 			t.Fatalf("held: %d %v", len(held), err)
 		}
 		for _, b := range held {
-			if _, err := e.svc.ReviewBlocked(ctx, p, strconv.FormatInt(b.MessageID, 10), chat.ModRejected); err != nil {
+			if _, err := e.svc.Moderation().ReviewBlocked(ctx, p, strconv.FormatInt(b.MessageID, 10), chat.ModRejected); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -98,7 +98,7 @@ func (c *Console) notificationChange(w http.ResponseWriter, r *http.Request, q *
 func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
 	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
-		err = c.svc.DeletePushProvider(r.Context(), q.p, kind, r.PathValue("id"))
+		err = c.svc.Notifications().DeletePushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
 	return c.notificationChange(w, r, q, err)
 }
@@ -107,7 +107,7 @@ func (c *Console) deletePushProvider(w http.ResponseWriter, r *http.Request, q *
 func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q *request) error {
 	kind, err := providerKind(r.PathValue("kind"), true)
 	if err == nil {
-		err = c.svc.SetDefaultPushProvider(r.Context(), q.p, kind, r.PathValue("id"))
+		err = c.svc.Notifications().SetDefaultPushProvider(r.Context(), q.p, kind, r.PathValue("id"))
 	}
 	return c.notificationChange(w, r, q, err)
 }
@@ -116,7 +116,7 @@ func (c *Console) defaultPushProvider(w http.ResponseWriter, r *http.Request, q 
 func (c *Console) deleteSingleProvider(w http.ResponseWriter, r *http.Request, q *request) error {
 	kind, err := providerKind(r.PathValue("kind"), false)
 	if err == nil {
-		err = c.svc.DeleteProvider(r.Context(), q.p, kind)
+		err = c.svc.Notifications().DeleteProvider(r.Context(), q.p, kind)
 	}
 	return c.notificationChange(w, r, q, err)
 }

@@ -37,13 +37,13 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return err
 	}
-	if d.Days, err = c.svc.DailyMessages(ctx, q.p, chartDays); err != nil {
+	if d.Days, err = c.svc.Console().DailyMessages(ctx, q.p, chartDays); err != nil {
 		return err
 	}
 	d.Users, d.Groups, d.Today = int64(users), int64(groups), d.Days[len(d.Days)-1].Messages
 	d.RateLimitedToday = d.Days[len(d.Days)-1].RateLimited
 	day := d.Days[len(d.Days)-1].Day
-	usage, err := c.svc.UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
+	usage, err := c.svc.Usage().UsageMetrics(ctx, q.p, chat.StatsWindow{FromMillis: day * 1000, ToMillis: (day + 86400) * 1000, From: day, To: day + 86400})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (c *Console) user(w http.ResponseWriter, r *http.Request, q *request) error
 }
 
 func (c *Console) renderUser(w http.ResponseWriter, r *http.Request, q *request, uid, newToken string) error {
-	u, err := c.svc.ConsoleUser(r.Context(), q.p, uid)
+	u, err := c.svc.Console().ConsoleUser(r.Context(), q.p, uid)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (c *Console) updateUser(w http.ResponseWriter, r *http.Request, q *request)
 
 func (c *Console) deactivateUser(deactivate bool) func(w http.ResponseWriter, r *http.Request, q *request) error {
 	return func(w http.ResponseWriter, r *http.Request, q *request) error {
-		u, err := c.svc.ConsoleUser(r.Context(), q.p, r.PathValue("uid"))
+		u, err := c.svc.Console().ConsoleUser(r.Context(), q.p, r.PathValue("uid"))
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (c *Console) createToken(w http.ResponseWriter, r *http.Request, q *request
 
 func (c *Console) deleteToken(w http.ResponseWriter, r *http.Request, q *request) error {
 	uid := r.PathValue("uid")
-	if err := c.svc.DeleteAuthTokenHash(r.Context(), q.p, uid, r.PostFormValue("token")); err != nil {
+	if err := c.svc.Console().DeleteAuthTokenHash(r.Context(), q.p, uid, r.PostFormValue("token")); err != nil {
 		return err
 	}
 	c.redirect(w, r, Prefix+"/users/"+url.PathEscape(uid))
@@ -222,7 +222,7 @@ func (c *Console) createKey(w http.ResponseWriter, r *http.Request, q *request) 
 }
 
 func (c *Console) deleteKey(w http.ResponseWriter, r *http.Request, q *request) error {
-	if _, err := c.svc.DeleteAPIKeyHash(r.Context(), q.p, r.PostFormValue("key")); err != nil {
+	if _, err := c.svc.Console().DeleteAPIKeyHash(r.Context(), q.p, r.PostFormValue("key")); err != nil {
 		return err
 	}
 	c.redirect(w, r, Prefix+"/keys")

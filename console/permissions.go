@@ -66,17 +66,17 @@ func (c *Console) role(w http.ResponseWriter, r *http.Request, q *request) error
 
 func (c *Console) renderRole(w http.ResponseWriter, r *http.Request, q *request, id string) error {
 	ctx := r.Context()
-	role, err := c.svc.Role(ctx, q.p, id)
+	role, err := c.svc.Roles().Role(ctx, q.p, id)
 	if err != nil {
 		return err
 	}
 	d := roleData{Role: role, Defs: chat.PermissionDefs(chat.RolePermission)}
-	perms, err := c.svc.Permissions(ctx, q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: role.Role})
+	perms, err := c.svc.Roles().Permissions(ctx, q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: role.Role})
 	if err != nil {
 		return err
 	}
 	d.Permissions = permissionRows(perms)
-	if d.Restricted, err = c.svc.ListRestrictedFeatures(ctx, q.p, role.Role); err != nil {
+	if d.Restricted, err = c.svc.Roles().ListRestrictedFeatures(ctx, q.p, role.Role); err != nil {
 		return err
 	}
 	restricted := map[string]bool{}
@@ -108,24 +108,24 @@ func (c *Console) roleChanged(w http.ResponseWriter, r *http.Request, q *request
 
 func (c *Console) setRolePermission(w http.ResponseWriter, r *http.Request, q *request) error {
 	key := r.PostFormValue("permission")
-	_, _, err := c.svc.SetPermissions(r.Context(), q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: r.PathValue("role")},
+	_, _, err := c.svc.Roles().SetPermissions(r.Context(), q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: r.PathValue("role")},
 		map[string]json.RawMessage{key: permissionValue(chat.RolePermission, key, r.PostFormValue("value"))})
 	return c.roleChanged(w, r, q, err)
 }
 
 func (c *Console) unsetRolePermission(w http.ResponseWriter, r *http.Request, q *request) error {
-	_, err := c.svc.UnsetPermission(r.Context(), q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: r.PathValue("role")},
+	_, err := c.svc.Roles().UnsetPermission(r.Context(), q.p, chat.PermissionTarget{Type: chat.RolePermission, Role: r.PathValue("role")},
 		r.PostFormValue("permission"))
 	return c.roleChanged(w, r, q, err)
 }
 
 func (c *Console) restrictFeature(w http.ResponseWriter, r *http.Request, q *request) error {
-	_, err := c.svc.RestrictFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"))
+	_, err := c.svc.Roles().RestrictFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"))
 	return c.roleChanged(w, r, q, err)
 }
 
 func (c *Console) allowFeature(w http.ResponseWriter, r *http.Request, q *request) error {
-	err := c.svc.AllowFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"), false)
+	err := c.svc.Roles().AllowFeatures(r.Context(), q.p, r.PathValue("role"), postedAll(r, "feature"), false)
 	return c.roleChanged(w, r, q, err)
 }
 
@@ -152,7 +152,7 @@ func (c *Console) renderGroupPermissions(w http.ResponseWriter, r *http.Request,
 	}
 	d := groupPermissionsData{Group: g, Defs: chat.PermissionDefs(chat.ScopePermission)}
 	for _, scope := range []string{chat.ScopeAdmin, chat.ScopeModerator, chat.ScopeParticipant} {
-		perms, err := c.svc.Permissions(ctx, q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: g.GUID, Scope: scope})
+		perms, err := c.svc.Roles().Permissions(ctx, q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: g.GUID, Scope: scope})
 		if err != nil {
 			return err
 		}
@@ -176,13 +176,13 @@ func (c *Console) groupPermissionsChanged(w http.ResponseWriter, r *http.Request
 
 func (c *Console) setScopePermission(w http.ResponseWriter, r *http.Request, q *request) error {
 	key := r.PostFormValue("permission")
-	_, _, err := c.svc.SetPermissions(r.Context(), q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: r.PathValue("guid"),
+	_, _, err := c.svc.Roles().SetPermissions(r.Context(), q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: r.PathValue("guid"),
 		Scope: r.PostFormValue("scope")}, map[string]json.RawMessage{key: permissionValue(chat.ScopePermission, key, r.PostFormValue("value"))})
 	return c.groupPermissionsChanged(w, r, q, err)
 }
 
 func (c *Console) unsetScopePermission(w http.ResponseWriter, r *http.Request, q *request) error {
-	_, err := c.svc.UnsetPermission(r.Context(), q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: r.PathValue("guid"),
+	_, err := c.svc.Roles().UnsetPermission(r.Context(), q.p, chat.PermissionTarget{Type: chat.ScopePermission, GUID: r.PathValue("guid"),
 		Scope: r.PostFormValue("scope")}, r.PostFormValue("permission"))
 	return c.groupPermissionsChanged(w, r, q, err)
 }

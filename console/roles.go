@@ -12,7 +12,7 @@ type rolesData struct {
 
 // roles lists the app's roles (at most 25, as the service allows).
 func (c *Console) roles(w http.ResponseWriter, r *http.Request, q *request) error {
-	roles, _, err := c.svc.ListRoles(r.Context(), q.p, chat.Page{Number: 1, PerPage: 100})
+	roles, _, err := c.svc.Roles().ListRoles(r.Context(), q.p, chat.Page{Number: 1, PerPage: 100})
 	if err != nil {
 		return err
 	}
@@ -21,7 +21,7 @@ func (c *Console) roles(w http.ResponseWriter, r *http.Request, q *request) erro
 }
 
 func (c *Console) createRole(w http.ResponseWriter, r *http.Request, q *request) error {
-	if _, err := c.svc.CreateRole(r.Context(), q.p, chat.RoleCreate{Role: r.PostFormValue("role"), Name: r.PostFormValue("name"),
+	if _, err := c.svc.Roles().CreateRole(r.Context(), q.p, chat.RoleCreate{Role: r.PostFormValue("role"), Name: r.PostFormValue("name"),
 		Description: r.PostFormValue("description")}); err != nil {
 		if q.retry(err, r) {
 			return c.roles(w, r, q)
@@ -34,7 +34,7 @@ func (c *Console) createRole(w http.ResponseWriter, r *http.Request, q *request)
 
 // deleteRole deletes a role; its users get the default role, as through the API.
 func (c *Console) deleteRole(w http.ResponseWriter, r *http.Request, q *request) error {
-	if _, err := c.svc.DeleteRole(r.Context(), q.p, r.PathValue("role")); err != nil {
+	if _, err := c.svc.Roles().DeleteRole(r.Context(), q.p, r.PathValue("role")); err != nil {
 		return err
 	}
 	c.redirect(w, r, Prefix+"/roles")

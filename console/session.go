@@ -43,7 +43,7 @@ func (c *Console) authed(h func(w http.ResponseWriter, r *http.Request, q *reque
 			c.toSignIn(w, r)
 			return
 		}
-		cs, p, err := c.svc.OpenConsoleSession(r.Context(), ck.Value, c.opt.Idle, c.opt.Max)
+		cs, p, err := c.svc.Console().OpenConsoleSession(r.Context(), ck.Value, c.opt.Idle, c.opt.Max)
 		if chat.ErrConsoleSession(err) {
 			c.clearCookie(w, r, sessionCookie)
 			c.toSignIn(w, r)
@@ -54,7 +54,7 @@ func (c *Console) authed(h func(w http.ResponseWriter, r *http.Request, q *reque
 			return
 		}
 		q := &request{session: cs, p: p}
-		if q.csrf, err = c.svc.ConsoleCSRF(r.Context(), cs); err != nil {
+		if q.csrf, err = c.svc.Console().ConsoleCSRF(r.Context(), cs); err != nil {
 			c.fail(w, r, err)
 			return
 		}
@@ -96,7 +96,7 @@ func (c *Console) toSignIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) setSession(w http.ResponseWriter, r *http.Request, cs chat.ConsoleSession) error {
-	v, err := c.svc.SealConsoleSession(r.Context(), cs)
+	v, err := c.svc.Console().SealConsoleSession(r.Context(), cs)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	appID := r.PostFormValue("appId")
-	cs, _, err := c.svc.ConsoleSignIn(r.Context(), appID, r.PostFormValue("apiKey"))
+	cs, _, err := c.svc.Console().ConsoleSignIn(r.Context(), appID, r.PostFormValue("apiKey"))
 	if err != nil {
 		c.fails.fail(addr)
 		msg := "No app with that id has that API key."

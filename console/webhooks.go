@@ -16,7 +16,7 @@ type webhooksData struct {
 }
 
 func (c *Console) webhooks(w http.ResponseWriter, r *http.Request, q *request) error {
-	hooks, err := c.svc.Webhooks(r.Context(), q.p)
+	hooks, err := c.svc.Webhooks().List(r.Context(), q.p)
 	if err != nil {
 		return err
 	}
@@ -30,7 +30,7 @@ func (c *Console) createWebhook(w http.ResponseWriter, r *http.Request, q *reque
 		return chat.InvalidField("form", "The form could not be read.")
 	}
 	enabled := r.PostForm.Get("enabled") == "1"
-	wh, err := c.svc.CreateWebhook(r.Context(), q.p, chat.WebhookCreate{ID: r.PostForm.Get("id"), URL: r.PostForm.Get("url"),
+	wh, err := c.svc.Webhooks().CreateWebhook(r.Context(), q.p, chat.WebhookCreate{ID: r.PostForm.Get("id"), URL: r.PostForm.Get("url"),
 		Enabled: &enabled, Triggers: r.PostForm["triggers"]})
 	if err != nil {
 		if q.retry(err, r) {
@@ -58,12 +58,12 @@ func (c *Console) webhook(w http.ResponseWriter, r *http.Request, q *request) er
 }
 
 func (c *Console) renderWebhook(w http.ResponseWriter, r *http.Request, q *request, id, secret, notice string) error {
-	wh, err := c.svc.Webhook(r.Context(), q.p, id)
+	wh, err := c.svc.Webhooks().Webhook(r.Context(), q.p, id)
 	if err != nil {
 		return err
 	}
 	d := webhookData{Webhook: wh, NewSecret: secret, State: r.URL.Query().Get("state")}
-	ds, err := c.svc.WebhookDeliveries(r.Context(), q.p, wh.ID, chat.DeliveryPage{State: d.State, Limit: 50})
+	ds, err := c.svc.Webhooks().WebhookDeliveries(r.Context(), q.p, wh.ID, chat.DeliveryPage{State: d.State, Limit: 50})
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (c *Console) renderWebhook(w http.ResponseWriter, r *http.Request, q *reque
 // rotateSecret shows the new secret once; the old one keeps signing for a day, as the API's
 // default.
 func (c *Console) rotateSecret(w http.ResponseWriter, r *http.Request, q *request) error {
-	wh, err := c.svc.RotateWebhookSecret(r.Context(), q.p, r.PathValue("id"), nil)
+	wh, err := c.svc.Webhooks().RotateWebhookSecret(r.Context(), q.p, r.PathValue("id"), nil)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (c *Console) rotateSecret(w http.ResponseWriter, r *http.Request, q *reques
 }
 
 func (c *Console) replay(w http.ResponseWriter, r *http.Request, q *request) error {
-	n, err := c.svc.ReplayWebhook(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("event"), 0, 0)
+	n, err := c.svc.Webhooks().ReplayWebhook(r.Context(), q.p, r.PathValue("id"), r.PostFormValue("event"), 0, 0)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (c *Console) replay(w http.ResponseWriter, r *http.Request, q *request) err
 }
 
 func (c *Console) deleteWebhook(w http.ResponseWriter, r *http.Request, q *request) error {
-	if err := c.svc.DeleteWebhook(r.Context(), q.p, r.PathValue("id")); err != nil {
+	if err := c.svc.Webhooks().DeleteWebhook(r.Context(), q.p, r.PathValue("id")); err != nil {
 		return err
 	}
 	c.redirect(w, r, Prefix+"/webhooks")
@@ -109,12 +109,12 @@ func (c *Console) deleteWebhook(w http.ResponseWriter, r *http.Request, q *reque
 // deadDeliveries counts the dead-lettered deliveries in the app's delivery logs, up to
 // limit per webhook (the log keeps them for --webhook-retention).
 func (c *Console) deadDeliveries(r *http.Request, q *request, limit int) (n int, more bool, err error) {
-	hooks, err := c.svc.Webhooks(r.Context(), q.p)
+	hooks, err := c.svc.Webhooks().List(r.Context(), q.p)
 	if err != nil {
 		return 0, false, err
 	}
 	for _, wh := range hooks {
-		ds, err := c.svc.WebhookDeliveries(r.Context(), q.p, wh.ID, chat.DeliveryPage{State: "dead", Limit: limit})
+		ds, err := c.svc.Webhooks().WebhookDeliveries(r.Context(), q.p, wh.ID, chat.DeliveryPage{State: "dead", Limit: limit})
 		if err != nil {
 			return 0, false, err
 		}

@@ -36,13 +36,13 @@ type Outcome struct {
 func Run(ctx context.Context, svc *chat.Service, p chat.Principal, kind string, items []Item) ([]Outcome, error) {
 	switch kind {
 	case "users":
-		return batch(ctx, p, Users(items), svc.ImportUsers)
+		return batch(ctx, p, Users(items), svc.Import().ImportUsers)
 	case "groups":
-		return batch(ctx, p, Groups(items), svc.ImportGroups)
+		return batch(ctx, p, Groups(items), svc.Import().ImportGroups)
 	case "members":
-		return batch(ctx, p, Members(items), svc.ImportMembers)
+		return batch(ctx, p, Members(items), svc.Import().ImportMembers)
 	case "messages":
-		return batch(ctx, p, Messages(items), svc.ImportMessages)
+		return batch(ctx, p, Messages(items), svc.Import().ImportMessages)
 	}
 	return nil, fmt.Errorf("unknown import kind %q", kind)
 }

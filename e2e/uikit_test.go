@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +24,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
+	cdpage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -175,6 +182,10 @@ type natterTraffic struct {
 	sockets  int
 	frames   []string // what natter's sockets sent the page
 	console  []string // the page's errors and exceptions, for the log of a failed run
+	// choosers has the file input of each file chooser a page opened, while interception is
+	// on (cdpage.SetInterceptFileChooserDialog): the Kit's composer clicks an <input
+	// type=file> it never puts in the document, so only the chooser names it.
+	choosers chan cdp.BackendNodeID
 }
 
 func (n *natterTraffic) ours(u string) bool {
@@ -223,6 +234,11 @@ func (n *natterTraffic) listen(ev any) {
 	case *network.EventWebSocketFrameError:
 		if req, ok := n.requests[ev.RequestID]; ok {
 			n.refused = append(n.refused, fmt.Sprintf("%s: frame error %s", req, ev.ErrorMessage))
+		}
+	case *cdpage.EventFileChooserOpened:
+		select {
+		case n.choosers <- ev.BackendNodeID:
+		default:
 		}
 	case *runtime.EventExceptionThrown:
 		n.console = append(n.console, fmt.Sprintf("exception: %s %v", ev.ExceptionDetails.Text, ev.ExceptionDetails.Exception))
@@ -280,7 +296,9 @@ func (n *natterTraffic) sent(parts ...string) bool {
 // sends over REST and a reaction he adds over REST arrive live; a message's information
 // shows bob's read receipt. Then the everyday actions, a subtest each: the unread badge,
 // joining a public group from the groups list, a thread reply, a reaction through the
-// emoji picker, adding and banning a member, blocking and unblocking, search; each checked
+// emoji picker, adding and banning a member, blocking and unblocking, search, attaching an
+// image and a PDF in the composer (which bob's page, in a browser context of its own, shows
+// from natter's URLs: the image loaded, the PDF to download); each checked
 // over REST and leaving no SDK promise pending or rejected. Every request the page made to
 // natter was answered below 400.
 func TestUIKit(t *testing.T) {
@@ -347,7 +365,8 @@ func TestUIKit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	traffic := &natterTraffic{prefixes: []string{"https://" + host + "/", "wss://" + host}, requests: map[network.RequestID]string{}}
+	traffic := &natterTraffic{prefixes: []string{"https://" + host + "/", "wss://" + host}, requests: map[network.RequestID]string{},
+		choosers: make(chan cdp.BackendNodeID, 4)}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.WindowSize(1600, 900), chromedp.Flag("ignore-certificate-errors", true))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -378,19 +397,21 @@ func TestUIKit(t *testing.T) {
 	// The whole run is bounded by a timeout on a child of the context that started the
 	// browser (a timeout on that one would stop the browser); each step by 20 s, the first
 	// by a minute.
-	bctx, cancel = context.WithTimeout(bctx, 5*time.Minute)
+	bctx, cancel = context.WithTimeout(bctx, 7*time.Minute)
 	defer cancel()
 	shots := newShots(t)
+	var stepsIn func(t *testing.T, bctx context.Context) runStep
 	// steps makes the step runner of a test: a step that fails screenshots the page and
 	// fails t.
-	steps := func(t *testing.T) runStep {
+	steps := func(t *testing.T) runStep { return stepsIn(t, bctx) }
+	stepsIn = func(t *testing.T, bctx context.Context) runStep {
 		return func(step string, actions ...chromedp.Action[chromedp.Void]) {
 			t.Helper()
 			// The first step loads and parses the Kit's bundle, several MB: on two cores
 			// busy with other tests it once took more than 20 s (a blank page, no request
 			// made), so it gets a minute.
 			d := 20 * time.Second
-			if step == "log in" {
+			if strings.HasPrefix(step, "log in") {
 				d = time.Minute
 			}
 			sctx, cancel := context.WithTimeout(bctx, d)
@@ -700,7 +721,167 @@ func TestUIKit(t *testing.T) {
 		}
 	})
 
-	// Attaching a file from the composer: issue 36's attachment branch adds its action here.
+	action("attach an image and a PDF", func(t *testing.T, run runStep, settled func(...string)) {
+		// Alice attaches an image, then a PDF, in her composer with bob, as a person does: the
+		// attachment button, the option, the file chooser (intercepted: the file is set on the
+		// Kit's input), then send once the upload is done. The Kit uploads each through
+		// POST /v3/files/upload-url and the form natter signs, then sends the message.
+		dir := t.TempDir()
+		png, pdf := testPNG(t, 64, 48), testPDF()
+		pngPath, pdfPath := filepath.Join(dir, "kitten.png"), filepath.Join(dir, "minutes.pdf")
+		for p, b := range map[string][]byte{pngPath: png, pdfPath: pdf} {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := chromedp.Call(bctx, cdpage.SetInterceptFileChooserDialog, cdpage.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		run("open bob", chromedp.Click(title("Bob")), chromedp.WaitVisible(bubble("user_bob", "Live from REST")))
+		attach := func(option, path string, shown string) {
+			t.Helper()
+			item := fmt.Sprintf(`//*[%s][.//*[normalize-space()=%q]]`, cls("cometchat-message-composer__attachment-option"), option)
+			// The option is pressed again until the Kit opens a file chooser (a press during
+			// the popover's opening can miss); once one opened, the file is set on its input.
+			choose := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+				for {
+					for len(traffic.choosers) > 0 {
+						<-traffic.choosers // a chooser an earlier press opened twice
+					}
+					actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					var err error
+					for _, a := range []chromedp.Action[chromedp.Void]{chromedp.KeyEvent(kb.Escape), // closes a popover a miss left open
+						chromedp.Click(chromedp.CSS(`#chat .cometchat-message-composer__attachment-button`)),
+						chromedp.WaitVisible(x(item)), chromedp.Click(x(item))} {
+						if _, err = a(actx, tg); err != nil {
+							break
+						}
+					}
+					if err == nil {
+						select {
+						case id := <-traffic.choosers:
+							cancel()
+							_, err := cdp.Call(ctx, tg, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{path}, BackendNodeID: id})
+							return chromedp.Void{}, err
+						case <-actx.Done():
+						}
+					}
+					cancel()
+					if ctx.Err() != nil {
+						return chromedp.Void{}, fmt.Errorf("the Kit opened no file chooser: %w", ctx.Err())
+					}
+				}
+			}
+			run("attach "+filepath.Base(path), choose, chromedp.WaitVisible(chromedp.CSS(`#chat .cometchat-message-composer__tray`)))
+			// Enabled once every file in the tray is uploaded.
+			run("send "+filepath.Base(path), chromedp.Click(chromedp.CSS(`#chat .cometchat-message-composer__send-button:not([disabled])`)),
+				chromedp.WaitNotPresent(chromedp.CSS(`#chat .cometchat-message-composer__tray`)))
+			run("shown "+filepath.Base(path), chromedp.WaitVisible(x(`//*[@id='chat'][@data-conversation='user_bob']//*[@data-message-id]`+shown)))
+		}
+		mine := "https://" + host + "/files/e2e/"
+		// The sender's own bubble may show the picked file's local copy (a blob: URL); the
+		// receiver's below shows natter's.
+		attach("Attach Image", pngPath, `//img[`+cls("cometchat-images-bubble__image")+`]`)
+		attach("Attach File", pdfPath, `//*[`+cls("cometchat-files-bubble__card-name")+`][normalize-space()='minutes.pdf']`)
+		run("sent", shots.snap("attachments-sent"))
+		if !traffic.asked("POST ", "/files/upload-url") || !traffic.asked("POST https://"+host+"/files/e2e") {
+			traffic.mu.Lock()
+			var reqs []string
+			for _, r := range traffic.requests {
+				if strings.Contains(r, "files") {
+					reqs = append(reqs, r)
+				}
+			}
+			traffic.mu.Unlock()
+			t.Errorf("the Kit did not upload through natter's upload-url and form: %q", reqs)
+		}
+		// On natter: two media messages to bob, each with its file at natter's URL, whose
+		// bytes are the file's.
+		var image, file client.Message
+		eventually(t, "alice's media messages to bob", func() (bool, string, error) {
+			l, err := admin.OnBehalfOf("bob").ListUserMessages(ctx, "alice", client.MessageListParams{Limit: 50})
+			if err != nil {
+				return false, "", err
+			}
+			var got []string
+			for _, m := range l.Data {
+				switch {
+				case m.Sender == "alice" && m.Type == "image":
+					image = m
+				case m.Sender == "alice" && m.Type == "file":
+					file = m
+				}
+				got = append(got, m.Sender+" "+m.Type)
+			}
+			return image.ID != "" && file.ID != "", strings.Join(got, ", "), nil
+		})
+		for _, c := range []struct {
+			m           client.Message
+			want        []byte
+			disposition string
+		}{{image, png, "inline"}, {file, pdf, "attachment"}} {
+			if len(c.m.Data.Attachments) != 1 || !strings.HasPrefix(attachmentURL(c.m), mine) {
+				t.Fatalf("message %s (%s) carries %+v, want one attachment at %s…", c.m.ID, c.m.Type, c.m.Data.Attachments, mine)
+			}
+			res, err := hc.Get(attachmentURL(c.m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || !bytes.Equal(b, c.want) || !strings.HasPrefix(res.Header.Get("Content-Disposition"), c.disposition) {
+				t.Errorf("GET the %s's file: %d, %d bytes (want %d), Content-Disposition %q (want %s)", c.m.Type, res.StatusCode, len(b), len(c.want),
+					res.Header.Get("Content-Disposition"), c.disposition)
+			}
+		}
+		settled("CometChat.sendMediaMessage")
+
+		// Bob's page, in a browser context of its own (the SDK keeps its session in the
+		// origin's storage): alice's conversation shows the image, loaded from natter, and the
+		// PDF as a file to download, which the Kit fetches from natter.
+		bobToken, err := admin.CreateAuthToken(ctx, "bob", client.CreateAuthTokenRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob, cancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(traffic.listen))
+		defer cancel()
+		if _, err := chromedp.Call(bob, network.Enable, network.EnableParams{}); err != nil {
+			t.Fatal(err)
+		}
+		runBob := stepsIn(t, bob)
+		q := url.Values{"host": {host}, "app": {"e2e"}, "token": {bobToken.AuthToken}}
+		var status string
+		runBob("log in as bob", chromedp.Navigate(web.URL+"/index.html?"+q.Encode()),
+			chromedp.WaitVisible(x(`//p[@id='status'][starts-with(., 'ready') or starts-with(., 'error')]`)),
+			into(chromedp.Text(chromedp.CSS("#status")), &status))
+		if status != "ready bob" {
+			t.Fatalf("bob's page says %q, want ready bob", status)
+		}
+		// What the Kit asks while it starts (isFeatureEnabled for extensions natter does not
+		// have is rejected, on alice's page too) is no part of this action.
+		var bobStart sdkCalls
+		runBob("bob's list", chromedp.WaitVisible(title("Alice")), waitJS(`window.__sdkCalls.pending === 0`),
+			into(chromedp.Evaluate[sdkCalls](`window.__sdkCalls`), &bobStart))
+		img := fmt.Sprintf(`//*[@id='chat'][@data-conversation='user_alice']//*[@data-message-id=%q]//img[%s][@src=%q]`,
+			image.ID, cls("cometchat-images-bubble__image"), attachmentURL(image))
+		download := fmt.Sprintf(`//*[@id='chat'][@data-conversation='user_alice']//*[@data-message-id=%q]//*[%s][.//*[normalize-space()='minutes.pdf']]//button[%s]`,
+			file.ID, cls("cometchat-files-bubble__card"), cls("cometchat-download-button__icon"))
+		runBob("bob sees the image", chromedp.Click(title("Alice")), chromedp.WaitVisible(x(img)),
+			waitJS(fmt.Sprintf(`(() => { const i = document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+				return !!i && i.complete && i.naturalWidth === 64 && i.naturalHeight === 48; })()`, img)),
+			chromedp.WaitVisible(x(download)), shots.snap("bob-attachments"))
+		runBob("bob downloads the PDF", chromedp.Click(x(download)),
+			waitJS(`performance.getEntriesByType("resource").some((e) => e.name === `+strconv.Quote(attachmentURL(file))+` && e.responseEnd > 0)`))
+		if !traffic.asked("GET " + attachmentURL(file)) {
+			t.Errorf("bob's page did not fetch the PDF from natter")
+		}
+		// Bob's page left no SDK promise pending or rejected either.
+		var bobCalls sdkCalls
+		runBob("bob's SDK calls", waitJS(`window.__sdkCalls.pending === 0`), into(chromedp.Evaluate[sdkCalls](`window.__sdkCalls`), &bobCalls))
+		for _, f := range bobCalls.Failures[len(bobStart.Failures):] {
+			t.Errorf("an SDK promise of bob's page was rejected: %s", f)
+		}
+	})
 
 	t.Logf("the steps took %v after the install", time.Since(started).Round(time.Millisecond))
 }
@@ -967,4 +1148,37 @@ func into[T any](a chromedp.Action[T], v *T) chromedp.Action[chromedp.Void] {
 		*v, err = a(ctx, t)
 		return chromedp.Void{}, err
 	}
+}
+
+// attachmentURL is the url of a message's first attachment.
+func attachmentURL(m client.Message) string {
+	if len(m.Data.Attachments) == 0 {
+		return ""
+	}
+	u, _ := m.Data.Attachments[0]["url"].(string)
+	return u
+}
+
+// testPNG is a w×h PNG, a gradient.
+func testPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{R: uint8(x * 4), G: uint8(y * 5), B: 160, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// testPDF is a one-page PDF that says hello.
+func testPDF() []byte {
+	return []byte("%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n" +
+		"2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj\n" +
+		"3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 200 100]>> endobj\n" +
+		"trailer <</Root 1 0 R>>\n%%EOF\n")
 }

@@ -108,7 +108,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, p chat.Prin
 	if err := req.check(); err != nil {
 		return err
 	}
-	a, err := s.svc.CreateAgent(r.Context(), p, chat.AgentCreate{UID: deref(req.UID), Name: deref(req.Name), Icon: deref(req.Icon),
+	a, err := s.svc.Agents().CreateAgent(r.Context(), p, chat.AgentCreate{UID: deref(req.UID), Name: deref(req.Name), Icon: deref(req.Icon),
 		IsActive: req.IsActive, IntegrateWith: deref(req.IntegrateWith), IntegrationType: deref(req.IntegrationType), URL: deref(req.url()),
 		Headers: req.headers(), Instruction: deref(req.Instruction), Metadata: req.MetaData, HistoryLength: req.HistoryLength,
 		TimeoutSeconds: req.TimeoutSeconds})
@@ -120,7 +120,7 @@ func (s *Server) createAgent(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	as, err := s.svc.Agents(r.Context(), p)
+	as, err := s.svc.Agents().List(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, p chat.Princ
 }
 
 func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	a, err := s.svc.Agent(r.Context(), p, r.PathValue("uid"))
+	a, err := s.svc.Agents().Agent(r.Context(), p, r.PathValue("uid"))
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request, p chat.Prin
 			return chat.InvalidField("uid", "The uid of an agent cannot change.")
 		}
 	}
-	a, err := s.svc.UpdateAgent(r.Context(), p, r.PathValue("uid"), chat.AgentChange{Name: req.Name, Icon: req.Icon, IsActive: req.IsActive,
+	a, err := s.svc.Agents().UpdateAgent(r.Context(), p, r.PathValue("uid"), chat.AgentChange{Name: req.Name, Icon: req.Icon, IsActive: req.IsActive,
 		IntegrateWith: req.IntegrateWith, IntegrationType: req.IntegrationType, URL: req.url(), Headers: req.headers(),
 		Instruction: req.Instruction, Metadata: req.MetaData, HistoryLength: req.HistoryLength, TimeoutSeconds: req.TimeoutSeconds})
 	if err != nil {
@@ -167,7 +167,7 @@ func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	if err := s.svc.DeleteAgent(r.Context(), p, r.PathValue("uid")); err != nil {
+	if err := s.svc.Agents().DeleteAgent(r.Context(), p, r.PathValue("uid")); err != nil {
 		return err
 	}
 	uid, _ := chat.NormalizeID(r.PathValue("uid"))

@@ -98,7 +98,7 @@ type authHandler func(w http.ResponseWriter, r *http.Request, p chat.Principal) 
 // authed authenticates the request, checks its credential against the route, resolves the
 // principal (app, key or token, acting user) once, and runs h with it; an error from h is
 // written in the error envelope. A client operation that succeeds on a user's behalf makes
-// that user active (usage metrics, chat.Service.Acted).
+// that user active (usage metrics, chat.Usage.Acted).
 func (s *Server) authed(a access, h authHandler) http.HandlerFunc {
 	if a == clientAllowed {
 		h = s.acted(h)
@@ -136,7 +136,7 @@ func (s *Server) acted(h authHandler) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 		err := h(w, r, p)
 		if err == nil {
-			s.svc.Acted(p)
+			s.svc.Usage().Acted(p)
 		}
 		return err
 	}

@@ -245,7 +245,7 @@ func BenchmarkMiddleware(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					req := httptest.NewRequest("GET", "/v3/threads", nil) // not served yet: a 501
+					req := httptest.NewRequest("GET", "/v3/moderation/messages", nil) // refused by decision: always a 501
 					req.Header.Set("apikey", key)
 					req.Header.Set("Origin", "https://app.example.com")
 					rec := httptest.NewRecorder()

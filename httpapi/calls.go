@@ -38,7 +38,7 @@ func (s *Server) initiateCall(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if len(meta) == 0 || string(meta) == "null" {
 		meta = req.Data.Metadata
 	}
-	m, err := s.svc.InitiateCall(r.Context(), p, chat.CallInitiate{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Type: req.Type,
+	m, err := s.svc.Calls().InitiateCall(r.Context(), p, chat.CallInitiate{Receiver: req.Receiver, ReceiverType: req.ReceiverType, Type: req.Type,
 		Status: req.Status, Metadata: meta})
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func (s *Server) updateCall(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if req.Status == "" {
 		return chat.InvalidField("status", "The status field is required.")
 	}
-	m, err := s.svc.UpdateCallStatus(r.Context(), p, r.PathValue("sessionId"), req.Status)
+	m, err := s.svc.Calls().UpdateCallStatus(r.Context(), p, r.PathValue("sessionId"), req.Status)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) changeCallType(w http.ResponseWriter, r *http.Request, p chat.P
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	c, err := s.svc.ChangeCallType(r.Context(), p, r.PathValue("sessionId"), req.Type)
+	c, err := s.svc.Calls().ChangeCallType(r.Context(), p, r.PathValue("sessionId"), req.Type)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request, p chat.Princi
 	if err := q.err(); err != nil {
 		return err
 	}
-	calls, total, err := s.svc.Calls(r.Context(), p, f, page)
+	calls, total, err := s.svc.Calls().List(r.Context(), p, f, page)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request, p chat.Princi
 }
 
 func (s *Server) getCall(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	c, err := s.svc.Call(r.Context(), p, r.PathValue("sessionId"))
+	c, err := s.svc.Calls().Call(r.Context(), p, r.PathValue("sessionId"))
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Server) listTranscriptions(w http.ResponseWriter, r *http.Request, p ch
 	if err := q.err(); err != nil {
 		return err
 	}
-	ts, total, err := s.svc.CallTranscriptions(r.Context(), p, r.PathValue("sessionId"), page)
+	ts, total, err := s.svc.Calls().CallTranscriptions(r.Context(), p, r.PathValue("sessionId"), page)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (s *Server) addTranscription(w http.ResponseWriter, r *http.Request, p chat
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	t, err := s.svc.AddTranscription(r.Context(), p, r.PathValue("sessionId"), chat.TranscriptionInput{RoomName: req.RoomName,
+	t, err := s.svc.Calls().AddTranscription(r.Context(), p, r.PathValue("sessionId"), chat.TranscriptionInput{RoomName: req.RoomName,
 		StartTime: req.StartTime, EndTime: req.EndTime, TranscriptURL: req.TranscriptURL})
 	if err != nil {
 		return err

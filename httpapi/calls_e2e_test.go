@@ -470,7 +470,7 @@ func TestCallsRingOut(t *testing.T) {
 		answered := e.callTo("bob", "cat", "user", "audio")
 		e.setCall("cat", answered, "ongoing")
 		tick(30)
-		if ms, err := e.svc.ExpireRingingCalls(e.ctx(), time.Minute); err != nil || len(ms) != 0 {
+		if ms, err := e.svc.Calls().ExpireRingingCalls(e.ctx(), time.Minute); err != nil || len(ms) != 0 {
 			t.Fatalf("at 30 s: %d messages, %v", len(ms), err)
 		}
 		late := e.callTo("ann", "cat", "user", "video")
@@ -481,7 +481,7 @@ func TestCallsRingOut(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				ms, err := e.svc.ExpireRingingCalls(e.ctx(), time.Minute)
+				ms, err := e.svc.Calls().ExpireRingingCalls(e.ctx(), time.Minute)
 				if err != nil {
 					t.Error(err)
 				}
@@ -521,7 +521,7 @@ func TestCallsRingOut(t *testing.T) {
 		// The loop every node runs (a quarter of the timeout apart) marks the last one.
 		ctx, cancel := context.WithCancel(e.ctx())
 		done := make(chan struct{})
-		go func() { e.svc.RunCallExpiry(ctx, time.Second, slog.New(slog.DiscardHandler)); close(done) }()
+		go func() { e.svc.Calls().RunCallExpiry(ctx, time.Second, slog.New(slog.DiscardHandler)); close(done) }()
 		deadline := time.Now().Add(loadedWait)
 		for e.ok(request{method: "GET", path: "/v3/calls/" + late})["status"] != "unanswered" {
 			if time.Now().After(deadline) {

@@ -182,6 +182,10 @@ func (s *Server) resetConversation(w http.ResponseWriter, r *http.Request, p cha
 	var req struct {
 		ConversationWith          string `json:"conversationWith"`
 		DeleteMessagesPermanently bool   `json:"deleteMessagesPermanently"`
+		// PreserveOrder (the newest hosted file's) is decoded only so that a non-boolean is
+		// refused: a reset conversation leaves the list until its next message, which places
+		// it, so natter has no kept position to preserve (docs/api-decisions.md).
+		PreserveOrder bool `json:"preserveOrder"`
 	}
 	if err := decodeJSON(r, &req); err != nil {
 		return err

@@ -24,18 +24,18 @@ import (
 // them, and what an imported item answers.
 type importKind[In, Out any] struct {
 	decode func([]dataimport.Item) []In
-	run    func(*chat.Service, context.Context, chat.Principal, []In) ([]chat.ImportResult[Out], error)
+	run    func(chat.Import, context.Context, chat.Principal, []In) ([]chat.ImportResult[Out], error)
 	out    func(Out) any
 }
 
 var (
-	userImports   = importKind[chat.UserImport, chat.User]{dataimport.Users, (*chat.Service).ImportUsers, func(u chat.User) any { return wire.UserOut(u) }}
-	groupImports  = importKind[chat.GroupImport, chat.Group]{dataimport.Groups, (*chat.Service).ImportGroups, func(g chat.Group) any { return wire.GroupOut(g) }}
-	memberImports = importKind[chat.MemberImport, chat.ImportedMember]{dataimport.Members, (*chat.Service).ImportMembers,
+	userImports   = importKind[chat.UserImport, chat.User]{dataimport.Users, chat.Import.ImportUsers, func(u chat.User) any { return wire.UserOut(u) }}
+	groupImports  = importKind[chat.GroupImport, chat.Group]{dataimport.Groups, chat.Import.ImportGroups, func(g chat.Group) any { return wire.GroupOut(g) }}
+	memberImports = importKind[chat.MemberImport, chat.ImportedMember]{dataimport.Members, chat.Import.ImportMembers,
 		func(m chat.ImportedMember) any {
 			return importedMemberJSON{GUID: m.GUID, UID: m.UID, Scope: m.Scope, IsBanned: m.IsBanned, JoinedAt: m.JoinedAt}
 		}}
-	messageImports = importKind[chat.MessageImport, chat.Message]{dataimport.Messages, (*chat.Service).ImportMessages,
+	messageImports = importKind[chat.MessageImport, chat.Message]{dataimport.Messages, chat.Import.ImportMessages,
 		func(m chat.Message) any {
 			return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
 				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: wire.AppendData(nil, m),
@@ -51,7 +51,7 @@ func serveImport[In, Out any](s *Server, wrapper string, k importKind[In, Out]) 
 		if err != nil {
 			return err
 		}
-		res, err := k.run(s.svc, r.Context(), p, k.decode(items))
+		res, err := k.run(s.svc.Import(), r.Context(), p, k.decode(items))
 		if err != nil {
 			return err
 		}

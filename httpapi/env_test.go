@@ -24,6 +24,7 @@ import (
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/httpapi"
+	"github.com/natter-chat/natter/internal/chattest"
 	"github.com/natter-chat/natter/internal/contract"
 	"github.com/natter-chat/natter/internal/pgtest"
 	"github.com/natter-chat/natter/realtime"
@@ -49,16 +50,6 @@ func parallelByDefault(perCPU int) {
 		flag.Set("test.parallel", strconv.Itoa(perCPU*runtime.GOMAXPROCS(0)))
 	}
 }
-
-// migrated is the migrated PostgreSQL database each test's is copied from: migrating costs
-// about half a second a database, a copy a fraction of that.
-var migrated = pgtest.NewTemplate(func(ctx context.Context, url string) error {
-	db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		return err
-	}
-	return db.Close()
-})
 
 // testClock is the fixed clock of every test server, so golden files can hold times.
 var testClock = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -124,19 +115,6 @@ func newEnvWith(t *testing.T, backend string, cfg chat.Config, opt httpapi.Optio
 func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Options, hubOpt *realtime.HubOptions) *env {
 	t.Helper()
 	opt.Domain = testDomain
-	var dbURL string
-	switch backend {
-	case "sqlite":
-		dbURL = "sqlite:" + filepath.Join(t.TempDir(), "natter.db")
-	case "postgres":
-		dbURL = migrated.URL(t)
-	}
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, dbURL, sqlstore.Options{})
-	if err != nil {
-		t.Fatalf("open %s: %v", backend, err)
-	}
-	t.Cleanup(func() { db.Close() })
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return testClock }
 	}
@@ -145,18 +123,14 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	} else if cfg.MaxReactions < 0 {
 		cfg.MaxReactions = 0
 	}
-	svc := chat.New(db, cfg)
-	t.Cleanup(func() { svc.Close(context.Background()) }) // before db.Close: cleanups run last first
+	rig := chattest.Open(t, backend, cfg)
+	db, svc, dbURL := rig.DB, rig.Svc, rig.DBURL
 	var hub *realtime.Hub
 	if hubOpt != nil {
 		bus := db.NewBus(nil)
 		hub = realtime.NewHub(svc, bus, *hubOpt, nil)
 		opt.Hub = hub
 		t.Cleanup(func() { hub.Close(); bus.Close() }) // before the database closes: cleanups run last first
-	}
-	app, keys, err := svc.CreateApp(ctx, chat.AppCreate{ID: "demo", Region: "us"})
-	if err != nil {
-		t.Fatal(err)
 	}
 	srv := httptest.NewServer(httpapi.New(svc, opt))
 	t.Cleanup(srv.Close)
@@ -170,7 +144,7 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
-	e := &env{t: t, backend: backend, dbURL: dbURL, srv: srv, svc: svc, app: app, full: keys[0].Value, authKey: keys[1].Value, http: hc, raw: raw, hub: hub}
+	e := &env{t: t, backend: backend, dbURL: dbURL, srv: srv, svc: svc, app: rig.App, full: rig.FullKey, authKey: rig.AuthKey, http: hc, raw: raw, hub: hub}
 	e.c = client.New(srv.URL, e.full, client.WithHTTPClient(hc))
 	e.auth = client.New(srv.URL, e.authKey, client.WithHTTPClient(hc))
 	return e

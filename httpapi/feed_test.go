@@ -111,6 +111,8 @@ func TestEveryWriteAnnounces(t *testing.T) {
 		// A socket credential and a session's record: they read, and write nothing.
 		{"PUT /me", r("PUT", "/me", `{}`, token(tokMe)), nil},
 		{"POST /user_sessions", r("POST", "/user_sessions", `{}`, token(tokMe)), nil},
+		// A count of online users: a POST that reads.
+		{"POST /online-members", r("POST", "/online-members", `{"groups":["g"]}`, nil), nil},
 		{"DELETE /me", r("DELETE", "/me", "", token(tokLogout)), kinds(tok)},
 
 		{"POST /users", r("POST", "/users", `{"uid":"newbie","name":"Newbie"}`, nil), kinds(user)},
@@ -162,7 +164,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 			if held.Moderation != chat.ModPending {
 				t.Fatalf("not held: %+v", held)
 			}
-			bs, err := e.svc.BlockedMessages(ctx, p, 0, 1)
+			bs, err := e.svc.Moderation().BlockedMessages(ctx, p, 0, 1)
 			must(err)
 			blocked = strconv.FormatInt(bs[0].MessageID, 10)
 			return request{method: "PATCH", path: "/v3/moderation/blocked-messages/" + blocked, body: `{"status":"approved"}`}
@@ -270,7 +272,7 @@ func TestEveryWriteAnnounces(t *testing.T) {
 
 		{"POST /calls", r("POST", "/calls", `{"receiver":"bob","receiverType":"user","type":"audio","status":"initiated"}`, obo("alice")), kinds(msg, call)},
 		{"PUT /calls/{sessionId}", func() request {
-			cs, _, err := e.svc.Calls(ctx, p, chat.CallFilter{}, chat.Page{PerPage: 1, Number: 1})
+			cs, _, err := e.svc.Calls().List(ctx, p, chat.CallFilter{}, chat.Page{PerPage: 1, Number: 1})
 			must(err)
 			session = cs[0].SessionID
 			return request{method: "PUT", path: "/v3/calls/" + session, body: `{"status":"ongoing"}`, headers: obo("bob")}

@@ -42,12 +42,51 @@ type appSettingsJSON struct {
 	// before uploading.
 	FileSizeMax  int64 `json:"file.size.max"`
 	FileCountMax int   `json:"file.count.max"`
+	// WSAPIVersion is the version segment of the chat host's own path the SDK's online
+	// counts post to (onlinemembers.go); without it the SDK posts to /api//online-members.
+	WSAPIVersion string `json:"WS_API_VERSION"`
+	// Parameters are the hosted service's feature flags (sdkParameters).
+	Parameters map[string]any `json:"parameters"`
+}
+
+// sdkWSAPIVersion is the settings' WS_API_VERSION: natter serves the SDK's path under any
+// version (sdkOnlineMembersPattern), so it names the API's own.
+const sdkWSAPIVersion = "v3.0"
+
+// sdkParameters are the settings' parameters, the hosted service's feature flags, by the
+// names the SDK reads (docs/sdk-surface.md, "Feature flags"). Without the object the SDK's
+// isFeatureEnabled rejects every name (ERROR_FEATURE_NOT_FOUND), which its isPin…Enabled
+// and isSaveMessageEnabled read as "disabled": the UI Kit hid pinning although natter pins.
+// With it, a name it does not carry answers false, so only what natter serves is listed as
+// enabled; what it does not (the AI features) is listed false, to say so on purpose.
+var sdkParameters = map[string]any{
+	// Pins and saves (chat/pins.go), and their limits. The app's pins of a message share
+	// the conversation's 100 with the users'.
+	"features.ux.messages.pinned.enabled":           true,
+	"features.ux.messages.pinned.limit":             chat.MaxPinnedMessages,
+	"features.ux.messages.pinned.system.limit":      chat.MaxPinnedMessages,
+	"features.ux.messages.saved.enabled":            true,
+	"features.ux.messages.saved.limit":              chat.MaxSavedMessages,
+	"features.ux.conversations.pinned.enabled":      true,
+	"features.ux.conversations.pinned.limit":        chat.MaxPinnedConversations,
+	"features.ux.conversations.pinned.system.limit": chat.MaxSystemPinnedConversations,
+	// Which messages move a conversation (getConversationUpdateSettings, which the UI Kit's
+	// conversation list follows on live messages): in natter a top-level message or custom
+	// message does; thread replies, group actions and calls do not (chat.Message.Counts,
+	// docs/read-model.md), so a list that moved on them would disagree with the next fetch.
+	"core.conversations.updateOnCustomMessage": true,
+	"core.conversations.updateOnReplies":       false,
+	"core.conversations.updateOnGroupActions":  false,
+	"core.conversations.updateOnCallActivity":  false,
+	// CometChat's AI service (isAIFeatureEnabled): natter runs none.
+	"features.ai.accessible": false,
+	"features.ai.enabled":    false,
 }
 
 // settings points the SDK at the public host (or, without one, at the host the request
 // reached). Both API hosts are the same natter; sockets are served at its root path.
 func (s *Server) settings(r *http.Request, p chat.Principal) (appSettingsJSON, error) {
-	reasons, err := s.svc.Reasons(r.Context(), p)
+	reasons, err := s.svc.Moderation().Reasons(r.Context(), p)
 	if err != nil {
 		return appSettingsJSON{}, err
 	}
@@ -66,7 +105,8 @@ func (s *Server) settings(r *http.Request, p chat.Principal) (appSettingsJSON, e
 	return appSettingsJSON{ChatHost: name, ChatWSSPort: port, ChatUseSSL: true, AdminAPIHost: host, ClientAPIHost: host,
 		ChatAPIVersion: "v3.0", Mode: "DEFAULT", AnalyticsPingDisabled: true, DenyFallbackToPolling: true, AppVersion: 4,
 		Region: string(p.App.Region), Extensions: []struct{}{}, FlagReasons: flagReasons,
-		FileSizeMax: s.svc.MaxFileSize(), FileCountMax: chat.MaxUploadFiles}, nil
+		FileSizeMax: s.svc.MaxFileSize(), FileCountMax: chat.MaxUploadFiles,
+		WSAPIVersion: sdkWSAPIVersion, Parameters: sdkParameters}, nil
 }
 
 // me answers PUT and GET /me: the session's user, with its auth token and a socket
@@ -95,7 +135,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p chat.Principal) er
 		// The SDK's registerTokenForPushNotification sends the browser's FCM token here
 		// (appInfo.pushNotification.fcmDeviceToken), rather than to the push tokens API.
 		if tok := req.AppInfo.PushNotification.FCMDeviceToken; tok != "" {
-			if _, err := s.svc.RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
+			if _, err := s.svc.Notifications().RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: "fcm_web", FCMToken: &tok}); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -52,7 +53,7 @@ func (s *Server) createReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rs, err := s.svc.CreateReason(r.Context(), p, chat.ReasonInput{ID: req.ID, Name: req.Name, Description: req.Description})
+	rs, err := s.svc.Moderation().CreateReason(r.Context(), p, chat.ReasonInput{ID: req.ID, Name: req.Name, Description: req.Description})
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (s *Server) createReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 }
 
 func (s *Server) listReasons(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.Reasons(r.Context(), p)
+	rs, err := s.svc.Moderation().Reasons(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (s *Server) listReasons(w http.ResponseWriter, r *http.Request, p chat.Prin
 }
 
 func (s *Server) getReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.Reason(r.Context(), p, r.PathValue("id"))
+	rs, err := s.svc.Moderation().Reason(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func (s *Server) updateReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if req.ID != nil && *req.ID != r.PathValue("id") {
 		return chat.InvalidField("id", "The id of a reason cannot change.")
 	}
-	rs, err := s.svc.UpdateReason(r.Context(), p, chat.ReasonInput{ID: r.PathValue("id"), Name: req.Name, Description: req.Description})
+	rs, err := s.svc.Moderation().UpdateReason(r.Context(), p, chat.ReasonInput{ID: r.PathValue("id"), Name: req.Name, Description: req.Description})
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (s *Server) updateReason(w http.ResponseWriter, r *http.Request, p chat.Pri
 
 func (s *Server) deleteReason(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("id")
-	if err := s.svc.DeleteReason(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteReason(r.Context(), p, id); err != nil {
 		return err
 	}
 	// The hosted spec draws success and message at the top level; natter keeps its one
@@ -126,7 +127,7 @@ func (s *Server) flagMessage(w http.ResponseWriter, r *http.Request, p chat.Prin
 		req.ReasonID = req.ID
 	}
 	id := r.PathValue("id")
-	if err := s.svc.FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
+	if err := s.svc.Moderation().FlagMessage(r.Context(), p, id, chat.FlagInput{ReasonID: req.ReasonID, Remark: req.Remark}); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The message with id " + id + " has been flagged."}, nil)
@@ -140,13 +141,61 @@ type flagJSON struct {
 	FlaggedAt int64  `json:"flaggedAt"`
 }
 
+// flaggedByJSON is one flag as the newest hosted file's flagged list gives it: the flagger's
+// user and the reason's name and description beside the flag.
+type flaggedByJSON struct {
+	UID         string `json:"uid"`
+	Name        string `json:"name"`
+	Avatar      string `json:"avatar,omitempty"`
+	Role        string `json:"role"`
+	ReasonID    string `json:"reasonId"`
+	ReasonName  string `json:"reasonName"`
+	Description string `json:"description"`
+	Remark      string `json:"remark"`
+	FlaggedAt   int64  `json:"flaggedAt"`
+}
+
+// flaggedJSON is a flagged list's entry without its message's keys: natter's own (status,
+// flags, flaggedAt, reviewedAt, message) and the newest hosted file's (appId, flaggedBy,
+// flaggedCount). appendFlagged puts the message's keys in front, as the file's example does.
 type flaggedJSON struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status"`
-	Message    *rawJSON   `json:"message,omitempty"`
-	Flags      []flagJSON `json:"flags"`
-	FlaggedAt  int64      `json:"flaggedAt"`
-	ReviewedAt int64      `json:"reviewedAt,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	AppID        string          `json:"appId"`
+	Status       string          `json:"status"`
+	Message      *rawJSON        `json:"message,omitempty"`
+	Flags        []flagJSON      `json:"flags"`
+	FlaggedBy    []flaggedByJSON `json:"flaggedBy"`
+	FlaggedCount int             `json:"flaggedCount"`
+	FlaggedAt    int64           `json:"flaggedAt"`
+	ReviewedAt   int64           `json:"reviewedAt,omitempty"`
+}
+
+// appendFlagged writes one entry of the flagged or reviewed list: the message's keys (id
+// first), then flaggedJSON's. A message no longer there (purged) leaves the entry with its id
+// and the flags.
+func appendFlagged(b []byte, appID string, f chat.Flagged) ([]byte, error) {
+	o := flaggedJSON{AppID: appID, Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
+		Flags: make([]flagJSON, len(f.Flags)), FlaggedBy: make([]flaggedByJSON, len(f.Flags)), FlaggedCount: len(f.Flags)}
+	for j, fl := range f.Flags {
+		o.Flags[j] = flagJSON{UID: fl.UID, ReasonID: fl.ReasonID, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
+		o.FlaggedBy[j] = flaggedByJSON{UID: fl.UID, Name: fl.By.Name, Avatar: fl.By.Avatar, Role: fl.By.Role, ReasonID: fl.ReasonID,
+			ReasonName: fl.Reason.Name, Description: fl.Reason.Description, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
+	}
+	if f.Message == nil {
+		o.ID = strconv.FormatInt(f.MessageID, 10)
+		tail, err := json.Marshal(o)
+		return append(b, tail...), err
+	}
+	m := wire.AppendMessage(nil, *f.Message)
+	msg := rawJSON(m)
+	o.Message = &msg
+	tail, err := json.Marshal(o) // without id: the message's keys carry it
+	if err != nil {
+		return b, err
+	}
+	b = append(b, m[:len(m)-1]...)
+	b = append(b, ',')
+	return append(b, tail[1:]...), nil
 }
 
 // rawJSON is pre-encoded JSON inside a struct that encoding/json writes.
@@ -168,24 +217,17 @@ func (s *Server) listFlagged(reviewed bool) authHandler {
 		if err != nil {
 			return err
 		}
-		fs, err := s.svc.FlaggedMessages(r.Context(), p, reviewed, before, limit)
+		fs, err := s.svc.Moderation().FlaggedMessages(r.Context(), p, reviewed, before, limit)
 		if err != nil {
 			return err
 		}
-		out := make([]flaggedJSON, len(fs))
+		items := make([]rawJSON, len(fs))
 		for i, f := range fs {
-			o := flaggedJSON{ID: strconv.FormatInt(f.MessageID, 10), Status: f.Status, FlaggedAt: f.CreatedAt, ReviewedAt: f.ReviewedAt,
-				Flags: make([]flagJSON, len(f.Flags))}
-			if f.Message != nil {
-				m := rawJSON(wire.AppendMessage(nil, *f.Message))
-				o.Message = &m
+			if items[i], err = appendFlagged(nil, p.App.ID, f); err != nil {
+				return err
 			}
-			for j, fl := range f.Flags {
-				o.Flags[j] = flagJSON{UID: fl.UID, ReasonID: fl.ReasonID, Remark: fl.Remark, FlaggedAt: fl.CreatedAt}
-			}
-			out[i] = o
 		}
-		writeData(w, r, out, metaOf(limit, len(out)))
+		writeData(w, r, items, metaOf(limit, len(items)))
 		return nil
 	}
 }
@@ -198,7 +240,7 @@ func (s *Server) reviewFlagged(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	id := r.PathValue("id")
-	if err := s.svc.ReviewFlagged(r.Context(), p, id, req.Status); err != nil {
+	if err := s.svc.Moderation().ReviewFlagged(r.Context(), p, id, req.Status); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The message with id " + id + " has been " + req.Status + "."}, nil)
@@ -223,7 +265,7 @@ func (s *Server) listBlockedMessages(w http.ResponseWriter, r *http.Request, p c
 	if err != nil {
 		return err
 	}
-	bs, err := s.svc.BlockedMessages(r.Context(), p, before, limit)
+	bs, err := s.svc.Moderation().BlockedMessages(r.Context(), p, before, limit)
 	if err != nil {
 		return err
 	}
@@ -246,7 +288,7 @@ func (s *Server) reviewBlocked(w http.ResponseWriter, r *http.Request, p chat.Pr
 		return err
 	}
 	id := r.PathValue("id")
-	m, err := s.svc.ReviewBlocked(r.Context(), p, id, req.Status)
+	m, err := s.svc.Moderation().ReviewBlocked(r.Context(), p, id, req.Status)
 	if err != nil {
 		return err
 	}
@@ -285,10 +327,14 @@ type ruleRequest struct {
 	Enabled     *bool            `json:"enabled"`
 	Conditions  []chat.Condition `json:"conditions"`
 	Action      []string         `json:"action"`
+	// Filters are the newest hosted file's user and group filters, counted: chat refuses a
+	// rule with any (chat.RuleInput.Filters). Their items are not read, so any JSON will do.
+	Filters []json.RawMessage `json:"filters"`
 }
 
 func (q ruleRequest) input() chat.RuleInput {
-	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action}
+	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action,
+		Filters: len(q.Filters)}
 }
 
 func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
@@ -296,7 +342,7 @@ func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rule, err := s.svc.CreateRule(r.Context(), p, req.input())
+	rule, err := s.svc.Moderation().CreateRule(r.Context(), p, req.input())
 	if err != nil {
 		return err
 	}
@@ -309,7 +355,7 @@ func (s *Server) updateRule(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	rule, err := s.svc.UpdateRule(r.Context(), p, r.PathValue("ruleId"), req.input())
+	rule, err := s.svc.Moderation().UpdateRule(r.Context(), p, r.PathValue("ruleId"), req.input())
 	if err != nil {
 		return err
 	}
@@ -326,7 +372,7 @@ func rulesOut(rs []chat.ModRule) []ruleJSON {
 }
 
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.ModRules(r.Context(), p)
+	rs, err := s.svc.Moderation().ModRules(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -335,7 +381,7 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request, p chat.Princi
 }
 
 func (s *Server) getRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rule, err := s.svc.ModRule(r.Context(), p, r.PathValue("ruleId"))
+	rule, err := s.svc.Moderation().ModRule(r.Context(), p, r.PathValue("ruleId"))
 	if err != nil {
 		return err
 	}
@@ -344,7 +390,7 @@ func (s *Server) getRule(w http.ResponseWriter, r *http.Request, p chat.Principa
 }
 
 func (s *Server) listRuleRevisions(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	rs, err := s.svc.RuleRevisions(r.Context(), p, r.PathValue("ruleId"))
+	rs, err := s.svc.Moderation().RuleRevisions(r.Context(), p, r.PathValue("ruleId"))
 	if err != nil {
 		return err
 	}
@@ -354,7 +400,7 @@ func (s *Server) listRuleRevisions(w http.ResponseWriter, r *http.Request, p cha
 
 func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("ruleId")
-	if err := s.svc.DeleteRule(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteRule(r.Context(), p, id); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "Rule with id " + id + " has been deleted successfully."}, nil)
@@ -466,7 +512,7 @@ func (s *Server) createKeywordList(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	l, err := s.svc.CreateKeywordList(r.Context(), p, in)
+	l, err := s.svc.Moderation().CreateKeywordList(r.Context(), p, in)
 	if err != nil {
 		return err
 	}
@@ -479,7 +525,7 @@ func (s *Server) updateKeywordList(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	l, err := s.svc.UpdateKeywordList(r.Context(), p, r.PathValue("keywordId"), in)
+	l, err := s.svc.Moderation().UpdateKeywordList(r.Context(), p, r.PathValue("keywordId"), in)
 	if err != nil {
 		return err
 	}
@@ -488,7 +534,7 @@ func (s *Server) updateKeywordList(w http.ResponseWriter, r *http.Request, p cha
 }
 
 func (s *Server) listKeywordLists(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ls, err := s.svc.KeywordLists(r.Context(), p)
+	ls, err := s.svc.Moderation().KeywordLists(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -501,7 +547,7 @@ func (s *Server) listKeywordLists(w http.ResponseWriter, r *http.Request, p chat
 }
 
 func (s *Server) getKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	l, err := s.svc.KeywordList(r.Context(), p, r.PathValue("keywordId"))
+	l, err := s.svc.Moderation().KeywordList(r.Context(), p, r.PathValue("keywordId"))
 	if err != nil {
 		return err
 	}
@@ -511,9 +557,22 @@ func (s *Server) getKeywordList(w http.ResponseWriter, r *http.Request, p chat.P
 
 func (s *Server) deleteKeywordList(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("keywordId")
-	if err := s.svc.DeleteKeywordList(r.Context(), p, id); err != nil {
+	if err := s.svc.Moderation().DeleteKeywordList(r.Context(), p, id); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "Keyword with id " + id + " has been deleted successfully."}, nil)
 	return nil
+}
+
+// moderationServiceRefused answers the hosted "moderate before delivery" service
+// (/moderation/messages and /moderation/messages/{id}), which natter refuses by decision
+// (docs/api-decisions.md, "Moderation before delivery"): its messages are submitted for a
+// verdict given later, kept in a list of their own even when disapproved, and may create their
+// users and groups on the way; natter's moderation judges every send in the send's own
+// transaction and keeps nothing it drops. The rules that service applies apply here to every
+// message sent through POST /messages.
+func moderationServiceRefused(http.ResponseWriter, *http.Request, chat.Principal) error {
+	return chat.Errorf(chat.CodeNotImplemented, "natter does not serve the moderation service's /moderation/messages: "+
+		"send through POST /messages, where the app's moderation rules judge every message before it is delivered "+
+		"(a held message is listed by GET /moderation/blocked-messages).")
 }

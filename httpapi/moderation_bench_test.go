@@ -37,10 +37,10 @@ func benchSendModerated(b *testing.B, keywords int) {
 		for i := range terms {
 			terms[i] = fmt.Sprintf("badword%d", i)
 		}
-		if _, err := svc.CreateKeywordList(ctx, p, chat.KeywordListInput{ID: "big", Name: "Big", Terms: terms}); err != nil {
+		if _, err := svc.Moderation().CreateKeywordList(ctx, p, chat.KeywordListInput{ID: "big", Name: "Big", Terms: terms}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := svc.CreateRule(ctx, p, chat.RuleInput{ID: "r", Name: "R", Conditions: []chat.Condition{
+		if _, err := svc.Moderation().CreateRule(ctx, p, chat.RuleInput{ID: "r", Name: "R", Conditions: []chat.Condition{
 			{Category: "word", IsKeywordsReferencePresent: true, Value: []string{"big"}},
 			{Category: "pattern", Value: []string{`(?i)buy\s+now`}},
 			{Category: "contact", Value: []string{"email", "phone", "link"}},

@@ -140,7 +140,7 @@ func TestModeration(t *testing.T) {
 		// Rules: a keyword list blocks, a pattern drops.
 		rule := e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"Keywords","enabled":true,
 			"conditions":[{"entity":"message","operand":"text","category":"word","operator":"contains","isKeywordsReferencePresent":true,"value":["bad-words"]}],
-			"action":["blockMessage"]}`})
+			"action":["blockMessage"],"filters":[]}`}) // an empty filters list limits nothing: accepted
 		if rule["revisionId"] != e.app.ID+"_kw_1" || rule["active"] != true {
 			t.Fatalf("create rule: %v", rule)
 		}
@@ -344,6 +344,10 @@ func TestModeration(t *testing.T) {
 			{"update unknown rule", request{method: "PUT", path: "/v3/moderation/rules/nope", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 404, "ERR_RULE_NOT_FOUND", ""},
 			{"update rule other id", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"id":"other","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "id"},
 			{"delete unknown rule", request{method: "DELETE", path: "/v3/moderation/rules/nope"}, 404, "ERR_RULE_NOT_FOUND", ""},
+			{"rule with filters", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],` +
+				`"filters":[{"field":"role","operator":"equals","value":"default","type":"sender"}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
+			{"update rule with filters", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[{}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
+			{"rule filters not a list", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":"role"}`}, 400, "ERR_BAD_REQUEST", "filters"},
 
 			{"keywords without terms", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":[]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
 			{"keywords bad term", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":["` + long + `"]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
@@ -671,6 +675,54 @@ func TestBlockedReviewByMessageID(t *testing.T) {
 		}
 		if r := e.do(request{method: "GET", path: "/v3/messages/" + om.Data.ID, headers: map[string]string{"apikey": otherKey}}); r.status != 404 {
 			t.Fatalf("the other app's held message was sent: %d %s", r.status, r.body)
+		}
+	})
+}
+
+// TestModerationServiceRefused: the hosted moderation service's five operations
+// (/moderation/messages*) answer 501 ERR_NOT_IMPLEMENTED, saying to send through POST
+// /messages, to every credential natter accepts, after authentication; nothing is written
+// (not the message, not the users and group its details would have created), and the send
+// it points to does moderate.
+func TestModerationServiceRefused(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("alice", "Alice")
+		e.mustUser("bob", "Bob")
+		id := e.sendText("alice", "bob", "user", "hello").id
+		token := e.mustToken("alice")
+		body := `{"category":"message","type":"text","data":{"text":"Hey"},"sender":"newbie","receiver":"bob","receiverType":"user",` +
+			`"senderUserDetails":{"uid":"newbie","name":"New"},"receiverGroupDetails":{"guid":"g","name":"G","type":"public"}}`
+		before := e.snapshot()
+		for _, tc := range []struct {
+			name    string
+			r       request
+			status  int
+			code    string
+			message string
+		}{
+			{"send", request{method: "POST", path: "/v3/moderation/messages", body: body}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"list", request{method: "GET", path: "/v3/moderation/messages?moderationStatus=pending"}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"get", request{method: "GET", path: "/v3.0/moderation/messages/" + id}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"update", request{method: "PUT", path: "/v3/moderation/messages/" + id, body: `{"data":{"text":"x"}}`}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"delete", request{method: "DELETE", path: "/v3/moderation/messages/" + id}, 501, "ERR_NOT_IMPLEMENTED", "POST /messages"},
+			{"unknown id", request{method: "GET", path: "/v3/moderation/messages/999999"}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"authOnly key", request{method: "POST", path: "/v3/moderation/messages", body: body, headers: map[string]string{"apikey": e.authKey}}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"auth token", request{method: "GET", path: "/v3/moderation/messages", headers: map[string]string{"apikey": "", "authToken": token}}, 501, "ERR_NOT_IMPLEMENTED", ""},
+			{"no key", request{method: "POST", path: "/v3/moderation/messages", body: body, headers: map[string]string{"apikey": ""}}, 401, "AUTH_ERR_EMPTY_APIKEY", ""},
+			{"unknown key", request{method: "GET", path: "/v3/moderation/messages/" + id, headers: map[string]string{"apikey": strings.Repeat("0", 40)}}, 401, "AUTH_ERR_APIKEY_NOT_FOUND", ""},
+			{"malformed body", request{method: "POST", path: "/v3/moderation/messages", body: `{`}, 501, "ERR_NOT_IMPLEMENTED", ""},
+		} {
+			r := e.do(tc.r)
+			if r.status != tc.status || r.code != tc.code || !strings.Contains(string(r.body), tc.message) {
+				t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
+			}
+		}
+		if e.snapshot() != before {
+			t.Error("a refused moderation-service call wrote")
+		}
+		// Campaigns, a separate product on the same host, are no route of natter's.
+		if r := e.do(request{method: "GET", path: "/v3/campaigns"}); r.status != 404 || r.code != "ERR_API_NOT_FOUND" {
+			t.Errorf("campaigns: %d %s", r.status, r.body)
 		}
 	})
 }

@@ -16,7 +16,7 @@ import (
 // /notifications/push/v1/preferences.
 
 func (s *Server) getNotificationSettings(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ns, err := s.svc.NotificationSettings(r.Context(), p)
+	ns, err := s.svc.Notifications().NotificationSettings(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (s *Server) updateNotificationSettings(w http.ResponseWriter, r *http.Reque
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	_, err := s.svc.UpdateNotificationSettings(r.Context(), p, func(ns *chat.NotificationSettings) error {
+	_, err := s.svc.Notifications().UpdateNotificationSettings(r.Context(), p, func(ns *chat.NotificationSettings) error {
 		if len(body) == 0 {
 			return nil
 		}
@@ -48,7 +48,7 @@ func (s *Server) updateNotificationSettings(w http.ResponseWriter, r *http.Reque
 }
 
 func (s *Server) resetNotificationSettings(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	if err := s.svc.ResetNotificationSettings(r.Context(), p); err != nil {
+	if err := s.svc.Notifications().ResetNotificationSettings(r.Context(), p); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The notification settings have been reset to their defaults."}, nil)
@@ -188,7 +188,7 @@ func (req userPrefsRequest) change() (chat.NotificationPrefsChange, error) {
 }
 
 func (s *Server) getNotificationPrefs(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	up, err := s.svc.NotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"))
+	up, err := s.svc.Notifications().NotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"))
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (s *Server) updateNotificationPrefs(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	up, err := s.svc.UpdateNotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"), ch)
+	up, err := s.svc.Notifications().UpdateNotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"), ch)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (s *Server) updateNotificationPrefs(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *Server) resetNotificationPrefs(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	up, err := s.svc.ResetNotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"))
+	up, err := s.svc.Notifications().ResetNotificationPrefs(r.Context(), p, r.URL.Query().Get("uid"))
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ type mutedJSON struct {
 }
 
 func (s *Server) listMutedConversations(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ms, err := s.svc.MutedConversations(r.Context(), p, r.URL.Query().Get("uid"))
+	ms, err := s.svc.Notifications().MutedConversations(r.Context(), p, r.URL.Query().Get("uid"))
 	if err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func (s *Server) muteConversations(w http.ResponseWriter, r *http.Request, p cha
 	if err != nil {
 		return err
 	}
-	if err := s.svc.MuteConversations(r.Context(), p, r.URL.Query().Get("uid"), in); err != nil {
+	if err := s.svc.Notifications().MuteConversations(r.Context(), p, r.URL.Query().Get("uid"), in); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The conversations have been muted."}, nil)
@@ -273,7 +273,7 @@ func (s *Server) unmuteConversations(w http.ResponseWriter, r *http.Request, p c
 	if err != nil {
 		return err
 	}
-	if err := s.svc.UnmuteConversations(r.Context(), p, r.URL.Query().Get("uid"), in); err != nil {
+	if err := s.svc.Notifications().UnmuteConversations(r.Context(), p, r.URL.Query().Get("uid"), in); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The conversations have been unmuted."}, nil)
@@ -287,7 +287,7 @@ type timezoneJSON struct {
 }
 
 func (s *Server) getNotificationTimezone(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	tz, err := s.svc.NotificationTimezone(r.Context(), p, r.URL.Query().Get("uid"))
+	tz, err := s.svc.Notifications().NotificationTimezone(r.Context(), p, r.URL.Query().Get("uid"))
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func (s *Server) setNotificationTimezone(w http.ResponseWriter, r *http.Request,
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	tz, err := s.svc.SetNotificationTimezone(r.Context(), p, r.URL.Query().Get("uid"), req.Timezone)
+	tz, err := s.svc.Notifications().SetNotificationTimezone(r.Context(), p, r.URL.Query().Get("uid"), req.Timezone)
 	if err != nil {
 		return err
 	}
@@ -317,7 +317,7 @@ type contactJSON struct {
 }
 
 func (s *Server) getContactDetails(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	c, err := s.svc.ContactDetails(r.Context(), p)
+	c, err := s.svc.Notifications().ContactDetails(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func (s *Server) updateContactDetails(w http.ResponseWriter, r *http.Request, p 
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	c, err := s.svc.UpdateContactDetails(r.Context(), p, chat.ContactChange{Email: req.Email, Phone: req.Phno})
+	c, err := s.svc.Notifications().UpdateContactDetails(r.Context(), p, chat.ContactChange{Email: req.Email, Phone: req.Phno})
 	if err != nil {
 		return err
 	}
@@ -342,7 +342,7 @@ func (s *Server) updateContactDetails(w http.ResponseWriter, r *http.Request, p 
 }
 
 func (s *Server) deleteContactDetails(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	if err := s.svc.DeleteContactDetails(r.Context(), p); err != nil {
+	if err := s.svc.Notifications().DeleteContactDetails(r.Context(), p); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The contact details have been deleted."}, nil)

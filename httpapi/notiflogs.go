@@ -236,7 +236,7 @@ func (s *Server) listNotificationLogs(w http.ResponseWriter, r *http.Request, p 
 	if err := q.err(); err != nil {
 		return err
 	}
-	logs, err := s.svc.NotificationLogs(r.Context(), p, f)
+	logs, err := s.svc.Notifications().NotificationLogs(r.Context(), p, f)
 	if err != nil {
 		return err
 	}

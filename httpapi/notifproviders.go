@@ -163,7 +163,7 @@ func (s *Server) updateAPNsProvider(w http.ResponseWriter, r *http.Request, p ch
 func (s *Server) deletePushProvider(kind chat.ProviderKind) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 		id := r.PathValue("providerId")
-		if err := s.svc.DeletePushProvider(r.Context(), p, kind, id); err != nil {
+		if err := s.svc.Notifications().DeletePushProvider(r.Context(), p, kind, id); err != nil {
 			return err
 		}
 		writeData(w, r, success{true, "The provider " + id + " has been deleted."}, nil)
@@ -175,7 +175,7 @@ func (s *Server) deletePushProvider(kind chat.ProviderKind) authHandler {
 func (s *Server) defaultPushProvider(kind chat.ProviderKind) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 		id := r.PathValue("providerId")
-		if err := s.svc.SetDefaultPushProvider(r.Context(), p, kind, id); err != nil {
+		if err := s.svc.Notifications().SetDefaultPushProvider(r.Context(), p, kind, id); err != nil {
 			return err
 		}
 		writeData(w, r, success{true, "The provider " + id + " is the default now."}, nil)
@@ -295,7 +295,7 @@ func (s *Server) saveSendGrid(w http.ResponseWriter, r *http.Request, p chat.Pri
 // deleteProvider answers DELETE of the providers an app has one of.
 func (s *Server) deleteProvider(kind chat.ProviderKind) authHandler {
 	return func(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-		if err := s.svc.DeleteProvider(r.Context(), p, kind); err != nil {
+		if err := s.svc.Notifications().DeleteProvider(r.Context(), p, kind); err != nil {
 			return err
 		}
 		writeData(w, r, success{true, "The provider has been deleted."}, nil)

@@ -38,6 +38,51 @@ var notOfficial = map[string]map[string]string{
 	"list-group-members": {
 		".cursor": "The members list pages by page number only (meta.pagination); natter serves no updatedAt cursor for it, and a cursor it would not accept back would mislead a client.",
 	},
+	"chat-api-list-flagged-messages": {
+		".data[].data.entities.receiver.entity.lastActiveAt": neverOnline,
+		".data[].data.entities.sender.entity.lastActiveAt":   neverOnline,
+		".data[].data.metadata.@injected":                    "What the hosted extensions (link preview) inject into a message's metadata; natter runs no extensions.",
+	},
+	"list-all-threads": func() map[string]string {
+		m := map[string]string{
+			".data[].data.moderation":           notModerated,
+			".data[].lastReply.data.moderation": notModerated,
+		}
+		for _, msg := range []string{".data[]", ".data[].lastReply"} {
+			m[msg+".data.entities.receiver.entity.lastActiveAt"] = neverOnline
+			m[msg+".data.entities.sender.entity.lastActiveAt"] = neverOnline
+			m[msg+".data.entities.sender.entity.tags"] = "A message's entities are the same in every answer natter gives, without the user's tags, as the hosted message examples but this one have them."
+		}
+		for _, k := range []string{"muid", "editedBy", "editedAt", "deliveredAt", "readAt", "deletedAt"} {
+			m[".data[].lastReply."+k] = "natter leaves out a message's key that has no value (the example's null or empty string) in every answer, as the contract's Message says."
+		}
+		return m
+	}(),
+}
+
+// neverOnline is why the scenarios' users have no lastActiveAt: natter sets it when a user's
+// socket comes or goes (presence); the users made over REST have never had one.
+const neverOnline = "The scenario's users were made over REST and never had a socket open; natter gives lastActiveAt to a user once presence has seen it."
+
+// notModerated is why a thread's messages have no data.moderation: natter writes it on a
+// message a rule held or a review list shows (docs/moderation.md), and the scenario's passed
+// no rule; the example's parent was held, its reply approved by an app with moderation on.
+const notModerated = "natter writes data.moderation only on a message a moderation rule held or a review list shows; the scenario's app has no rules."
+
+// pendingOfficial are the official keys natter does not answer yet because the feature they
+// belong to is being built elsewhere, by operation and key path: a short list, each naming
+// the issue. Unlike notOfficial, an entry must still be missing: once natter answers the key,
+// the test fails until the entry goes.
+var pendingOfficial = map[string]map[string]string{
+	"notifications-push-update-preferences": func() map[string]string {
+		m := map[string]string{}
+		for _, k := range []string{"Form", "Card", "Scheduler", "Custom"} {
+			for _, v := range []string{"Default", "Privacy"} {
+				m[".data.templates.interactive"+k+"Template"+v] = "Pending, issue 38: the notification templates of interactive messages come with interactive messages (the branch that adds quoted replies and interactive messages)."
+			}
+		}
+		return m
+	}(),
 }
 
 // importEntityMetadata is why an imported message's users come without metadata.
@@ -152,12 +197,22 @@ func compareOfficial(t *testing.T, name, source string, skeleton json.RawMessage
 	}
 	var diffs []string
 	shapeDiff(skel, got, "", &diffs)
+	missing := map[string]bool{}
 	for _, d := range diffs {
 		path, _, _ := strings.Cut(d, ":")
 		if _, ok := notOfficial[name][path]; ok {
 			continue
 		}
+		if _, ok := pendingOfficial[name][path]; ok && strings.HasSuffix(d, ": missing") {
+			missing[path] = true
+			continue
+		}
 		t.Errorf("%s (%s): %s", name, source, d)
+	}
+	for path := range pendingOfficial[name] {
+		if !missing[path] {
+			t.Errorf("%s: %s is answered now; take it out of pendingOfficial", name, path)
+		}
 	}
 }
 
@@ -320,6 +375,32 @@ func TestOfficialExamples(t *testing.T) {
 		json.Unmarshal(must(request{method: "GET", path: "/v3/messages/" + gid, headers: as("alice")}), &got)
 		if r := got.Data.Receipts.Data; len(r) != 1 || r[0].Recipient.UID != "bob" || r[0].ReadAt == 0 {
 			t.Errorf("group receipts: %+v", r)
+		}
+
+		// The newest file's additions (issue 38). bob flags alice's message; alice replies in
+		// its thread, and lists the thread and the threads she follows.
+		must(request{method: "POST", path: "/v3/messages/" + sent.Data.ID + "/flagged", headers: as("bob"),
+			body: `{"id":"spam","remark":"He is spamming me"}`})
+		answers["chat-api-list-flagged-messages"] = must(request{method: "GET", path: "/v3/moderation/flagged-messages"})
+		answers["send-thread-message"] = must(request{method: "POST", path: "/v3/messages/" + sent.Data.ID + "/thread", headers: as("alice"),
+			body: `{"receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"in thread","metadata":{"key1":"val1"}}}`})
+		answers["list-all-thread-messages"] = must(request{method: "GET", path: "/v3/messages/" + sent.Data.ID + "/thread?limit=10", headers: as("alice")})
+		answers["list-all-threads"] = must(request{method: "GET", path: "/v3/threads", headers: as("alice")})
+		answers["chat-api-create-reasons"] = must(request{method: "POST", path: "/v3/moderation/reasons",
+			body: `{"id":"unfiltered-content","name":"RawContent","description":"Content delivered without moderation or filtering."}`})
+		answers["chat-api-get-reasons-details"] = must(request{method: "GET", path: "/v3/moderation/reasons/spam"})
+		var flagged struct {
+			Data []struct {
+				ID           string
+				FlaggedCount int
+				FlaggedBy    []struct{ UID, Name, ReasonID, ReasonName, Remark string }
+			}
+		}
+		json.Unmarshal(answers["chat-api-list-flagged-messages"], &flagged)
+		if f := flagged.Data; len(f) != 1 || f[0].ID != sent.Data.ID || f[0].FlaggedCount != 1 || len(f[0].FlaggedBy) != 1 ||
+			f[0].FlaggedBy[0].UID != "bob" || f[0].FlaggedBy[0].Name != "Bob" || f[0].FlaggedBy[0].ReasonID != "spam" ||
+			f[0].FlaggedBy[0].ReasonName != "Spam" || f[0].FlaggedBy[0].Remark != "He is spamming me" {
+			t.Errorf("flagged list: %s", answers["chat-api-list-flagged-messages"])
 		}
 
 		for _, op := range ex.Operations {

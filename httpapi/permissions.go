@@ -47,7 +47,7 @@ func (s *Server) listPermissions(w http.ResponseWriter, r *http.Request, p chat.
 	if err := q.err(); err != nil {
 		return err
 	}
-	all, err := s.svc.Permissions(r.Context(), p, t)
+	all, err := s.svc.Roles().Permissions(r.Context(), p, t)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *Server) setPermissions(w http.ResponseWriter, r *http.Request, p chat.P
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	keys, all, err := s.svc.SetPermissions(r.Context(), p, t, req.Permissions)
+	keys, all, err := s.svc.Roles().SetPermissions(r.Context(), p, t, req.Permissions)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (s *Server) unsetScopePermission(w http.ResponseWriter, r *http.Request, p 
 }
 
 func (s *Server) unsetPermission(w http.ResponseWriter, r *http.Request, p chat.Principal, t chat.PermissionTarget) error {
-	all, err := s.svc.UnsetPermission(r.Context(), p, t, r.PathValue("permission"))
+	all, err := s.svc.Roles().UnsetPermission(r.Context(), p, t, r.PathValue("permission"))
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (s *Server) restrictFeatures(w http.ResponseWriter, r *http.Request, p chat
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	keys, err := s.svc.RestrictFeatures(r.Context(), p, r.PathValue("role"), req.FeaturesToRestrict)
+	keys, err := s.svc.Roles().RestrictFeatures(r.Context(), p, r.PathValue("role"), req.FeaturesToRestrict)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (s *Server) listRestrictedFeatures(w http.ResponseWriter, r *http.Request, 
 	if err := q.err(); err != nil {
 		return err
 	}
-	all, err := s.svc.ListRestrictedFeatures(r.Context(), p, r.PathValue("role"))
+	all, err := s.svc.Roles().ListRestrictedFeatures(r.Context(), p, r.PathValue("role"))
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (s *Server) allowFeatures(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	if err := s.svc.AllowFeatures(r.Context(), p, r.PathValue("role"), req.FeaturesToAllow, req.AllowAll); err != nil {
+	if err := s.svc.Roles().AllowFeatures(r.Context(), p, r.PathValue("role"), req.FeaturesToAllow, req.AllowAll); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The feature has been allowed successfully."}, nil)

@@ -60,7 +60,7 @@ func (s *Server) registerPushToken(w http.ResponseWriter, r *http.Request, p cha
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	t, err := s.svc.RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: req.Platform, ProviderID: req.ProviderID,
+	t, err := s.svc.Notifications().RegisterPushToken(r.Context(), p, chat.PushTokenRegister{Platform: req.Platform, ProviderID: req.ProviderID,
 		FCMToken: req.FCMToken, DeviceToken: req.DeviceToken, VoIPToken: req.VoIPToken, AuthToken: req.AuthToken, Timezone: req.Timezone})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Server) listPushTokens(w http.ResponseWriter, r *http.Request, p chat.P
 	if err := q.err(); err != nil {
 		return err
 	}
-	ts, err := s.svc.PushTokens(r.Context(), p, q.str("authToken"), all)
+	ts, err := s.svc.Notifications().PushTokens(r.Context(), p, q.str("authToken"), all)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (s *Server) unregisterPushTokens(w http.ResponseWriter, r *http.Request, p 
 	if err := q.err(); err != nil {
 		return err
 	}
-	ts, err := s.svc.UnregisterPushTokens(r.Context(), p, req.AuthToken, all)
+	ts, err := s.svc.Notifications().UnregisterPushTokens(r.Context(), p, req.AuthToken, all)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) deletePushToken(w http.ResponseWriter, r *http.Request, p chat.
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	t, err := s.svc.DeletePushToken(r.Context(), p, req.AuthToken, r.PathValue("pushToken"))
+	t, err := s.svc.Notifications().DeletePushToken(r.Context(), p, req.AuthToken, r.PathValue("pushToken"))
 	if err != nil {
 		return err
 	}

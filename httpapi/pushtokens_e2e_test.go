@@ -98,7 +98,7 @@ func TestPushTokens(t *testing.T) {
 		if strings.Count(string(r.body), `"pushToken"`) != 2 {
 			t.Fatalf("all of alice's: %s", r.body)
 		}
-		ts, err := e.svc.PushTokensOf(e.ctx(), e.app.ID, []string{"alice", "bob", "alice"})
+		ts, err := e.svc.Notifications().PushTokensOf(e.ctx(), e.app.ID, []string{"alice", "bob", "alice"})
 		if err != nil || len(ts) != 2 || ts[0].Kind != chat.PushFCM && ts[0].Kind != chat.PushVoIP {
 			t.Fatalf("slice 3's read: %+v %v", ts, err)
 		}
@@ -164,10 +164,10 @@ func TestPushTokens(t *testing.T) {
 		}
 		// A provider reporting a token invalid drops it.
 		e.okr(request{method: "POST", path: tokensPath, headers: sdk(dan), body: strings.Replace(sdkBody, "ftok-1", "dead-1", 1)})
-		if err := e.svc.DropPushToken(e.ctx(), e.app.ID, "dead-1"); err != nil || len(e.pushTokensOf(dan)) != 0 {
+		if err := e.svc.Notifications().DropPushToken(e.ctx(), e.app.ID, "dead-1"); err != nil || len(e.pushTokensOf(dan)) != 0 {
 			t.Fatalf("drop: %v", err)
 		}
-		if err := e.svc.DropPushToken(e.ctx(), e.app.ID, "dead-1"); err != nil {
+		if err := e.svc.Notifications().DropPushToken(e.ctx(), e.app.ID, "dead-1"); err != nil {
 			t.Fatalf("drop again: %v", err)
 		}
 	})

@@ -106,7 +106,7 @@ func TestRateLimitOneNode(t *testing.T) {
 				t.Errorf("standard burst: %+v, want 30 accepted and 10 refused", got)
 			}
 			// The refusals are counted for the app, for the console's overview.
-			days, err := e.svc.DailyMessages(e.ctx(), chat.Principal{App: e.app}, 1)
+			days, err := e.svc.Console().DailyMessages(e.ctx(), chat.Principal{App: e.app}, 1)
 			if err != nil || len(days) != 1 || days[0].RateLimited != 25 {
 				t.Errorf("refusals counted: %+v, %v; want 25 today", days, err)
 			}

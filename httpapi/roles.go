@@ -47,7 +47,7 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	role, err := s.svc.CreateRole(r.Context(), p, chat.RoleCreate{Role: req.Role, Name: req.Name, Description: req.Description,
+	role, err := s.svc.Roles().CreateRole(r.Context(), p, chat.RoleCreate{Role: req.Role, Name: req.Name, Description: req.Description,
 		Metadata: req.Metadata, Settings: req.Settings})
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func (s *Server) listRoles(w http.ResponseWriter, r *http.Request, p chat.Princi
 	if err := q.err(); err != nil {
 		return err
 	}
-	roles, total, err := s.svc.ListRoles(r.Context(), p, page)
+	roles, total, err := s.svc.Roles().ListRoles(r.Context(), p, page)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) listRoles(w http.ResponseWriter, r *http.Request, p chat.Princi
 }
 
 func (s *Server) getRole(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	role, err := s.svc.Role(r.Context(), p, r.PathValue("role"))
+	role, err := s.svc.Roles().Role(r.Context(), p, r.PathValue("role"))
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) updateRole(w http.ResponseWriter, r *http.Request, p chat.Princ
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	role, err := s.svc.UpdateRole(r.Context(), p, r.PathValue("role"), chat.RoleChange{Name: req.Name, Description: req.Description,
+	role, err := s.svc.Roles().UpdateRole(r.Context(), p, r.PathValue("role"), chat.RoleChange{Name: req.Name, Description: req.Description,
 		Metadata: req.Metadata, Settings: req.Settings, Unset: req.Unset})
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *Server) updateRole(w http.ResponseWriter, r *http.Request, p chat.Princ
 }
 
 func (s *Server) deleteRole(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	role, err := s.svc.DeleteRole(r.Context(), p, r.PathValue("role"))
+	role, err := s.svc.Roles().DeleteRole(r.Context(), p, r.PathValue("role"))
 	if err != nil {
 		return err
 	}

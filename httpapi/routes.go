@@ -22,7 +22,8 @@ type route struct {
 	maxBody   int64          // its body cap where larger than Options.MaxBodyBytes (middleware.go)
 	files     bool           // it takes files (multipart): its cap is an upload's, its JSON the general one
 	emptyLast bool           // also served with its last segment empty
-	notYet    bool           // the hosted service's, not served yet: 501
+	notYet    bool           // the hosted service's, not served: 501 (not yet, or refused)
+	refused   bool           // a not-yet entry natter has decided against serving (refused)
 }
 
 // serve is an endpoint natter serves: pattern is "METHOD /path", as the mux, the OpenAPI
@@ -42,6 +43,17 @@ func notYet(pattern string) route {
 		r.Method, r.Path = "", pattern
 	}
 	r.notYet = true
+	return r
+}
+
+// refused is an endpoint of the hosted service natter has decided not to serve, answered as a
+// not-yet entry is (501 ERR_NOT_IMPLEMENTED, after authentication) but by h, whose message says
+// why and what to use instead: the code is the one a client already checks for a missing
+// feature, and the message tells a person reading the log that waiting will not help. The
+// reasons are in docs/api-decisions.md.
+func refused(pattern string, h authHandler) route {
+	r := notYet(pattern)
+	r.handler, r.refused = h, true
 	return r
 }
 
@@ -91,6 +103,9 @@ func (s *Server) endpoints() []route {
 		serve("DELETE /me", clientAllowed, s.logout),
 		serve("GET /settings", clientAllowed, s.appSettings),
 		serve("POST /user_sessions", clientAllowed, s.userSession),
+		// Presence counts (onlinemembers.go): the SDK posts to its chat host's root path, served
+		// beside this table (server.go); this is the same answer for REST clients.
+		serve("POST /online-members", clientAllowed, s.onlineMembers),
 
 		serve("POST /users", authOnlyAllowed, s.createUser).rated(chat.RateCore),
 		serve("GET /users", clientAllowed, s.listUsers),
@@ -167,6 +182,10 @@ func (s *Server) endpoints() []route {
 		serve("GET /moderation/keywords/{keywordId}", fullAccessOnly, s.getKeywordList),
 		serve("PUT /moderation/keywords/{keywordId}", fullAccessOnly, s.updateKeywordList).bodyUpTo(MaxKeywordBodyBytes),
 		serve("DELETE /moderation/keywords/{keywordId}", fullAccessOnly, s.deleteKeywordList),
+		// The hosted "moderate before delivery" service: refused, every method, the list and
+		// each message (docs/api-decisions.md, "Moderation before delivery").
+		refused("/moderation/messages", moderationServiceRefused),
+		refused("/moderation/messages/", moderationServiceRefused),
 
 		// Webhooks: natter's own management API (docs/webhooks.md).
 		serve("POST /webhooks", fullAccessOnly, s.createWebhook),

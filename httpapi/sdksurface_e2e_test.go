@@ -42,7 +42,8 @@ func TestMeUpdatesProfile(t *testing.T) {
 }
 
 // TestSettingsForTheSDK: the settings carry an empty extensions list (isExtensionEnabled
-// answers false instead of rejecting) and the flag reasons (getFlagReasons, flagMessage).
+// answers false instead of rejecting), the flag reasons (getFlagReasons, flagMessage), the
+// feature flags (parameters: isFeatureEnabled) and WS_API_VERSION (the online counts' path).
 func TestSettingsForTheSDK(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		e.mustUser("alice", "Alice")
@@ -69,6 +70,26 @@ func TestSettingsForTheSDK(t *testing.T) {
 			}
 			if !ids["spam"] || !ids["off-topic"] {
 				t.Errorf("%s %s: flagReasons %v, want the default spam and the app's off-topic among them, named", r.method, r.path, data["flagReasons"])
+			}
+			// The feature flags the SDK's isFeatureEnabled, isPin…Enabled, the pin and save
+			// limits and getConversationUpdateSettings read; without parameters every name
+			// is rejected and pinning reads as disabled.
+			params, _ := data["parameters"].(map[string]any)
+			for name, want := range map[string]any{
+				"features.ux.messages.pinned.enabled": true, "features.ux.messages.saved.enabled": true,
+				"features.ux.conversations.pinned.enabled": true, "features.ux.messages.pinned.limit": 100.0,
+				"features.ux.messages.saved.limit": 100.0, "features.ux.conversations.pinned.limit": 5.0,
+				"core.conversations.updateOnCustomMessage": true, "core.conversations.updateOnReplies": false,
+				"core.conversations.updateOnGroupActions": false, "core.conversations.updateOnCallActivity": false,
+				"features.ai.enabled": false,
+			} {
+				if got, ok := params[name]; !ok || got != want {
+					t.Errorf("%s %s: parameters[%s] = %v, want %v", r.method, r.path, name, got, want)
+				}
+			}
+			// The version of the chat host's path for the SDK's online counts.
+			if data["WS_API_VERSION"] != "v3.0" {
+				t.Errorf("%s %s: WS_API_VERSION %v, want v3.0", r.method, r.path, data["WS_API_VERSION"])
 			}
 		}
 	})

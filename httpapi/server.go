@@ -99,6 +99,8 @@ func New(svc *chat.Service, opt Options) *Server {
 	s.mux.HandleFunc(uploadFormPattern, s.uploadFile)
 	s.byPattern[uploadFormPattern] = route{maxBody: opt.MaxUploadBytes, files: true}
 	s.mux.HandleFunc(filePattern, s.serveFile)
+	// The SDK's online counts (onlinemembers.go), at the root of its chat host.
+	s.mux.HandleFunc(sdkOnlineMembersPattern, s.sdkOnlineMembers())
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.handler = s.observe(s.cors(http.HandlerFunc(s.dispatch)))

@@ -46,7 +46,7 @@ func (s *Server) usageMetrics(w http.ResponseWriter, r *http.Request, p chat.Pri
 	if err != nil {
 		return err
 	}
-	m, err := s.svc.UsageMetrics(r.Context(), p, win)
+	m, err := s.svc.Usage().UsageMetrics(r.Context(), p, win)
 	if err != nil {
 		return err
 	}
@@ -62,14 +62,14 @@ func (s *Server) usageMetrics(w http.ResponseWriter, r *http.Request, p chat.Pri
 // answers; natter also takes fromDate and toDate, both or neither.
 func (s *Server) messageStats(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	q := r.URL.Query()
-	win := s.svc.DefaultStatsWindow()
+	win := s.svc.Usage().DefaultStatsWindow()
 	if q.Has("fromDate") || q.Has("toDate") {
 		var err error
 		if win, err = chat.ParseStatsWindow(q.Get("fromDate"), q.Get("toDate"), chat.MaxStatsPoints*chat.StatsBucket); err != nil {
 			return err
 		}
 	}
-	st, err := s.svc.MessageStats(r.Context(), p, win)
+	st, err := s.svc.Usage().MessageStats(r.Context(), p, win)
 	if err != nil {
 		return err
 	}

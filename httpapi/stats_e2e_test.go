@@ -281,10 +281,10 @@ func TestStatsConcurrentUsers(t *testing.T) {
 			if got := concurrent(B, B+300); got != 0 {
 				t.Fatalf("concurrent users before any socket: %d", got)
 			}
-			closeA := e.svc.SocketConnected("demo", "alice")
-			closeB := e.svc.SocketConnected("demo", "bob")
-			closeB2 := e.svc.SocketConnected("demo", "bob")
-			other := e.svc.SocketConnected("other", "zed") // another app's
+			closeA := e.svc.Usage().SocketConnected("demo", "alice")
+			closeB := e.svc.Usage().SocketConnected("demo", "bob")
+			closeB2 := e.svc.Usage().SocketConnected("demo", "bob")
+			other := e.svc.Usage().SocketConnected("other", "zed") // another app's
 			defer other()
 			if got := concurrent(B, B+300); got != 2 {
 				t.Errorf("concurrent users now: %d, want 2", got)
@@ -399,7 +399,7 @@ func TestStatsCloseSavesAll(t *testing.T) {
 		if _, err := e.c.OnBehalfOf("bob").MarkUserConversation(e.ctx(), "alice", client.MarkRead, ""); err != nil {
 			t.Fatal(err)
 		}
-		hangUp := e.svc.SocketConnected("demo", "bob")
+		hangUp := e.svc.Usage().SocketConnected("demo", "bob")
 		defer hangUp()
 		if err := e.svc.Close(e.ctx()); err != nil {
 			t.Fatal(err)

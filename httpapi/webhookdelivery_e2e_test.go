@@ -585,7 +585,7 @@ func TestWebhookDataFromFeedAsFromStore(t *testing.T) {
 			if got := rc.wait(t, 4); len(got) != 4 { // three message_sent, one user_mentioned
 				t.Fatalf("%d deliveries, want 4", len(got))
 			}
-			dels, err := e.svc.Outbox().Deliveries(e.ctx(), e.app.ID, wh.ID, chat.DeliveryQuery{Limit: 10})
+			dels, err := e.svc.Webhooks().Outbox().Deliveries(e.ctx(), e.app.ID, wh.ID, chat.DeliveryQuery{Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -600,7 +600,7 @@ func TestWebhookDataFromFeedAsFromStore(t *testing.T) {
 				if len(d.Payload) == 0 {
 					t.Fatalf("event %d (%s): no data kept", d.EventID, d.Trigger)
 				}
-				sub, err := other.EventSubject(e.ctx(), d)
+				sub, err := other.Webhooks().EventSubject(e.ctx(), d)
 				if err != nil {
 					t.Fatal(err)
 				}

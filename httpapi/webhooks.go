@@ -65,7 +65,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	wh, err := s.svc.CreateWebhook(r.Context(), p, chat.WebhookCreate{ID: deref(req.ID), URL: deref(req.WebhookURL), Enabled: req.Enabled,
+	wh, err := s.svc.Webhooks().CreateWebhook(r.Context(), p, chat.WebhookCreate{ID: deref(req.ID), URL: deref(req.WebhookURL), Enabled: req.Enabled,
 		UseBasicAuth: deref(req.UseBasicAuth), Username: deref(req.Username), Password: deref(req.Password), Triggers: deref(req.Triggers)})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p chat.Pr
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	ws, err := s.svc.Webhooks(r.Context(), p)
+	ws, err := s.svc.Webhooks().List(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p chat.Pri
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
-	wh, err := s.svc.Webhook(r.Context(), p, r.PathValue("id"))
+	wh, err := s.svc.Webhooks().Webhook(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if req.ID != nil {
 		return chat.InvalidField("id", "The id of a webhook cannot change.")
 	}
-	wh, err := s.svc.UpdateWebhook(r.Context(), p, r.PathValue("id"), chat.WebhookChange{URL: req.WebhookURL, Enabled: req.Enabled,
+	wh, err := s.svc.Webhooks().UpdateWebhook(r.Context(), p, r.PathValue("id"), chat.WebhookChange{URL: req.WebhookURL, Enabled: req.Enabled,
 		UseBasicAuth: req.UseBasicAuth, Username: req.Username, Password: req.Password, Triggers: req.Triggers})
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, p chat.Pr
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, p chat.Principal) error {
 	id := r.PathValue("id")
-	if err := s.svc.DeleteWebhook(r.Context(), p, id); err != nil {
+	if err := s.svc.Webhooks().DeleteWebhook(r.Context(), p, id); err != nil {
 		return err
 	}
 	writeData(w, r, success{true, "The webhook " + id + " has been deleted successfully."}, nil)
@@ -141,7 +141,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, p c
 		d := time.Duration(*req.PreviousExpiresIn) * time.Second
 		keep = &d
 	}
-	wh, err := s.svc.RotateWebhookSecret(r.Context(), p, r.PathValue("id"), keep)
+	wh, err := s.svc.Webhooks().RotateWebhookSecret(r.Context(), p, r.PathValue("id"), keep)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, p chat.P
 	if err := q.err(); err != nil {
 		return err
 	}
-	ds, err := s.svc.WebhookDeliveries(r.Context(), p, r.PathValue("id"), page)
+	ds, err := s.svc.Webhooks().WebhookDeliveries(r.Context(), p, r.PathValue("id"), page)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (s *Server) replayWebhook(w http.ResponseWriter, r *http.Request, p chat.Pr
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	n, err := s.svc.ReplayWebhook(r.Context(), p, r.PathValue("id"), req.EventID, req.From, req.To)
+	n, err := s.svc.Webhooks().ReplayWebhook(r.Context(), p, r.PathValue("id"), req.EventID, req.From, req.To)
 	if err != nil {
 		return err
 	}

@@ -57,15 +57,15 @@ func TestWebhookManagement(t *testing.T) {
 		if rotated.Data.SigningSecret == secret || !strings.HasPrefix(rotated.Data.SigningSecret, "whsec_") || len(rotated.Data.SigningSecrets) != 2 {
 			t.Fatalf("rotated: %s", r.body)
 		}
-		w, err := e.svc.Webhook(e.ctx(), chat.Principal{App: e.app}, "hook-1")
+		w, err := e.svc.Webhooks().Webhook(e.ctx(), chat.Principal{App: e.app}, "hook-1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, err := e.svc.SigningSecrets(e.ctx(), w, testClock.Unix())
+		keys, err := e.svc.Webhooks().SigningSecrets(e.ctx(), w, testClock.Unix())
 		if err != nil || len(keys) != 2 || string(keys[0]) != rotated.Data.SigningSecret || string(keys[1]) != secret {
 			t.Fatalf("signing secrets: %q, %v", keys, err)
 		}
-		if creds, err := e.svc.BasicCredentials(e.ctx(), w); err != nil || creds != "natter:pa55word" {
+		if creds, err := e.svc.Webhooks().BasicCredentials(e.ctx(), w); err != nil || creds != "natter:pa55word" {
 			t.Fatalf("credentials: %q, %v", creds, err)
 		}
 		// Update: disable, change triggers; Basic auth off forgets the credentials.

@@ -80,7 +80,7 @@ func NewWorker(svc *chat.Service, cfg WorkerConfig) *Worker {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Client.Timeout = cfg.Timeout
-	w := &Worker{svc: svc, store: svc.NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
+	w := &Worker{svc: svc, store: svc.Notifications().NotificationDelivery(), cfg: cfg, client: NewClient(cfg.Client), log: cfg.Logger,
 		retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff), senders: map[string]cachedSender{},
 		expandWake: make(chan struct{}, 1)}
 	w.loop = jobloop.New[chat.NotificationSend, chat.NotificationAttempt](cfg.Workers, cfg.Poll)
@@ -212,7 +212,7 @@ func (w *Worker) expand(ctx context.Context) int {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			x, err := w.svc.ExpandNotification(ctx, ev, time.Now())
+			x, err := w.svc.Notifications().ExpandNotification(ctx, ev, time.Now())
 			if err != nil && ev.Attempts < maxExpansions {
 				w.log.Warn("notify: expand event", "app", ev.AppID, "event", ev.ID, "attempt", ev.Attempts, "err", err)
 				return // its lease ends, and a worker tries again
@@ -242,7 +242,7 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) chat.Noti
 	now := time.Now()
 	log := chat.NotificationLog{AppID: s.AppID, EventID: s.EventID, Trigger: s.Trigger, MessageID: s.MessageID, Recipient: s.UID,
 		Channel: s.Channel, Provider: s.Provider, Triggered: true, Attempt: s.Attempts}
-	c, err := w.svc.NotificationContentFor(ctx, s)
+	c, err := w.svc.Notifications().NotificationContentFor(ctx, s)
 	if err == nil && c.Message != nil {
 		m := c.Message
 		log.MessageCategory, log.MessageType, log.Sender, log.Receiver, log.ReceiverType = m.Category, m.Type, m.Sender, m.Receiver, m.ReceiverType
@@ -275,7 +275,7 @@ func (w *Worker) attempt(ctx context.Context, s chat.NotificationSend) chat.Noti
 		if log.Reason == "" {
 			log.Reason = "invalidToken"
 		}
-		if err := w.svc.DropPushToken(ctx, s.AppID, s.Destination); err != nil {
+		if err := w.svc.Notifications().DropPushToken(ctx, s.AppID, s.Destination); err != nil {
 			w.log.Warn("notify: drop push token", "app", s.AppID, "err", err)
 		}
 	case res.Misconfigured:

@@ -106,7 +106,7 @@ var senderKinds = map[string]func(ctx context.Context, w *Worker, s chat.Notific
 		if err = enabled(p.Enabled, err); err != nil {
 			return nil, err
 		}
-		app, err := w.svc.AppForDelivery(ctx, s.AppID)
+		app, err := w.svc.Webhooks().AppForDelivery(ctx, s.AppID)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func (c *socket) start() (open bool) {
 		c.shutdown(statusGoingAway, "server shutting down")
 		return false
 	}
-	c.left = h.svc.SocketConnected(c.app, c.uid) // concurrent users of GET /stats
+	c.left = h.svc.Usage().SocketConnected(c.app, c.uid) // concurrent users of GET /stats
 	defer func() {
 		if !open {
 			c.end()

@@ -30,7 +30,7 @@ func BenchmarkListCalls(b *testing.B) {
 			} {
 				b.Run(tc.name, func(b *testing.B) {
 					for b.Loop() {
-						calls, total, err := svc.Calls(context.Background(), p, tc.f, chat.Page{Number: 1, PerPage: 100})
+						calls, total, err := svc.Calls().List(context.Background(), p, tc.f, chat.Page{Number: 1, PerPage: 100})
 						if err != nil || len(calls) != 100 || total == 0 || len(calls[0].Participants) != 2 {
 							b.Fatalf("%d calls of %d, %v", len(calls), total, err)
 						}

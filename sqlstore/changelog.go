@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -151,9 +150,10 @@ func (c *changeLog) queueChanges(b *pgx.Batch, changes []chat.Change) error {
 // write's changes, each with the new message's id, from parameters $n (the node) and $n+1
 // (their bodies).
 func withChangeLog(query string, n int) string {
-	return strings.Replace(query, "\n\tUPDATE conversations", fmt.Sprintf(`,
+	mustNextParam(query, n)
+	return splice(query, "\n\tUPDATE conversations", fmt.Sprintf(`,
 	logged AS (INSERT INTO change_log (node, message_id, body) SELECT $%d, m.id, b FROM m, unnest($%d::text[]) AS b)
-	UPDATE conversations`, n, n+1), 1)
+	UPDATE conversations`, n, n+1))
 }
 
 // follower is one node's reading position in the log.

@@ -31,17 +31,8 @@ func TestChangeLogAcrossNodes(t *testing.T) {
 		t.Fatalf("SQLite: FollowChanges = %v, node %q; want nil at once and no node", err, lite.Node())
 	}
 
-	url := pgtest.URL(t)
-	a, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	url, nodes := openNodes(ctx, t, 2)
+	a, b := nodes[0], nodes[1]
 	seedMessage(t, a, 2)
 
 	var mu sync.Mutex
@@ -201,16 +192,7 @@ func terminate(t *testing.T, db *sql.DB, name string) {
 func TestChangeLogOrderUnderConcurrency(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url := pgtest.URL(t)
-	var nodes [3]*sqlstore.DB
-	for i := range nodes {
-		db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		nodes[i] = db
-	}
+	_, nodes := openNodes(ctx, t, 3)
 	seedMessage(t, nodes[0], 2)
 	var mu sync.Mutex
 	var got []int64
@@ -278,17 +260,8 @@ func TestChangeLogBehind(t *testing.T) {
 	sqlstore.ChangeRetention = time.Second // behind after 0.5 s without a read; the poll is 2 s
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url := pgtest.URL(t)
-	a, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := sqlstore.Open(ctx, url, sqlstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	_, nodes := openNodes(ctx, t, 2)
+	a, b := nodes[0], nodes[1]
 	seedMessage(t, a, 2)
 	var mu sync.Mutex
 	var got []chat.Change
@@ -327,4 +300,21 @@ func TestChangeLogBehind(t *testing.T) {
 	waitFor("the change after it", func() bool { return len(got) == 1 && got[0].MessageID == m.ID })
 	cancel()
 	<-done
+}
+
+// openNodes opens n nodes on one PostgreSQL database (a fresh one of pgtest's, at url),
+// closed when the test ends.
+func openNodes(ctx context.Context, t *testing.T, n int) (url string, nodes []*sqlstore.DB) {
+	t.Helper()
+	url = pgtest.URL(t)
+	nodes = make([]*sqlstore.DB, n)
+	for i := range nodes {
+		db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		nodes[i] = db
+	}
+	return url, nodes
 }

@@ -241,10 +241,7 @@ func (db *DB) MessagesByID(ctx context.Context, appID, viewer string, ids []int6
 	}
 	run := db.read(ctx)
 	ms, err := collect(run.fixedRows(db.dialect.messagesByIDQuery, appID, db.dialect.idsArg(ids)),
-		func(s scanner) (chat.Message, error) {
-			m, _, err := scanMessage(s, appID)
-			return m, err
-		})
+		func(s scanner) (chat.Message, error) { return scanPageMessage(s, appID) })
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,8 @@ type dialect struct {
 	// messagesByIDQuery reads messages $2 (inIDs) of app $1 as a page does
 	// (conversations.go).
 	messagesByIDQuery string
+	// messagesFromByID is messageFrom with byID.
+	messagesFromByID string
 	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
 	// viewer's reactions and saves.
 	pageQueries [4]string
@@ -79,6 +81,7 @@ type dialect struct {
 func init() {
 	for _, d := range []*dialect{&sqliteDialect, &postgresDialect} {
 		d.forUpdate = d.lock(` FOR UPDATE`)
+		d.messagesFromByID = splice(messageFrom, "FROM messages m\n", "FROM messages m"+d.byID+"\n")
 		d.messagesByIDQuery = `SELECT ` + pageColumns + ` FROM messages m` + d.byID + ` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
 		d.pageQueries = [4]string{
 			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),

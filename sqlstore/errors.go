@@ -29,7 +29,7 @@ func mapErr(err error) error {
 	}
 	var ce *chat.Error
 	if errors.As(err, &ce) || errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrAlreadyExists) || errors.Is(err, errForeignKey) ||
-		errors.Is(err, chat.ErrLimitReached) || errors.Is(err, chat.ErrUnavailable) {
+		errors.Is(err, chat.ErrLimitReached) || errors.Is(err, chat.ErrUnavailable) || errors.Is(err, chat.ErrFileGone) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {

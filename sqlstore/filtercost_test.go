@@ -82,6 +82,8 @@ func TestBlockedConversationPageCost(t *testing.T) {
 				return err
 			})
 		}
-		sameCost(t, backend, "conversation page without the blocked", page(400), page(4000), 40)
+		small, large := page(400), page(4000)
+		sameCost(t, backend, "conversation page without the blocked", small, large, 40)
+		sameGenericCost(t, backend, "conversation page without the blocked", small, large, 40)
 	})
 }

@@ -75,7 +75,9 @@ func TestMemberPageCost(t *testing.T) {
 		sequential := page(s, 100)
 		t.Logf("member page 100 of 10,000 by a jump: %+v", jump)
 		sameCost(t, backend, "member page 1, 200 → 10,000 members", small, first, 40)
+		sameGenericCost(t, backend, "member page 1, 200 → 10,000 members", small, first, 40)
 		sameCost(t, backend, "member page 1 → 100 of 10,000, in order", first, sequential, 40)
+		sameGenericCost(t, backend, "member page 1 → 100 of 10,000, in order", first, sequential, 40)
 	})
 }
 

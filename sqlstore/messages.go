@@ -34,8 +34,12 @@ func insertMessageWithEvents(tx *wtx, m *chat.Message, events []chat.OutboxEvent
 // insertMessage stores a message and keeps its conversation's row (docs/read-model.md): a
 // top-level message moves the conversation's last message and, when it counts, takes the
 // next seq, under the conversation row's lock, and counts on the kept unread counts of its
-// sender and of whom it mentions (unread.go); a thread reply counts on its parent.
+// sender and of whom it mentions (unread.go); a thread reply counts on its parent. The files
+// it carries are marked attached first (files.go).
 func insertMessage(tx *wtx, m *chat.Message) error {
+	if err := attachFiles(tx, m.AppID, m.Files); err != nil {
+		return err
+	}
 	if err := insertMessageRow(tx, m); err != nil {
 		return err
 	}
@@ -89,13 +93,9 @@ func insertMessageRow(tx *wtx, m *chat.Message) error {
 // held, whose id was taken from the messages' sequence then (InsertBlocked). It is rare, so
 // it runs the plain statements with the id added rather than prepared ones of its own.
 func insertMessageWithID(tx *wtx, m *chat.Message) error {
-	withID := func(q string) string {
-		q = strings.Replace(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`, 1)
-		return strings.Replace(q, `VALUES ($1,`, `VALUES ($17, $1,`, 1)
-	}
 	args := insertMessageArgs(m, 0)
 	if m.ParentID != 0 || !movesConversation(m) {
-		if _, err := tx.exec(withID(strings.TrimSuffix(insertMessageQuery, ` RETURNING id`)), append(args, m.ID)...); err != nil {
+		if _, err := tx.exec(insertMessageWithIDQuery, append(args, m.ID)...); err != nil {
 			return err
 		}
 		if m.ParentID != 0 {
@@ -106,11 +106,24 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 	if m.Counts() {
 		args[14] = 1
 	}
-	if _, err := tx.exec(withID(insertSeqQuery), append(args, m.ID)...); err != nil {
+	if _, err := tx.exec(insertSeqWithIDQuery, append(args, m.ID)...); err != nil {
 		return err
 	}
 	_, err := tx.exec(countConversationQuery, append(upsertConversationArgs(m), m.ID)...)
 	return err
+}
+
+// insertMessageWithIDQuery and insertSeqWithIDQuery are insertMessageQuery (without its
+// RETURNING) and insertSeqQuery naming the id, $17, after insertMessageArgs' sixteen.
+var (
+	insertMessageWithIDQuery = withMessageID(splice(insertMessageQuery, ` RETURNING id`, ``))
+	insertSeqWithIDQuery     = withMessageID(insertSeqQuery)
+)
+
+func withMessageID(q string) string {
+	mustNextParam(q, 17)
+	q = splice(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`)
+	return splice(q, `VALUES ($1,`, `VALUES ($17, $1,`)
 }
 
 func insertMessageArgs(m *chat.Message, seq int64) []any {
@@ -321,10 +334,30 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 	if err != nil {
 		return m, p, mapErr(err)
 	}
+	return m, p, finishMessage(&m, data, tags, s, r)
+}
+
+// scanPageMessage reads a row of pageColumns: a message's own columns, whose entities
+// completePage fills.
+func scanPageMessage(row scanner, appID string) (chat.Message, error) {
+	m := chat.Message{AppID: appID}
+	var data string
+	var tags sql.NullString
+	err := row.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverType, &m.Receiver, &m.Category, &m.Type,
+		&data, &tags, &m.MUID, &m.TargetID, &m.TargetUID, &m.ParentID, &m.ReplyCount, &m.EditedAt, &m.EditedBy, &m.DeliveredAt, &m.ReadAt, &m.SentAt, &m.UpdatedAt, &m.DeletedAt, &m.DeletedBy, &m.PinnedAt, &m.PinnedBy)
+	if err != nil {
+		return m, mapErr(err)
+	}
+	return m, finishMessage(&m, data, tags, entityColumns{}, entityColumns{})
+}
+
+// finishMessage sets what a message's row gives beside its plain columns: its data, tags,
+// entities (empty columns give the bare uid, which completePage fills) and action.
+func finishMessage(m *chat.Message, data string, tags sql.NullString, s, r entityColumns) error {
 	m.Data = json.RawMessage(data)
 	if tags.Valid {
 		if err := json.Unmarshal([]byte(tags.String), &m.Tags); err != nil {
-			return m, p, err
+			return err
 		}
 	}
 	m.SenderEntity = entity(m.Sender, s)
@@ -334,7 +367,7 @@ func scanMessage(row scanner, appID string) (chat.Message, parties, error) {
 		json.Unmarshal(m.Data, &a)
 		m.Action = a.Action
 	}
-	return m, p, nil
+	return nil
 }
 
 func (db *DB) summary(run runner, id int64, viewer string) ([]chat.ReactionSummary, error) {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/url"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -136,7 +135,8 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 	// A lone notification event rides in the pipelined statement (pgSendNotifyQuery); with
 	// webhook events the send is an ordinary transaction: their fan-out needs the id.
 	notifyOnly := len(events) == 1 && events[0].Kind == chat.EventNotification
-	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly {
+	// A message carrying files attaches them in the transaction too (attachFiles).
+	if m.ParentID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly || len(m.Files) > 0 {
 		// mapErr, as DB.transact does: a database gone mid-send is ErrUnavailable (503), not a 500.
 		return mapErr(e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) }))
 	}
@@ -225,10 +225,13 @@ const pgSendQuery = `WITH m AS (INSERT INTO messages (app_id, conversation_id, s
 
 // pgSendNotifyQuery is pgSendQuery that also writes the message's notification event
 // (trigger $18, at $19), so that a send in an app with providers stays one round trip.
-var pgSendNotifyQuery = strings.Replace(pgSendQuery, "\n\tUPDATE conversations", `,
+var pgSendNotifyQuery = func() string {
+	mustNextParam(pgSendQuery, 18)
+	return splice(pgSendQuery, "\n\tUPDATE conversations", `,
 	notify AS (INSERT INTO notification_events (app_id, trigger, conversation_id, message_id, ref, created_at)
 		SELECT $1, $18, $2, m.id, '{}', $19 FROM m)
-	UPDATE conversations`, 1)
+	UPDATE conversations`)
+}()
 
 // pgSendLogQuery and pgSendNotifyLogQuery are the send statements that also log the send's
 // changes (withChangeLog).

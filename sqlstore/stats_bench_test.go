@@ -61,7 +61,7 @@ func benchStatsYear(b *testing.B, backend string) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			m, err := svc.UsageMetrics(ctx, p, w)
+			m, err := svc.Usage().UsageMetrics(ctx, p, w)
 			if err != nil || m.ActiveUsers != users || m.ConcurrentUsers != 149 {
 				b.Fatalf("%+v %v", m, err)
 			}
@@ -73,7 +73,7 @@ func benchStatsYear(b *testing.B, backend string) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			m, err := svc.MessageStats(ctx, p, w)
+			m, err := svc.Usage().MessageStats(ctx, p, w)
 			if err != nil || len(m.Points) != chat.MaxStatsPoints {
 				b.Fatalf("%d points, %v", len(m.Points), err)
 			}

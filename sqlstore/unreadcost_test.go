@@ -128,7 +128,9 @@ func TestConversationPageCostOwnUnread(t *testing.T) {
 		smallPage, smallCount := costs(10, 10)
 		largePage, largeCount := costs(100_000, 20_000)
 		sameCost(t, backend, "conversation page", smallPage, largePage, 40)
+		sameGenericCost(t, backend, "conversation page", smallPage, largePage, 40)
 		sameCost(t, backend, "unread count", smallCount, largeCount, 10)
+		sameGenericCost(t, backend, "unread count", smallCount, largeCount, 10)
 	})
 }
 

@@ -80,7 +80,7 @@ func TestUnreadCountsKept(t *testing.T) {
 		if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: "u00004", Name: "u00004"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.svc.CreateRule(ctx, app, chat.RuleInput{ID: "hold", Name: "Hold", Action: []string{"blockMessage"},
+		if _, err := s.svc.Moderation().CreateRule(ctx, app, chat.RuleInput{ID: "hold", Name: "Hold", Action: []string{"blockMessage"},
 			Conditions: []chat.Condition{{Category: "pattern", Value: []string{"held"}}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -205,11 +205,11 @@ func TestUnreadCountsKept(t *testing.T) {
 							internal("join", err)
 						}
 					case 10:
-						bs, err := svc.BlockedMessages(ctx, app, 0, 10)
+						bs, err := svc.Moderation().BlockedMessages(ctx, app, 0, 10)
 						internal("blocked", err)
 						for _, b := range bs {
 							if b.Status == "pending" {
-								_, err := svc.ReviewBlocked(ctx, app, strconv.FormatInt(b.ID, 10), "approved")
+								_, err := svc.Moderation().ReviewBlocked(ctx, app, strconv.FormatInt(b.ID, 10), "approved")
 								internal("approve", err)
 							}
 						}
@@ -228,7 +228,7 @@ func TestUnreadCountsKept(t *testing.T) {
 									Receiver: rcpt, Category: chat.CategoryMessage, Type: "text", Data: []byte(`{"text":` + string(text(r, false)) + `}`),
 									SentAt: 2_000_000_000 + int64(i), ReadAt: int64(r.IntN(2)) * 2_000_000_002})
 							}
-							_, err := svc.ImportMessages(ctx, app, items)
+							_, err := svc.Import().ImportMessages(ctx, app, items)
 							internal("import", err)
 						}
 					default:

@@ -261,8 +261,11 @@ func writeOutbox(tx *wtx, ev chat.OutboxEvent, onlySubscribed bool) error {
 }
 
 // pgOutboxIfSubscribed is pgOutboxQuery writing the event only when a webhook subscribes.
-var pgOutboxIfSubscribed = strings.Replace(pgOutboxQuery, "VALUES ($1, $2, $3, $4, $5, $6)",
-	"SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::bigint WHERE EXISTS (SELECT 1 FROM webhooks WHERE app_id = $1 AND enabled = 1 AND triggers LIKE $7 ESCAPE '\\')", 1)
+var pgOutboxIfSubscribed = func() string {
+	mustNextParam(pgOutboxQuery, 8) // $7, the trigger pattern, is the last: the splice reuses it
+	return splice(pgOutboxQuery, "VALUES ($1, $2, $3, $4, $5, $6)",
+		"SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::bigint WHERE EXISTS (SELECT 1 FROM webhooks WHERE app_id = $1 AND enabled = 1 AND triggers LIKE $7 ESCAPE '\\')")
+}()
 
 // triggerPattern finds a trigger in the ",a,b," list; its underscores are escaped (ESCAPE '\').
 func triggerPattern(t string) string { return "%," + strings.ReplaceAll(t, "_", `\_`) + ",%" }

@@ -38,11 +38,11 @@ func (d *Deliverer) hook(ctx context.Context, appID, id string) (chat.Webhook, c
 	if ok && now.Before(c.expires) {
 		return c.w, c.app, nil
 	}
-	w, err := d.svc.WebhookForDelivery(ctx, appID, id)
+	w, err := d.svc.Webhooks().WebhookForDelivery(ctx, appID, id)
 	if err != nil {
 		return w, chat.App{}, fmt.Errorf("read webhook: %w", err)
 	}
-	app, err := d.svc.AppForDelivery(ctx, appID)
+	app, err := d.svc.Webhooks().AppForDelivery(ctx, appID)
 	if err != nil {
 		return w, app, fmt.Errorf("read app: %w", err)
 	}
@@ -110,7 +110,7 @@ func (d *Deliverer) payload(ctx context.Context, del chat.Delivery) ([]byte, err
 
 // render renders an event's data from what it is about.
 func (d *Deliverer) render(ctx context.Context, del chat.Delivery) ([]byte, error) {
-	sub, err := d.svc.EventSubject(ctx, del)
+	sub, err := d.svc.Webhooks().EventSubject(ctx, del)
 	switch {
 	case errors.Is(err, chat.ErrNotFound):
 		// Gone for good since (a permanent deletion): the ids are all there is to say.

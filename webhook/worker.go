@@ -106,7 +106,7 @@ func New(svc *chat.Service, cfg Config) *Deliverer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	d := &Deliverer{svc: svc, store: svc.Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.Conns),
+	d := &Deliverer{svc: svc, store: svc.Webhooks().Outbox(), cfg: cfg, client: newClient(cfg.Timeout, cfg.AllowPrivate, cfg.Conns),
 		log: cfg.Logger, retry: jobloop.NewRetry(cfg.RetryFor, cfg.Backoff, cfg.MaxBackoff),
 		hooks: hookCache{m: map[[2]string]cachedHook{}}, data: payloadCache{m: map[int64]*rendering{}},
 		gates: map[[2]string]chan struct{}{}}
@@ -322,7 +322,7 @@ func (d *Deliverer) post(ctx context.Context, del *chat.Delivery) (int, time.Dur
 		return 0, 0, err
 	}
 	ts := time.Now().Unix()
-	secrets, err := d.svc.SigningSecrets(ctx, w, ts)
+	secrets, err := d.svc.Webhooks().SigningSecrets(ctx, w, ts)
 	if err != nil {
 		return 0, 0, fmt.Errorf("open signing secrets: %w", err)
 	}
@@ -337,7 +337,7 @@ func (d *Deliverer) post(ctx context.Context, del *chat.Delivery) (int, time.Dur
 	req.Header.Set(HeaderAttempt, strconv.Itoa(del.Attempts))
 	req.Header.Set(HeaderTrigger, del.Trigger)
 	req.Header.Set(HeaderSignature, SignatureHeader(secrets, ts, body))
-	if creds, err := d.svc.BasicCredentials(ctx, w); err != nil {
+	if creds, err := d.svc.Webhooks().BasicCredentials(ctx, w); err != nil {
 		return 0, 0, fmt.Errorf("open credentials: %w", err)
 	} else if creds != "" {
 		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(creds)))

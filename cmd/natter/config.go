@@ -59,6 +59,7 @@ type config struct {
 	AgentWorkers             int
 	AgentDeadline            time.Duration
 	CallRingTimeout          time.Duration
+	FileOrphanAfter          time.Duration
 	NotifyEndpoints          notify.Endpoints
 	StatsFlush               time.Duration
 	// Files (docs/files.md): where uploads are kept (default: beside a SQLite file; none on
@@ -200,6 +201,7 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.IntVar(&c.AgentWorkers, "agent-workers", envInt("NATTER_AGENT_WORKERS", agent.DefaultWorkers), "AI agent calls in flight on this node (NATTER_AGENT_WORKERS)")
 	fs.DurationVar(&c.AgentDeadline, "agent-deadline", envDur("NATTER_AGENT_DEADLINE", agent.DefaultStreamDeadline), "how long one AI agent answer may take in all, its retries and a streamed answer to its end (NATTER_AGENT_DEADLINE)")
 	fs.DurationVar(&c.CallRingTimeout, "call-ring-timeout", envDur("NATTER_CALL_RING_TIMEOUT", chat.DefaultCallRingTimeout), "how long a call may ring before natter marks it unanswered, for callers whose client died ringing; 0 never (NATTER_CALL_RING_TIMEOUT)")
+	fs.DurationVar(&c.FileOrphanAfter, "file-orphan-after", envDur("NATTER_FILE_ORPHAN_AFTER", chat.DefaultFileOrphanAfter), "how long an uploaded file no message carries is kept before the nodes' sweep deletes it; 0 never (NATTER_FILE_ORPHAN_AFTER)")
 	// The providers' hosts are the operator's; only tests and proxies change them.
 	c.NotifyEndpoints = notify.Endpoints{FCM: getenv("NATTER_NOTIFY_FCM_URL"), GoogleToken: getenv("NATTER_NOTIFY_GOOGLE_TOKEN_URL"),
 		APNs: getenv("NATTER_NOTIFY_APNS_URL"), APNsSandbox: getenv("NATTER_NOTIFY_APNS_SANDBOX_URL"),
@@ -248,6 +250,10 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return c, fmt.Errorf("--agent-deadline must be between 1s and 1h")
 	case c.CallRingTimeout != 0 && (c.CallRingTimeout < 10*time.Second || c.CallRingTimeout > time.Hour):
 		return c, fmt.Errorf("--call-ring-timeout must be 0 (never) or between 10s and 1h")
+	case c.FileOrphanAfter != 0 && c.FileOrphanAfter < time.Minute:
+		// An upload is sent within its form's 15 minutes; a shorter wait would take files
+		// whose message is on its way.
+		return c, fmt.Errorf("--file-orphan-after must be 0 (never) or at least 1m")
 	case c.Console != "on" && c.Console != "off":
 		return c, fmt.Errorf("--console must be on or off")
 	case c.NotificationLogRetention <= 0:

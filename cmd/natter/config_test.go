@@ -161,6 +161,34 @@ func TestCallRingTimeout(t *testing.T) {
 	}
 }
 
+// TestFileOrphanAfter: a day unless set; 0 turns the orphan sweep off; under a minute (a
+// wait shorter than an upload form's life) or negative is refused.
+func TestFileOrphanAfter(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want time.Duration
+		err  bool
+	}{
+		{want: chat.DefaultFileOrphanAfter},
+		{args: []string{"--file-orphan-after", "72h"}, want: 72 * time.Hour},
+		{env: map[string]string{"NATTER_FILE_ORPHAN_AFTER": "0"}, want: 0},
+		{args: []string{"--file-orphan-after", "30s"}, err: true},
+		{args: []string{"--file-orphan-after", "-1h"}, err: true},
+	} {
+		got, err := parseServe(c.args, func(k string) string { return c.env[k] }, io.Discard, io.Discard)
+		if c.err {
+			if err == nil || !strings.Contains(err.Error(), "--file-orphan-after") {
+				t.Errorf("%v: got %v, want an error about --file-orphan-after", c.args, err)
+			}
+			continue
+		}
+		if err != nil || got.FileOrphanAfter != c.want {
+			t.Errorf("%v %v: got %v %v, want %v", c.args, c.env, got.FileOrphanAfter, err, c.want)
+		}
+	}
+}
+
 // TestConsoleSetting: the console is on unless --console or NATTER_CONSOLE turns it off (the
 // flag wins), and nothing but on and off is taken.
 func TestConsoleSetting(t *testing.T) {

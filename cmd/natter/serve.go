@@ -180,8 +180,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// The calls that rang out: every node sweeps; a session's row lock has one of them mark it.
 	cctx, stopCalls := context.WithCancel(context.WithoutCancel(ctx))
 	callsDone := make(chan struct{})
-	go func() { defer close(callsDone); svc.RunCallExpiry(cctx, c.CallRingTimeout, log) }()
+	go func() { defer close(callsDone); svc.Calls().RunCallExpiry(cctx, c.CallRingTimeout, log) }()
 	defer func() { stopCalls(); <-callsDone }()
+	// Uploaded files no message carried: every node sweeps; a claim's row locks give each file
+	// to one node (chat/files_sweep.go).
+	fsctx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
+	sweepDone := make(chan struct{})
+	go func() { defer close(sweepDone); svc.RunFileSweep(fsctx, c.FileOrphanAfter, log) }()
+	defer func() { stopSweep(); <-sweepDone }()
 	// Tables grown without statistics are analyzed (PostgreSQL; on SQLite it returns at once).
 	actx, stopAnalyze := context.WithCancel(context.WithoutCancel(ctx))
 	analyzeDone := make(chan struct{})

@@ -46,3 +46,19 @@ exports.boundedCall = (out, bound = 10000) => async (name, promise) => {
     clearTimeout(timer);
   }
 };
+
+// chatHostRoute returns a function that sends a URL on port 443 of the test natter's host
+// (hostPort, NATTER_HOST) to its real port. The SDK composes the URLs of its chat host's
+// own API (its online counts: https://<CHAT_HOST>/api/<WS_API_VERSION>/online-members) with
+// no port, so to 443, where a deployment serves its sockets behind its load balancer; a
+// test's natter listens on a port of its own, as the settings' CHAT_WSS_PORT tells the
+// socket. Any other URL is returned as it is.
+exports.chatHostRoute = (hostPort) => {
+  const natter = new URL("https://" + hostPort);
+  return (url) => {
+    const u = new URL(String(url));
+    if (u.protocol !== "https:" || u.port !== "" || u.hostname !== natter.hostname) return url;
+    u.port = natter.port;
+    return u.toString();
+  };
+};

@@ -48,13 +48,16 @@ globalThis.WebSocket = class extends WS {
     });
   }
 };
-// Every request and its answer's status, for the entry being run.
+// Every request and its answer's status, for the entry being run. A URL on port 443 of the
+// chat host goes to natter's port (shims.cjs: chatHostRoute).
 let httpLog = [];
 const realFetch = globalThis.fetch;
+const toNatter = require("./shims.cjs").chatHostRoute(process.env.NATTER_HOST);
 globalThis.fetch = async (url, opts = {}) => {
   const o = { ...opts };
   delete o.referrer;
   delete o.referrerPolicy;
+  url = toNatter(url);
   const u = new URL(String(url));
   const line = (o.method || "GET") + " " + u.pathname + u.search;
   try {

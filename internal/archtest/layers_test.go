@@ -30,6 +30,7 @@ var floors = map[string][]string{
 	"cmd/natter":               {"*"},
 	"api/bundle":               {},
 	"internal/*":               {"internal/*"},
+	"internal/chattest":        {"chat", "sqlstore", "internal/*"},
 	"bench/*":                  {"bench/*", "internal/pgserver"},
 	"e2e":                      {"internal/*"},
 }

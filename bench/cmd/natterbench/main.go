@@ -29,7 +29,8 @@ const defaultAPIKey = "be7c4a11d00dfeedbe7c4a11d00dfeedbe7c4a11"
 const defaultNatterDBConns = 16
 
 var (
-	allScenarios      = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "history", "conversations", "mixed", "group-send", "group-reaction"}
+	allScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "history", "conversations", "mixed", "group-send", "group-reaction",
+		"long-get", "long-history", "long-send", "long-reaction", "hub-conversations"}
 	defaultScenarios  = []string{"bare", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
 	postgresScenarios = []string{"bare", "pgbench-insert", "add-reaction", "send-message", "get-message", "group-send", "group-reaction"}
 )
@@ -59,6 +60,8 @@ type options struct {
 	messages    int
 	seedConns   int
 	sockets     int // open during mixed
+	longMsgs    int // issue 39's long conversation (shapes.go)
+	hubConvs    int // the hub's conversations besides the long one (shapes.go)
 	maxRequests uint64
 	scenarios   []string
 	out         string
@@ -82,6 +85,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.messages, "messages", 10000, "one-to-one messages to seed (1 to 1000000); 10000 gives 400000 (message, participant, reaction) triples, so that add-reaction keeps adding new rows at ~20k requests/s")
 	fs.IntVar(&o.seedConns, "seed-conns", 8, "concurrent requests while seeding (1 to 64)")
 	fs.IntVar(&o.sockets, "sockets", 200, "real-time sockets open during mixed, one for each of the first seeded users (0 to 5000; no more than -users are opened)")
+	fs.IntVar(&o.longMsgs, "long-messages", 20000, "messages in the long conversation the long-* scenarios use (100 to 1000000)")
+	fs.IntVar(&o.hubConvs, "hub-conversations", 1000, "conversations of the hub besides the long one, for hub-conversations (1 to 100000)")
 	fs.Uint64Var(&o.maxRequests, "max-requests", 5_000_000, "request cap per scenario, warmup included (1 to 50000000)")
 	scen := fs.String("scenarios", "", "comma-separated scenarios to run, in the order given: some of "+strings.Join(allScenarios, ", ")+
 		" (default "+strings.Join(defaultScenarios, ",")+"; with -postgres "+strings.Join(postgresScenarios, ",")+")")
@@ -116,6 +121,10 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-seed-conns must be 1 to 64")
 	case o.sockets < 0 || o.sockets > 5000:
 		return o, errors.New("-sockets must be 0 to 5000")
+	case o.longMsgs < 100 || o.longMsgs > 1_000_000:
+		return o, errors.New("-long-messages must be 100 to 1000000")
+	case o.hubConvs < 1 || o.hubConvs > 100_000:
+		return o, errors.New("-hub-conversations must be 1 to 100000")
 	case o.maxRequests < 1 || o.maxRequests > 50_000_000:
 		return o, errors.New("-max-requests must be 1 to 50000000")
 	case !isLoopbackHost(o.host):
@@ -291,6 +300,13 @@ func run(ctx context.Context, o options) (err error) {
 		logf("seeding a %d-member group with %d messages", groupSize, groupMsgs)
 		group, err = seedGroup(ctx, a, tag, &data, o.seedConns)
 	}
+	var shapes shapeData
+	if err == nil && o.runsShapes() {
+		logf("seeding issue 39's shapes: a %d-message conversation, its user in %d conversations", o.longMsgs, o.hubConvs+1)
+		shapeStart := time.Now()
+		shapes, err = seedShapes(ctx, a, tag, o.longMsgs, o.hubConvs, o.seedConns)
+		logf("shapes seeded in %v", time.Since(shapeStart).Round(time.Millisecond))
+	}
 	a.client.CloseIdleConnections() // the load's own connections start from nothing
 	if err != nil {
 		return err
@@ -351,11 +367,30 @@ func run(ctx context.Context, o options) (err error) {
 			sc, c.natterPID = groupSendScenario(nat.base, &group), nat.cmd.Process.Pid
 		case "group-reaction":
 			sc, c.natterPID = groupReactionScenario(nat.base, &group), nat.cmd.Process.Pid
+		case "long-get":
+			sc, c.natterPID = longGetScenario(nat.base, &shapes), nat.cmd.Process.Pid
+		case "long-history":
+			sc, c.natterPID = longHistoryScenario(nat.base, &shapes), nat.cmd.Process.Pid
+		case "long-send":
+			sc, c.natterPID = longSendScenario(nat.base, &shapes), nat.cmd.Process.Pid
+		case "long-reaction":
+			sc, c.natterPID = longReactionScenario(nat.base, &shapes), nat.cmd.Process.Pid
+		case "hub-conversations":
+			sc, c.natterPID = hubConversationsScenario(nat.base, &shapes), nat.cmd.Process.Pid
 		}
 		logf("running %s: %d conns, %v warmup + %v", name, o.conns, o.warmup, o.duration)
+		var waits *waitSampler
+		if pg != nil && name != "bare" {
+			waits = startWaits(ctx, pg.natterURL)
+		}
 		res, err := runScenario(ctx, sc, c)
+		waitNote := waits.stop(name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if waitNote != "" {
+			logf("  %s", waitNote)
+			res.notes = strings.TrimSpace(res.notes + "\n" + waitNote)
 		}
 		logf("  %s: %.0f req/s, p50 %s ms, p99 %s ms, %d errors", name, res.rps, ms(res.p50), ms(res.p99), res.errors)
 		if sc.verify != nil {
