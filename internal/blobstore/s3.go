@@ -336,8 +336,9 @@ func s3Err(ctx context.Context, err error) error {
 
 // PresignPost implements Presigner: an S3 POST policy for the object, with its exact length
 // (content-length-range size to size), its type and metadata as conditions the store
-// enforces, and 201 with S3's XML as the answer (some stores send nothing else). It makes no
-// request.
+// enforces. It asks for 201 and S3's XML (the bucket, key and ETag) rather than a bare 204, so
+// that a client reading the answer sees what was stored; SDK 4.2's uploader takes any 2xx
+// and reads nothing. It makes no request.
 func (s *S3) PresignPost(ctx context.Context, key string, size int64, contentType string, meta map[string]string, exp time.Time) (string, map[string]string, error) {
 	obj, err := s.object(key)
 	if err != nil {
