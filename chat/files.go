@@ -259,8 +259,8 @@ type UploadForm struct {
 }
 
 // grantMeta names the metadata a directly uploaded object carries its signed grant in
-// ("<policy>.<signature>"), which the store's form requires as it is: a send reads it back
-// to record the file (adoptUploads).
+// ("<policy>.<signature>"), which the store's form requires as it is: whoever reads the
+// bucket can tell which grant put an object there.
 const grantMeta = "natter-grant"
 
 // direct is the store upload forms point at, when they point at the store.
@@ -274,7 +274,8 @@ func (s *Service) direct() (blobstore.Presigner, bool) {
 
 // PresignUploads validates an upload-url request and signs one upload form per file, for
 // the acting user. With a receiver, the user must be able to send to it (blocks,
-// membership). It writes nothing: a form becomes a file only when the file is posted.
+// membership). It writes nothing (a form becomes a file only when the file is posted), but
+// for a form straight to the store (Config.DirectUploads), whose record it writes.
 func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadRequest) ([]UploadForm, error) {
 	if _, err := s.files(); err != nil {
 		return nil, err
@@ -317,50 +318,51 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 		g := UploadGrant{App: p.App.ID, UID: u.UID, Key: a.Key, Name: a.Name, MimeType: a.MimeType, Size: f.Size, Exp: exp}
 		b, _ := json.Marshal(g)
 		policy := base64.RawURLEncoding.EncodeToString(b)
-		form := UploadForm{FileID: f.FileID, Grant: g, Policy: policy, Signature: signPolicy(key, policy)}
-		if d, ok := s.direct(); ok {
-			form.URL, form.Fields, err = d.PresignPost(ctx, g.Key, g.Size, g.MimeType, map[string]string{grantMeta: form.Policy + "." + form.Signature}, time.Unix(exp, 0))
+		out = append(out, UploadForm{FileID: f.FileID, Grant: g, Policy: policy, Signature: signPolicy(key, policy)})
+	}
+	if d, ok := s.direct(); ok {
+		// Straight to the bucket: natter sees no upload, so the file's record is written now,
+		// unattached. A form never used, or a file never sent, is then the orphan sweep's
+		// (files_sweep.go) like any other; the send checks the bytes are there (checkUploads).
+		for i := range out {
+			f := &out[i]
+			g := f.Grant
+			f.URL, f.Fields, err = d.PresignPost(ctx, g.Key, g.Size, g.MimeType, map[string]string{grantMeta: f.Policy + "." + f.Signature}, time.Unix(exp, 0))
 			if err != nil {
 				return nil, internal("presign post", err)
 			}
+			if err := s.store.CreateFile(ctx, FileRecord{AppID: g.App, Key: g.Key, UID: g.UID, Name: g.Name, MimeType: g.MimeType, Size: g.Size, CreatedAt: s.now()}); err != nil {
+				return nil, internal("record file", err)
+			}
 		}
-		out = append(out, form)
 	}
 	return out, nil
 }
 
-// adoptUploads records the files a send's data names that were posted straight to the store
-// (Config.DirectUploads) and have no record yet: each object must be there, carry a grant
-// natter signed for this app and key, and have the grant's size. A file that is not (yet)
-// there refuses the send, as does an outage (503); a send whose files all have records asks
-// the store nothing.
-func (s *Service) adoptUploads(ctx context.Context, appID string, keys []string) error {
+// checkUploads checks, when upload forms post straight to the store (Config.DirectUploads),
+// that the files a send carries are there: a HEAD per file must find the object with its
+// record's size. The record was written with the form, before any byte was posted, so it
+// proves nothing; a file not uploaded (yet) refuses the send (400), and an outage is 503,
+// with nothing written. A file natter has no record of is refused by the send's transaction
+// (AttachFiles). Off, or without files, it asks nothing.
+func (s *Service) checkUploads(ctx context.Context, appID string, keys []string) error {
 	d, ok := s.direct()
 	if !ok {
 		return nil
 	}
 	for _, k := range keys {
-		if _, err := s.store.FileByKey(ctx, appID, k); err == nil {
+		f, err := s.store.FileByKey(ctx, appID, k)
+		if errors.Is(err, ErrNotFound) {
 			continue
-		} else if !errors.Is(err, ErrNotFound) {
+		} else if err != nil {
 			return internal("read file", err)
 		}
-		notThere := InvalidField("data", "The file "+k+" has not been uploaded: post it to its upload form before sending the message.")
-		size, meta, err := d.Stat(ctx, k)
-		if errors.Is(err, blobstore.ErrNotFound) {
-			return notThere
+		size, _, err := d.Stat(ctx, k)
+		if errors.Is(err, blobstore.ErrNotFound) || err == nil && size != f.Size {
+			return InvalidField("data", "The file "+f.Name+" has not been uploaded: post it to its upload form before sending the message.")
 		}
 		if err != nil {
 			return fileStoreErr(err, 0)
-		}
-		policy, sig, _ := strings.Cut(meta[grantMeta], ".")
-		g, err := s.grantOf(ctx, appID, policy, sig)
-		if err != nil || g.Key != k || g.Size != size {
-			return notThere
-		}
-		err = s.store.CreateFile(ctx, FileRecord{AppID: appID, Key: k, UID: g.UID, Name: g.Name, MimeType: g.MimeType, Size: size, CreatedAt: s.now()})
-		if err != nil && !errors.Is(err, ErrAlreadyExists) {
-			return internal("record file", err)
 		}
 	}
 	return nil
@@ -403,8 +405,7 @@ func (s *Service) UploadGrantOf(ctx context.Context, appID, policy, signature st
 	return g, nil
 }
 
-// grantOf checks a grant's signature and app, whenever it was signed: a directly uploaded
-// file's grant is read back after its form's expiry, which the store enforced.
+// grantOf checks a grant's signature and app (UploadGrantOf checks its expiry too).
 func (s *Service) grantOf(ctx context.Context, appID, policy, signature string) (UploadGrant, error) {
 	if len(policy) > 4096 || len(signature) > 100 {
 		return UploadGrant{}, errUploadForm

@@ -267,7 +267,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if _, err := s.permit(ctx, p, a); err != nil {
 		return Message{}, err
 	}
-	if err := s.adoptUploads(ctx, p.App.ID, m.Files); err != nil { // files.go: files posted straight to the bucket
+	if err := s.checkUploads(ctx, p.App.ID, m.Files); err != nil { // files.go: files posted straight to the bucket
 		return Message{}, err
 	}
 	if parent != nil {

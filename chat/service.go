@@ -51,8 +51,8 @@ type Config struct {
 	// MaxFileSize caps one uploaded file; 0 means DefaultMaxFileSize.
 	MaxFileSize int64
 	// DirectUploads points upload forms straight at Files, when it is a blobstore.Presigner
-	// (an S3 bucket): the client posts the file to the bucket, and a send records it
-	// (adoptUploads, files.go).
+	// (an S3 bucket): the client posts the file to the bucket, its record is written with the
+	// form, and a send checks the bytes are there (checkUploads, files.go).
 	DirectUploads bool
 }
 

@@ -224,14 +224,15 @@ func TestDirectUploadsOnS3(t *testing.T) {
 	if err != nil || *got != p.Attachment {
 		t.Fatalf("upload to the bucket: %+v %v", got, err)
 	}
-	if n := a.count(`SELECT COUNT(*) FROM files`); n != 0 {
-		t.Errorf("%d records before the send", n)
+	// The records were written with the forms, unattached: the orphan sweep's until a send.
+	if n := a.count(`SELECT COUNT(*) FROM files WHERE attached = 0`); n != 2 {
+		t.Errorf("%d unattached records before the send", n)
 	}
 	if err := sendJSON(p.Attachment); err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	if n := a.count(`SELECT COUNT(*) FROM files WHERE uid = 'ann' AND mime_type = 'image/png' AND size = $1`, len(content)); n != 1 {
-		t.Errorf("%d records after the send", n)
+	if n := a.count(`SELECT COUNT(*) FROM files WHERE uid = 'ann' AND mime_type = 'image/png' AND size = $1 AND attached = 1`, len(content)); n != 1 {
+		t.Errorf("%d attached records after the send", n)
 	}
 	url := nodeB + strings.TrimPrefix(p.Attachment.URL, a.srv.URL)
 	r, body := get(t, url, nil)
@@ -241,23 +242,29 @@ func TestDirectUploadsOnS3(t *testing.T) {
 	if r, body := get(t, url, map[string]string{"Range": "bytes=12-23"}); r.StatusCode != 206 || !bytes.Equal(body, content[12:24]) {
 		t.Errorf("range on B: %d %q", r.StatusCode, body)
 	}
-	// The same attachment again: recorded already, asks the store nothing.
+	// The same attachment again.
 	if err := sendJSON(p.Attachment); err != nil {
 		t.Errorf("a second send: %v", err)
 	}
-	// An object natter granted no form for (put there by other means), and a made-up key.
-	other := a.presign("ann", map[string]client.UploadFileInfo{"o": {FileID: "o", Name: "o.txt", Size: 5, MimeType: "text/plain"}})["o"]
-	key := strings.Split(strings.TrimPrefix(other.Attachment.URL, a.srv.URL+"/files/demo/"), "/")[0]
-	if _, err := openS3(t, srv).Put(a.ctx(), key, strings.NewReader("hello"), 5); err != nil {
-		t.Fatal(err)
-	}
+	// A key natter never granted: refused by the send's transaction, nothing written.
 	before = a.snapshot()
-	if err := sendJSON(other.Attachment); statusOf(err) != 400 {
-		t.Errorf("an object with no grant: %v", err)
+	madeUp := p.Attachment
+	madeUp.URL = a.srv.URL + "/files/demo/" + strings.Repeat("a", 32) + "/x.png"
+	if err := sendJSON(madeUp); statusOf(err) != 400 {
+		t.Errorf("a made-up file: %v", err)
 	}
 	if a.snapshot() != before {
 		t.Error("a refused send wrote something")
 	}
+	// A form never used: the orphan sweep takes its record (and would take its object).
+	unused := a.presign("ann", map[string]client.UploadFileInfo{"u": {FileID: "u", Name: "u.txt", Size: 3, MimeType: "text/plain"}})["u"]
+	if n, err := a.svc.SweepOrphanFiles(a.ctx(), -time.Minute); err != nil || n != 2 {
+		t.Errorf("sweep: %d files (q's and u's), %v", n, err)
+	}
+	if err := sendJSON(unused.Attachment); statusOf(err) != 400 {
+		t.Errorf("a swept form's file: %v", err)
+	}
+	forms = a.presign("ann", map[string]client.UploadFileInfo{"q": {FileID: "q", Name: "q.txt", Size: 5, MimeType: "text/plain"}})
 
 	// Uploaded, then the store goes down before the send: 503, nothing written.
 	q := forms["q"]
