@@ -247,17 +247,35 @@ func (g UploadGrant) Attachment() Attachment {
 }
 
 // UploadForm is one file's upload form: its grant, and the policy and signature the client
-// posts with the file.
+// posts with the file. A direct form (Config.DirectUploads) has the store's URL and fields
+// instead, to post to the bucket.
 type UploadForm struct {
 	FileID    string
 	Grant     UploadGrant
 	Policy    string
 	Signature string
+	URL       string
+	Fields    map[string]string
+}
+
+// grantMeta names the metadata a directly uploaded object carries its signed grant in
+// ("<policy>.<signature>"), which the store's form requires as it is: whoever reads the
+// bucket can tell which grant put an object there.
+const grantMeta = "natter-grant"
+
+// direct is the store upload forms point at, when they point at the store.
+func (s *Service) direct() (blobstore.Presigner, bool) {
+	if !s.cfg.DirectUploads {
+		return nil, false
+	}
+	p, ok := s.cfg.Files.(blobstore.Presigner)
+	return p, ok
 }
 
 // PresignUploads validates an upload-url request and signs one upload form per file, for
 // the acting user. With a receiver, the user must be able to send to it (blocks,
-// membership). It writes nothing: a form becomes a file only when the file is posted.
+// membership). It writes nothing (a form becomes a file only when the file is posted), but
+// for a form straight to the store (Config.DirectUploads), whose record it writes.
 func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadRequest) ([]UploadForm, error) {
 	if _, err := s.files(); err != nil {
 		return nil, err
@@ -302,7 +320,52 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 		policy := base64.RawURLEncoding.EncodeToString(b)
 		out = append(out, UploadForm{FileID: f.FileID, Grant: g, Policy: policy, Signature: signPolicy(key, policy)})
 	}
+	if d, ok := s.direct(); ok {
+		// Straight to the bucket: natter sees no upload, so the file's record is written now,
+		// unattached. A form never used, or a file never sent, is then the orphan sweep's
+		// (files_sweep.go) like any other; the send checks the bytes are there (checkUploads).
+		for i := range out {
+			f := &out[i]
+			g := f.Grant
+			f.URL, f.Fields, err = d.PresignPost(ctx, g.Key, g.Size, g.MimeType, map[string]string{grantMeta: f.Policy + "." + f.Signature}, time.Unix(exp, 0))
+			if err != nil {
+				return nil, internal("presign post", err)
+			}
+			if err := s.store.CreateFile(ctx, FileRecord{AppID: g.App, Key: g.Key, UID: g.UID, Name: g.Name, MimeType: g.MimeType, Size: g.Size, CreatedAt: s.now()}); err != nil {
+				return nil, internal("record file", err)
+			}
+		}
+	}
 	return out, nil
+}
+
+// checkUploads checks, when upload forms post straight to the store (Config.DirectUploads),
+// that the files a send carries are there: a HEAD per file must find the object with its
+// record's size. The record was written with the form, before any byte was posted, so it
+// proves nothing; a file not uploaded (yet) refuses the send (400), and an outage is 503,
+// with nothing written. A file natter has no record of is refused by the send's transaction
+// (AttachFiles). Off, or without files, it asks nothing.
+func (s *Service) checkUploads(ctx context.Context, appID string, keys []string) error {
+	d, ok := s.direct()
+	if !ok {
+		return nil
+	}
+	for _, k := range keys {
+		f, err := s.store.FileByKey(ctx, appID, k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		} else if err != nil {
+			return internal("read file", err)
+		}
+		size, _, err := d.Stat(ctx, k)
+		if errors.Is(err, blobstore.ErrNotFound) || err == nil && size != f.Size {
+			return InvalidField("data", "The file "+f.Name+" has not been uploaded: post it to its upload form before sending the message.")
+		}
+		if err != nil {
+			return fileStoreErr(err, 0)
+		}
+	}
+	return nil
 }
 
 func signPolicy(key []byte, policy string) string {
@@ -332,6 +395,18 @@ var (
 // UploadGrantOf checks an upload form's policy and signature, for the app whose upload
 // address it was posted to, and returns its grant.
 func (s *Service) UploadGrantOf(ctx context.Context, appID, policy, signature string) (UploadGrant, error) {
+	g, err := s.grantOf(ctx, appID, policy, signature)
+	if err != nil {
+		return UploadGrant{}, err
+	}
+	if s.cfg.Now().Unix() > g.Exp {
+		return UploadGrant{}, errUploadExpired
+	}
+	return g, nil
+}
+
+// grantOf checks a grant's signature and app (UploadGrantOf checks its expiry too).
+func (s *Service) grantOf(ctx context.Context, appID, policy, signature string) (UploadGrant, error) {
 	if len(policy) > 4096 || len(signature) > 100 {
 		return UploadGrant{}, errUploadForm
 	}
@@ -346,9 +421,6 @@ func (s *Service) UploadGrantOf(ctx context.Context, appID, policy, signature st
 	var g UploadGrant
 	if err != nil || json.Unmarshal(b, &g) != nil || g.App != appID || !validFileKey(g.Key) {
 		return UploadGrant{}, errUploadForm
-	}
-	if s.cfg.Now().Unix() > g.Exp {
-		return UploadGrant{}, errUploadExpired
 	}
 	return g, nil
 }
@@ -466,30 +538,10 @@ func (s *Service) OpenFile(ctx context.Context, appID, key string) (FileRecord, 
 // data.attachments[].url that are this app's file URLs) which its sender uploaded; best
 // effort, after the deletion committed. Another user's file that a message links to stays.
 func (s *Service) removeMessageFiles(ctx context.Context, m Message) {
-	if s.cfg.Files == nil || len(m.Data) == 0 {
+	if s.cfg.Files == nil {
 		return
 	}
-	var d struct {
-		URL         any `json:"url"`
-		Attachments []struct {
-			URL any `json:"url"`
-		} `json:"attachments"`
-	}
-	if json.Unmarshal(m.Data, &d) != nil {
-		return
-	}
-	var keys []string
-	add := func(v any) {
-		if u, ok := v.(string); ok {
-			if k, ok := fileKeyOf(m.AppID, u); ok {
-				keys = append(keys, k)
-			}
-		}
-	}
-	add(d.URL)
-	for _, a := range d.Attachments {
-		add(a.URL)
-	}
+	keys := s.messageFileKeys(m.AppID, m.Data) // files_sweep.go
 	if len(keys) == 0 {
 		return
 	}

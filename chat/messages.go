@@ -277,6 +277,9 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if _, err := s.permit(ctx, p, a); err != nil {
 		return Message{}, err
 	}
+	if err := s.checkUploads(ctx, p.App.ID, m.Files); err != nil { // files.go: files posted straight to the bucket
+		return Message{}, err
+	}
 	if parent != nil {
 		if m.ConversationID != parent.ConversationID {
 			return Message{}, Errorf(CodeWrongMessageThread, "The message with id %d is in another conversation than %s.", parent.ID, m.ConversationID)

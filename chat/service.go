@@ -50,6 +50,10 @@ type Config struct {
 	Files blobstore.Store
 	// MaxFileSize caps one uploaded file; 0 means DefaultMaxFileSize.
 	MaxFileSize int64
+	// DirectUploads points upload forms straight at Files, when it is a blobstore.Presigner
+	// (an S3 bucket): the client posts the file to the bucket, its record is written with the
+	// form, and a send checks the bytes are there (checkUploads, files.go).
+	DirectUploads bool
 }
 
 // Service holds every business rule: tenancy, access, validation and the reaction rules.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,29 +56,34 @@ func (c *Client) CreateUploadURLs(ctx context.Context, req UploadURLRequest) (ma
 
 // UploadFile posts the file's bytes, streamed from r, to its upload form and returns the
 // stored attachment. The form is its own credential: no key is sent.
+//
+// When r tells its length (a *bytes.Reader, *strings.Reader, *bytes.Buffer: anything with
+// Len), the request says its Content-Length, as a browser's does: an S3 bucket, which a
+// direct form posts to, refuses a chunked body.
 func (c *Client) UploadFile(ctx context.Context, form UploadForm, name string, r io.Reader) (*FileAttachment, error) {
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		for k, v := range form.Request.Body {
-			if err := mw.WriteField(k, v); err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	// The fields and the file's part header, then the file, then the closing boundary.
+	var head, tail bytes.Buffer
+	mw := multipart.NewWriter(&head)
+	for k, v := range form.Request.Body {
+		if err := mw.WriteField(k, v); err != nil {
+			return nil, fmt.Errorf("natter: upload: %w", err)
 		}
-		part, err := mw.CreateFormFile("file", name)
-		if err == nil {
-			_, err = io.Copy(part, r)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	req, err := http.NewRequestWithContext(ctx, form.Request.Method, form.Request.URL, pr)
-	if err != nil {
-		pr.Close()
+	}
+	if _, err := mw.CreateFormFile("file", name); err != nil {
 		return nil, fmt.Errorf("natter: upload: %w", err)
+	}
+	fmt.Fprintf(&tail, "\r\n--%s--\r\n", mw.Boundary())
+	length := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		length = int64(head.Len() + l.Len() + tail.Len())
+	}
+	body := io.MultiReader(&head, r, &tail)
+	req, err := http.NewRequestWithContext(ctx, form.Request.Method, form.Request.URL, io.NopCloser(body))
+	if err != nil {
+		return nil, fmt.Errorf("natter: upload: %w", err)
+	}
+	if length >= 0 {
+		req.ContentLength = length
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	resp, err := c.http.Do(req)
@@ -91,6 +97,12 @@ func (c *Client) UploadFile(ctx context.Context, form UploadForm, name string, r
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, errorFrom(resp, raw)
+	}
+	if len(bytes.TrimSpace(raw)) == 0 || raw[0] == '<' {
+		// A form posted straight to an S3 bucket: 204 with nothing, or 201 with S3's XML.
+		// The attachment is the form's, as the SDK's uploader takes it.
+		a := form.Attachment
+		return &a, nil
 	}
 	var env struct {
 		Data FileAttachment `json:"data"`

@@ -14,17 +14,20 @@ import (
 
 	"github.com/natter-chat/natter/client"
 	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/internal/s3test"
 )
 
 // TestClientSDKFiles: the official SDK 4.2.0 sends files both ways it does (a File in
 // sendMediaMessage, and UploadFileRequest's presigned uploads), gets back attachments it
 // turns into its Attachment objects, and each URL serves the bytes it sent; on SQLite with
 // the default files directory (beside the database, created on first start), and on
-// PostgreSQL with --files-dir.
+// PostgreSQL with --files-dir; and on PostgreSQL with an S3 bucket (versitygw) and
+// --s3-direct-upload, where the SDK's uploader posts the presigned forms straight to the
+// bucket, as it would to CometChat's.
 func TestClientSDKFiles(t *testing.T) {
 	t.Parallel()
 	dir := sdkDir(t)
-	for _, db := range []string{"sqlite", "postgres"} {
+	for _, db := range []string{"sqlite", "postgres", "s3"} {
 		t.Run(db, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
@@ -36,8 +39,17 @@ func TestClientSDKFiles(t *testing.T) {
 				args = []string{"serve", "--addr", "127.0.0.1:0", "--database", pgtest.URL(t), "--access-log=false", "--files-dir", filesDir}
 			}
 			key := randomKey()
-			node, cert := tlsNode(t, "node", []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}, args...)
-			if fi, err := os.Stat(filesDir); err != nil || !fi.IsDir() {
+			env := []string{"NATTER_API_KEY=" + key, "NATTER_APP_ID=e2e"}
+			var bucket *s3test.Server
+			if db == "s3" {
+				bucket = s3test.Start(t)
+				c := bucket.Config()
+				args = []string{"serve", "--addr", "127.0.0.1:0", "--database", pgtest.URL(t), "--access-log=false",
+					"--s3-endpoint", c.Endpoint, "--s3-bucket", c.Bucket, "--s3-access-key", c.AccessKey, "--s3-direct-upload"}
+				env = append(env, "NATTER_S3_SECRET_KEY="+c.SecretKey)
+			}
+			node, cert := tlsNode(t, "node", env, args...)
+			if fi, err := os.Stat(filesDir); bucket == nil && (err != nil || !fi.IsDir()) {
 				t.Fatalf("files directory %s after the first start: %v", filesDir, err)
 			}
 			admin, caFile := sdkAdmin(t, node, cert, key)
@@ -104,6 +116,11 @@ func TestClientSDKFiles(t *testing.T) {
 				}
 			}
 			alice.wait("done", nil, 30*time.Second)
+			if bucket != nil {
+				if objects := bucket.Files(); len(objects) != 3 {
+					t.Errorf("objects in the bucket: %v", objects)
+				}
+			}
 		})
 	}
 }

@@ -108,6 +108,9 @@ func (s *Server) uploadURL(w http.ResponseWriter, r *http.Request, p chat.Princi
 		j.Request.URL = s.publicBase(r) + "/files/" + p.App.ID
 		j.Request.Method = http.MethodPost
 		j.Request.Body = map[string]string{"policy": f.Policy, "signature": f.Signature}
+		if f.URL != "" { // straight to the bucket: S3's presigned POST (docs/files.md)
+			j.Request.URL, j.Request.Body = f.URL, f.Fields
+		}
 		j.Attachment = s.attachmentJSON(r, p.App.ID, f.Grant.Attachment())
 		j.ExpiresAt = f.Grant.Exp
 		out[f.FileID] = j

@@ -13,6 +13,7 @@ import (
 
 	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/blobstore"
 	"github.com/natter-chat/natter/notify"
 	"github.com/natter-chat/natter/webhook"
 )
@@ -67,6 +68,11 @@ type config struct {
 	MaxFileSize   int64
 	MaxUploadBody int64
 	MaxUploads    int
+	// S3 is the S3-compatible bucket files are kept in, when S3.Endpoint is set; in place of
+	// FilesDir. Its secret key comes only from NATTER_S3_SECRET_KEY, as WebhookKey does.
+	S3 blobstore.S3Config
+	// S3Direct points upload forms at the bucket (S3 presigned POSTs), not at natter.
+	S3Direct bool
 	// Console is "on" or "off": the web console at /console (docs/console.md).
 	Console string
 }
@@ -93,6 +99,9 @@ Every flag can also be set by the NATTER_* variable in its description; a flag w
 `
 
 const serveHelpAfter = `
+Environment only, a secret:
+  NATTER_S3_SECRET_KEY  the secret key of --s3-access-key
+
 Environment only, read on an empty database to create the first app:
   NATTER_APP_ID      the app id: 1 to 63 lowercase letters, digits or hyphens (default demo)
   NATTER_APP_REGION  us, eu or in (default us)
@@ -171,6 +180,13 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 	fs.Int64Var(&c.MaxFileSize, "max-file-size", int64(envInt("NATTER_MAX_FILE_SIZE", chat.DefaultMaxFileSize)), "largest uploaded file in bytes (NATTER_MAX_FILE_SIZE)")
 	fs.Int64Var(&c.MaxUploadBody, "max-upload-body", int64(envInt("NATTER_MAX_UPLOAD_BODY", 0)), "body cap in bytes of a request that carries files; 0: --max-file-size and 1 MiB (NATTER_MAX_UPLOAD_BODY)")
 	fs.IntVar(&c.MaxUploads, "max-uploads", envInt("NATTER_MAX_UPLOADS", 32), "requests receiving files at once on this node; 503 past it (NATTER_MAX_UPLOADS)")
+	fs.StringVar(&c.S3.Endpoint, "s3-endpoint", env("NATTER_S3_ENDPOINT", ""), "keep uploaded files in an S3-compatible bucket at this base URL, e.g. http://127.0.0.1:9000 or https://s3.eu-west-1.amazonaws.com, in place of --files-dir: what every node of a PostgreSQL deployment can share (NATTER_S3_ENDPOINT)")
+	fs.StringVar(&c.S3.Bucket, "s3-bucket", env("NATTER_S3_BUCKET", ""), "the bucket of --s3-endpoint; it must exist (NATTER_S3_BUCKET)")
+	fs.StringVar(&c.S3.Region, "s3-region", env("NATTER_S3_REGION", "us-east-1"), "the region requests to --s3-endpoint are signed for (NATTER_S3_REGION)")
+	fs.StringVar(&c.S3.AccessKey, "s3-access-key", env("NATTER_S3_ACCESS_KEY", ""), "the access key id of --s3-endpoint; its secret comes only from NATTER_S3_SECRET_KEY (NATTER_S3_ACCESS_KEY)")
+	fs.BoolVar(&c.S3.PathStyle, "s3-path-style", envBool("NATTER_S3_PATH_STYLE", true), "address the bucket as <endpoint>/<bucket>/<key>, as MinIO, Garage, SeaweedFS and versitygw expect; false: <bucket>.<endpoint>, AWS's virtual hosts (NATTER_S3_PATH_STYLE)")
+	fs.BoolVar(&c.S3Direct, "s3-direct-upload", envBool("NATTER_S3_DIRECT_UPLOAD", false), "upload forms (POST /files/upload-url) post the file straight to the bucket, an S3 presigned POST, so that its bytes never pass through natter; the bucket must be reachable by clients at --s3-endpoint, and allow browsers' origins (CORS) (NATTER_S3_DIRECT_UPLOAD)")
+	fs.StringVar(&c.S3.Prefix, "s3-prefix", env("NATTER_S3_PREFIX", ""), "put before every object's name, e.g. natter/, to share a bucket (NATTER_S3_PREFIX)")
 	fs.IntVar(&c.MaxSockets, "max-sockets", envInt("NATTER_MAX_SOCKETS", 20000), "open real-time sockets this node accepts (NATTER_MAX_SOCKETS)")
 	fs.StringVar(&c.Console, "console", env("NATTER_CONSOLE", "on"), "on or off: serve the web console at /console, on every host name but the API's <appId>.api-<region>.<domain> ones (NATTER_CONSOLE)")
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", envBool("NATTER_WEBHOOK_ALLOW_PRIVATE", false), "deliver webhooks, and accept custom notification providers, to loopback, private and link-local addresses too, e.g. for tests (NATTER_WEBHOOK_ALLOW_PRIVATE)")
@@ -197,6 +213,8 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 		}
 		c.WebhookKey = k
 	}
+	// A secret on a command line would show in the process list, so none is a flag.
+	c.S3.SecretKey = getenv("NATTER_S3_SECRET_KEY")
 	if err := parseFlags(fs, serveHelp, serveHelpAfter, args, stdout, stderr); err != nil {
 		return c, err
 	}
@@ -255,6 +273,9 @@ func parseServe(args []string, getenv func(string) string, stdout, stderr io.Wri
 			return c, fmt.Errorf("%s: %q is not an http or https base URL", name, v)
 		}
 	}
+	if err := checkS3(c); err != nil {
+		return c, err
+	}
 	if c.PublicHost != "" {
 		if _, port, err := net.SplitHostPort(c.PublicHost); err != nil || port == "" || strings.ContainsAny(c.PublicHost, "/ ") {
 			return c, fmt.Errorf("--public-host: %q is not host:port", c.PublicHost)
@@ -311,4 +332,28 @@ func appRateLimits(v string, global chat.RateLimits) (map[string]chat.RateLimits
 		out[app] = lim
 	}
 	return out, nil
+}
+
+// checkS3 refuses an S3 configuration that cannot work, before anything starts: a bucket
+// without an endpoint (or the reverse), credentials in half, S3 and --files-dir both.
+func checkS3(c config) error {
+	s := c.S3
+	switch {
+	case s.Endpoint == "" && (s.Bucket != "" || s.AccessKey != "" || s.SecretKey != "" || s.Prefix != "" || c.S3Direct):
+		return fmt.Errorf("--s3-bucket, --s3-access-key, --s3-prefix, --s3-direct-upload and NATTER_S3_SECRET_KEY need --s3-endpoint")
+	case c.S3Direct && s.AccessKey == "":
+		return fmt.Errorf("--s3-direct-upload needs --s3-access-key: a presigned POST is signed with it")
+	case s.Endpoint == "":
+		return nil
+	case c.FilesDir != "":
+		return fmt.Errorf("--files-dir and --s3-endpoint exclude each other: files are kept in one place")
+	case s.Bucket == "":
+		return fmt.Errorf("--s3-endpoint needs --s3-bucket")
+	case (s.AccessKey == "") != (s.SecretKey == ""):
+		return fmt.Errorf("--s3-access-key and NATTER_S3_SECRET_KEY go together")
+	}
+	if _, err := blobstore.OpenS3(s); err != nil {
+		return fmt.Errorf("--s3-endpoint: %w", err)
+	}
+	return nil
 }

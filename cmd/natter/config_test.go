@@ -10,6 +10,7 @@ import (
 
 	"github.com/natter-chat/natter/agent"
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/internal/blobstore"
 	"github.com/natter-chat/natter/webhook"
 )
 
@@ -219,6 +220,39 @@ func TestConsoleSetting(t *testing.T) {
 		}
 		if err != nil || got.Console != c.want {
 			t.Errorf("%v %q: got %q, %v; want %q", c.args, c.env, got.Console, err, c.want)
+		}
+	}
+}
+
+// TestS3Settings: the S3 flags and variables, the secret from the environment only, path
+// style by default; a configuration that cannot work is refused before anything starts.
+func TestS3Settings(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := parseServe([]string{"--s3-endpoint", "http://127.0.0.1:9000", "--s3-bucket", "files"},
+		env(map[string]string{"NATTER_S3_ACCESS_KEY": "AK", "NATTER_S3_SECRET_KEY": "SK", "NATTER_S3_PREFIX": "natter/"}), io.Discard, io.Discard)
+	want := blobstore.S3Config{Endpoint: "http://127.0.0.1:9000", Bucket: "files", Region: "us-east-1", AccessKey: "AK", SecretKey: "SK", PathStyle: true, Prefix: "natter/"}
+	if err != nil || c.S3 != want {
+		t.Errorf("got %+v, %v; want %+v", c.S3, err, want)
+	}
+	if c, err := parseServe(nil, env(nil), io.Discard, io.Discard); err != nil || c.S3.Endpoint != "" {
+		t.Errorf("default: %+v %v", c.S3, err)
+	}
+	for _, bad := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--s3-bucket", "b"}, nil, "need --s3-endpoint"},
+		{[]string{"--s3-endpoint", "http://h:9000"}, nil, "needs --s3-bucket"},
+		{[]string{"--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--s3-access-key", "AK"}, nil, "go together"},
+		{[]string{"--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--files-dir", "/x"}, nil, "exclude each other"},
+		{[]string{"--s3-endpoint", "h:9000", "--s3-bucket", "b"}, nil, "want http(s)://host"},
+		{nil, map[string]string{"NATTER_S3_SECRET_KEY": "SK"}, "need --s3-endpoint"},
+		{[]string{"--s3-direct-upload"}, nil, "need --s3-endpoint"},
+		{[]string{"--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--s3-direct-upload"}, nil, "needs --s3-access-key"},
+	} {
+		if _, err := parseServe(bad.args, env(bad.env), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%v %v: %v, want %q", bad.args, bad.env, err, bad.want)
 		}
 	}
 }

@@ -74,11 +74,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 	appLimits, _ := appRateLimits(c.AppLimits, c.RateLimits) // checked by parseServe
-	files, err := openFiles(c.FilesDir, c.Database)
+	files, err := openStore(ctx, c, log)
 	if err != nil {
 		return err
 	}
-	svc := chat.New(db, chat.Config{Files: files, MaxFileSize: c.MaxFileSize, MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
+	svc := chat.New(db, chat.Config{Files: files, DirectUploads: c.S3Direct, MaxFileSize: c.MaxFileSize, MaxReactions: c.MaxReactions, MaxGroupMembers: c.MaxMembers, KeyCacheTTL: c.KeyCacheTTL,
 		RateLimits: c.RateLimits, AppRateLimits: appLimits, WebhookKey: c.WebhookKey, WebhookAllowPrivate: c.WebhookAllowPrivate,
 		PushWhenOnline:     c.NotifyPushOnline,
 		StatsFlushInterval: c.StatsFlush})

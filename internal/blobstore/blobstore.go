@@ -58,3 +58,15 @@ func ValidKey(key string) bool {
 	}
 	return true
 }
+
+// Presigner is a Store that a client can upload to directly, with a form the store checks
+// itself (an S3 presigned POST), so that the bytes never pass through natter.
+type Presigner interface {
+	// PresignPost signs a form that stores exactly size bytes of type contentType under key,
+	// with meta as the blob's metadata, until exp: the URL to post it to, and the fields to
+	// send before the file (a part named "file").
+	PresignPost(ctx context.Context, key string, size int64, contentType string, meta map[string]string, exp time.Time) (url string, fields map[string]string, err error)
+	// Stat is the size and metadata (names in lowercase) of the blob key; ErrNotFound when
+	// there is none.
+	Stat(ctx context.Context, key string) (size int64, meta map[string]string, err error)
+}
