@@ -135,6 +135,8 @@ func TestMemberChanges(t *testing.T) {
 			t.Fatalf("entities: %v", ents)
 		}
 
+		// A row per code with its status; who may do what to whom is chat's TestMemberRules,
+		// against the store without HTTP.
 		before := e.snapshot()
 		for _, tc := range []struct {
 			name, method, path, obo, body string
@@ -142,16 +144,11 @@ func TestMemberChanges(t *testing.T) {
 			code                          string
 		}{
 			{"moderator promotes", "PUT", "/v3/groups/g/members/ann", "mo", `{"scope":"admin"}`, 403, "ERR_GROUP_NO_SCOPE_CLEARANCE"},
-			{"participant kicks", "DELETE", "/v3/groups/g/members/mo", "ann", "", 403, "ERR_GROUP_NO_CLEARANCE"},
 			{"moderator kicks itself", "DELETE", "/v3/groups/g/members/mo", "mo", "", 403, "ERR_GROUP_NO_SELF_ACTION"},
-			{"owner bans itself", "POST", "/v3/groups/g/bannedusers/olga", "olga", "", 403, "ERR_GROUP_NO_SELF_ACTION"},
 			{"app kicks the owner", "DELETE", "/v3/groups/g/members/olga", "", "", 403, "ERR_GROUP_NO_SCOPE_CLEARANCE"},
-			{"app bans the owner", "POST", "/v3/groups/g/bannedusers/olga", "", "", 403, "ERR_GROUP_NO_SCOPE_CLEARANCE"},
-			{"app demotes the owner", "PUT", "/v3/groups/g/members/olga", "", `{"scope":"moderator"}`, 403, "ERR_GROUP_NO_SCOPE_CLEARANCE"},
 			{"same scope", "PUT", "/v3/groups/g/members/mo", "", `{"scope":"moderator"}`, 400, "ERR_SAME_SCOPE"},
 			{"bad scope", "PUT", "/v3/groups/g/members/mo", "", `{"scope":"owner"}`, 400, "ERR_BAD_REQUEST"},
 			{"scope of a non-member", "PUT", "/v3/groups/g/members/eve", "", `{"scope":"admin"}`, 403, "ERR_NOT_A_MEMBER"},
-			{"kick a non-member", "DELETE", "/v3/groups/g/members/eve", "", "", 403, "ERR_NOT_A_MEMBER"},
 			{"kick an unknown user", "DELETE", "/v3/groups/g/members/ghost", "", "", 404, "ERR_UID_NOT_FOUND"},
 			{"kick in an unknown group", "DELETE", "/v3/groups/nope/members/mo", "", "", 404, "ERR_GUID_NOT_FOUND"},
 			{"ban twice", "POST", "/v3/groups/g/bannedusers/pat", "", "", 409, "ERR_ALREADY_BANNED"},
@@ -160,7 +157,6 @@ func TestMemberChanges(t *testing.T) {
 			{"banned user is added", "POST", "/v3/groups/g/members", "", `{"participants":["pat"]}`, 200, ""},
 			{"add: no lists", "POST", "/v3/groups/g/members", "", `{}`, 400, "ERR_BAD_REQUEST"},
 			{"add: by a participant", "POST", "/v3/groups/g/members", "ann", `{"participants":["eve"]}`, 403, "ERR_GROUP_NO_CLEARANCE"},
-			{"add: by a non-member", "POST", "/v3/groups/g/members", "eve", `{"participants":["eve"]}`, 403, "ERR_NOT_A_MEMBER"},
 			{"add: lists not arrays", "POST", "/v3/groups/g/members", "", `{"participants":"eve"}`, 400, "ERR_BAD_REQUEST"},
 			{"ban: authOnly key", "POST", "/v3/groups/g/bannedusers/eve", "", "", 403, "AUTH_ERR_NO_ACCESS"},
 		} {
