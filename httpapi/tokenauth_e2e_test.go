@@ -39,6 +39,8 @@ func TestAuthTokenAuthentication(t *testing.T) {
 			return h
 		}
 		unknown := "alice_" + strings.Repeat("0", 40)
+		// What HTTP decides (headers, hosts, the envelope) and a row per code; which tokens
+		// authenticate for which app is chat's TestAuthTokenRules, without HTTP.
 		for _, tc := range []struct {
 			name   string
 			r      request
@@ -57,16 +59,11 @@ func TestAuthTokenAuthentication(t *testing.T) {
 			{"empty token", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": "", "raw:Authtoken": ""}}, 401, "AUTH_ERR_EMPTY_AUTH_TOKEN"},
 			{"no credential at all", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": ""}}, 401, "AUTH_ERR_EMPTY_APIKEY"},
 			{"unknown token", request{method: "GET", path: "/v3/users/alice", headers: token(unknown)}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
-			{"not a token", request{method: "GET", path: "/v3/users/alice", headers: token("hello")}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"a huge token", request{method: "GET", path: "/v3/users/alice", headers: token(strings.Repeat("t", 4000))}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
-			{"an API key as a token", request{method: "GET", path: "/v3/users/alice", headers: token(e.full)}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"a token as an API key", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"apikey": tok}}, 401, "AUTH_ERR_APIKEY_NOT_FOUND"},
-			{"token in upper case", request{method: "GET", path: "/v3/users/alice", headers: token(strings.ToUpper(tok))}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
-			{"the token of a deactivated user", request{method: "GET", path: "/v3/users/alice", headers: token(goneTok)}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"appId header names another app", request{method: "GET", path: "/v3/users/alice", headers: token(tok, "appId", "other")}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"host names another app", request{method: "GET", path: "/v3/users/alice", host: host("other", "eu"), headers: token(tok)}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"another app's token on this app's host", request{method: "GET", path: "/v3/users/alice", host: host("demo", "us"), headers: token(otherTok.AuthToken)}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
-			{"another app's token with this appId", request{method: "GET", path: "/v3/users/alice", headers: token(otherTok.AuthToken, "appId", "demo")}, 401, "AUTH_ERR_AUTH_TOKEN_NOT_FOUND"},
 			{"appId names no app", request{method: "GET", path: "/v3/users/alice", headers: token(tok, "appId", "nope")}, 401, "AUTH_ERR_INVALID_APPID"},
 			{"host names the wrong region", request{method: "GET", path: "/v3/users/alice", host: host("demo", "eu"), headers: token(tok)}, 401, "AUTH_ERR_INVALID_APPID"},
 			{"a key and a token", request{method: "GET", path: "/v3/users/alice", headers: map[string]string{"authToken": tok}}, 401, "AUTH_ERR_APIKEY_NOT_FOUND"},
