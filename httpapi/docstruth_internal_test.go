@@ -58,7 +58,7 @@ func TestFalseAbsences(t *testing.T) {
 		// A section headed "Not yet" says it of everything in it.
 		{"### Not yet\n\nThe pin list (`GET /conversations/pinned`).\n\n## Next\n\n`GET /conversations` is served.\n", []string{"GET /conversations/pinned"}},
 		// True: what the 501 list holds, or what no route serves.
-		{"Not yet: `/messages/{id}/interacted`, `/ai-agents/tools` (501), the list filters.\n", nil},
+		{"Not yet: `/campaigns`, `/ai-agents/tools` (501), the list filters.\n", nil},
 		{"The hosted Agent Builder (`/ai-agents/agent-builder/…`) answers 501.\n", nil},
 		{"`DELETE /calls/{sessionId}` answers 501.\n", nil},
 		// True: a served path in a sentence that claims nothing missing, or in another sentence.
