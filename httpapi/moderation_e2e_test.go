@@ -287,7 +287,9 @@ func TestModeration(t *testing.T) {
 		}
 		e.ok(request{method: "DELETE", path: "/v3/moderation/keywords/more"})
 
-		// Refusals.
+		// Refusals: a row per code with its status, and what only HTTP decides (bodies, ids in
+		// the path, query parameters). What moderation refuses and to whom is chat's
+		// TestModerationRules, against the store without HTTP.
 		long := strings.Repeat("x", 513)
 		auth := map[string]string{"apikey": e.authKey}
 		e.refused(t, []refusal{
@@ -295,22 +297,16 @@ func TestModeration(t *testing.T) {
 			{"reason without name", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"x"}`}, 400, "ERR_BAD_REQUEST", "name"},
 			{"reason bad id", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"a b","name":"x"}`}, 400, "ERR_BAD_REQUEST", "id"},
 			{"reason again", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"scam","name":"x"}`}, 400, "ERR_REASON_ALREADY_EXISTS", ""},
-			{"default reason again", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"spam","name":"x"}`}, 400, "ERR_REASON_ALREADY_EXISTS", ""},
 			{"reason malformed", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":`}, 400, "ERR_BAD_REQUEST", ""},
 			{"unknown reason", request{method: "GET", path: "/v3/moderation/reasons/nope"}, 404, "ERR_REASON_NOT_FOUND", ""},
-			{"update unknown reason", request{method: "PUT", path: "/v3/moderation/reasons/nope", body: `{"name":"x"}`}, 404, "ERR_REASON_NOT_FOUND", ""},
 			{"update default reason", request{method: "PUT", path: "/v3/moderation/reasons/spam", body: `{"name":"x"}`}, 403, "ERR_DEFAULT_REASON", ""},
 			{"update reason empty", request{method: "PUT", path: "/v3/moderation/reasons/scam", body: `{}`}, 400, "ERR_BAD_REQUEST", "name"},
-			{"delete default reason", request{method: "DELETE", path: "/v3/moderation/reasons/spam"}, 403, "ERR_DEFAULT_REASON", ""},
-			{"delete unknown reason", request{method: "DELETE", path: "/v3/moderation/reasons/nope"}, 404, "ERR_REASON_NOT_FOUND", ""},
 
 			{"flag twice", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("ann"), body: `{"reasonId":"spam"}`}, 409, "ERR_MESSAGE_ALREADY_FLAGGED", ""},
 			{"flag unseen", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("cat"), body: `{"reasonId":"spam"}`}, 403, "ERR_MESSAGE_NO_ACCESS", ""},
-			{"flag unknown reason", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{"reasonId":"nope"}`}, 404, "ERR_REASON_NOT_FOUND", ""},
 			{"flag without reason", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{}`}, 400, "ERR_BAD_REQUEST", "reasonId"},
 			{"flag long remark", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("bob"), body: `{"reasonId":"spam","remark":"` + strings.Repeat("r", 1001) + `"}`}, 400, "ERR_BAD_REQUEST", "remark"},
 			{"flag unknown message", request{method: "POST", path: "/v3/messages/99999/flagged", headers: obo("bob"), body: `{"reasonId":"spam"}`}, 404, "ERR_MESSAGE_ID_NOT_FOUND", ""},
-			{"flag deleted message", request{method: "POST", path: "/v3/messages/" + hello + "/flagged", headers: obo("cat"), body: `{"reasonId":"spam"}`}, 403, "ERR_MESSAGE_NO_ACCESS", ""},
 			{"flag without onBehalfOf", request{method: "POST", path: "/v3/messages/" + other + "/flagged", body: `{"reasonId":"spam"}`}, 400, "ERR_BAD_REQUEST", ""},
 			{"flag as unknown user", request{method: "POST", path: "/v3/messages/" + other + "/flagged", headers: obo("zed"), body: `{"reasonId":"spam"}`}, 404, "ERR_UID_NOT_FOUND", ""},
 
