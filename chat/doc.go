@@ -34,12 +34,12 @@
 //     conversations.go (conversation lists, markers, receipts), idempotency.go, utf8.go and
 //     echo.go (stored JSON and quoting input in errors)
 //   - files: files.go (upload forms, storing files a message carries, serving them, removing a
-//     permanently deleted message's files; the bytes in internal/blobstore), files_sweep.go
+//     permanently deleted message's files; the bytes in internal/blobstore), filesweep.go
 //     (files no message carried, swept by every node)
 //   - permissions: policy.go (the one check every user operation passes), permissions.go
 //     (RBAC keys), features.go (restricted features)
-//   - moderation: moderation.go (reasons, the store), moderation_rules.go (rules, keyword
-//     lists), moderation_engine.go (enforcement on send and edit), moderation_review.go
+//   - moderation: moderation.go (reasons, the store), moderationrules.go (rules, keyword
+//     lists), moderationengine.go (enforcement on send and edit), moderationreview.go
 //     (flagging, the flagged and blocked queues)
 //   - calls: calls.go (records and signalling), callstate.go (the state machine),
 //     callmessages.go, callexpiry.go (the ring-out sweep), calltranscriptions.go
@@ -52,7 +52,7 @@
 //   - real time: realtime.go (events and presence as sockets see them; the hub that serves
 //     them is package realtime)
 //   - data import: dataimport.go, importmembers.go, importmessages.go
-//   - usage: stats.go, stats_rollup.go; rate limits: ratelimit.go
+//   - usage: stats.go, statsrollup.go; rate limits: ratelimit.go
 //   - the change feed: changes.go (Change, Subscribe, s.write and s.transact)
 //   - shared: service.go (Config, New), store.go, errors.go, validate.go, paging.go
 //

@@ -284,7 +284,7 @@ var (
 	ErrLimitReached  = errors.New("limit reached")
 	ErrUnavailable   = errors.New("database unavailable")
 	// ErrFileGone: a message carries a file of the app's that is gone, or going: deleted,
-	// or claimed by the orphan sweep (files_sweep.go).
+	// or claimed by the orphan sweep (filesweep.go).
 	ErrFileGone = errors.New("file swept")
 )
 

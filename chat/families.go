@@ -43,7 +43,7 @@ type Notifications struct{ *service }
 func (s *Service) Notifications() Notifications { return Notifications{s} }
 
 // Usage is the family of usage statistics: what each node counts, its rollups and the
-// stats the API and the console show (stats.go, stats_rollup.go).
+// stats the API and the console show (stats.go, statsrollup.go).
 type Usage struct{ *service }
 
 // Usage is the usage statistics family.
@@ -74,8 +74,8 @@ type Roles struct{ *service }
 func (s *Service) Roles() Roles { return Roles{s} }
 
 // Moderation is the family of moderation: reasons, rules and keyword lists, the flagged and
-// blocked queues and their reviews (moderation.go, moderation_rules.go,
-// moderation_review.go). Enforcement on send and edit (moderation_engine.go) runs inside the
+// blocked queues and their reviews (moderation.go, moderationrules.go,
+// moderationreview.go). Enforcement on send and edit (moderationengine.go) runs inside the
 // core's writes.
 type Moderation struct{ *service }
 

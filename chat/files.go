@@ -323,7 +323,7 @@ func (s *Service) PresignUploads(ctx context.Context, p Principal, req UploadReq
 	if d, ok := s.direct(); ok {
 		// Straight to the bucket: natter sees no upload, so the file's record is written now,
 		// unattached. A form never used, or a file never sent, is then the orphan sweep's
-		// (files_sweep.go) like any other; the send checks the bytes are there (checkUploads).
+		// (filesweep.go) like any other; the send checks the bytes are there (checkUploads).
 		for i := range out {
 			f := &out[i]
 			g := f.Grant
@@ -541,7 +541,7 @@ func (s *Service) removeMessageFiles(ctx context.Context, m Message) {
 	if s.cfg.Files == nil {
 		return
 	}
-	keys := s.messageFileKeys(m.AppID, m.Data) // files_sweep.go
+	keys := s.messageFileKeys(m.AppID, m.Data) // filesweep.go
 	if len(keys) == 0 {
 		return
 	}

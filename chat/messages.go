@@ -59,7 +59,7 @@ type Message struct {
 	ThreadJoin, ThreadJoinIfNew []string
 	// Files are the keys of the app's uploaded files the message carries (data.url,
 	// data.attachments[].url), which its store marks attached in the message's transaction
-	// so that the orphan sweep never takes them (files_sweep.go); set on a send only.
+	// so that the orphan sweep never takes them (filesweep.go); set on a send only.
 	Files []string
 	// Seq is the message's place among its conversation's counted messages; set only on
 	// import, where the service numbers a batch itself (dataimport.go).
@@ -295,7 +295,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if parent != nil {
 		m.ThreadJoin, m.ThreadJoinIfNew = replySubscribers(parent, &m)
 	}
-	mod, err := s.moderate(ctx, &m) // moderation_engine.go: a dropMessage rule refuses it
+	mod, err := s.moderate(ctx, &m) // moderationengine.go: a dropMessage rule refuses it
 	if err != nil {
 		return Message{}, err
 	} else if mod.block != nil {
@@ -765,7 +765,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	if changes == nil && in.Tags == nil {
 		return Message{}, InvalidField("data", "Send data.text, data.metadata or tags to change.")
 	}
-	if err := s.moderateEdit(ctx, p.App.ID, changes); err != nil { // moderation_engine.go
+	if err := s.moderateEdit(ctx, p.App.ID, changes); err != nil { // moderationengine.go
 		return Message{}, err
 	}
 	actor, err := s.actorEntity(ctx, p)

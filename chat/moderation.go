@@ -8,8 +8,8 @@ import (
 )
 
 // Moderation (docs/moderation.md): reasons users flag messages with, keyword lists, rules
-// with revisions that are enforced on every send and edit (moderation_engine.go), and the
-// flagged and blocked messages a moderator reviews (moderation_review.go).
+// with revisions that are enforced on every send and edit (moderationengine.go), and the
+// flagged and blocked messages a moderator reviews (moderationreview.go).
 
 // Limits of moderation.
 const (

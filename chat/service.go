@@ -63,7 +63,7 @@ type Service struct {
 	cfg    Config
 	keys   *keyCache
 	limits *limiter // nil: no limits
-	rollup *rollup  // usage metrics counted on this node (stats_rollup.go)
+	rollup *rollup  // usage metrics counted on this node (statsrollup.go)
 
 	purgeMu sync.Mutex
 	purged  map[string]time.Time // when each app's expired idempotency keys were last dropped
@@ -71,7 +71,7 @@ type Service struct {
 	secretMu sync.Mutex
 	secret   []byte // socket credentials' signing secret (realtime.go), once read
 	whKey    []byte // the derived webhook key (webhookcrypto.go), once read
-	// mod caches each app's compiled moderation rules (moderation_engine.go).
+	// mod caches each app's compiled moderation rules (moderationengine.go).
 	mod modCache
 	// feed hands committed changes to this node's listeners (changes.go).
 	feed feed

@@ -10,7 +10,7 @@ import (
 // sent, read and delivery receipts and peak concurrent users in 5-minute buckets, and the
 // users active in each bucket. Nothing is counted on a request's way through the database:
 // each node counts in memory and adds its figures to rolled-up tables every few seconds
-// (stats_rollup.go), so answering over a year reads a few thousand small rows, never the
+// (statsrollup.go), so answering over a year reads a few thousand small rows, never the
 // messages. docs/metrics.md has the design and what each figure means.
 
 // StatsBucket is the length of a bucket in seconds; buckets start at multiples of it (UTC).

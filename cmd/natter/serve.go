@@ -183,7 +183,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { defer close(callsDone); svc.Calls().RunCallExpiry(cctx, c.CallRingTimeout, log) }()
 	defer func() { stopCalls(); <-callsDone }()
 	// Uploaded files no message carried: every node sweeps; a claim's row locks give each file
-	// to one node (chat/files_sweep.go).
+	// to one node (chat/filesweep.go).
 	fsctx, stopSweep := context.WithCancel(context.WithoutCancel(ctx))
 	sweepDone := make(chan struct{})
 	go func() { defer close(sweepDone); svc.RunFileSweep(fsctx, c.FileOrphanAfter, log) }()

@@ -12,7 +12,7 @@ import (
 
 // Rules with revisions and keyword lists (docs/moderation.md): validated here, stored with
 // the app's moderation version bumped in the same transaction, compiled on the next send
-// (moderation_engine.go).
+// (moderationengine.go).
 
 // RuleInput is a rule to create, or to replace a rule with (a new revision).
 type RuleInput struct {
