@@ -65,17 +65,33 @@ func TestModerationRules(t *testing.T) {
 			call func(p chat.Principal) error
 			want chat.Code
 		}{
-			{"a reason again", "", func(p chat.Principal) error { _, err := mod.CreateReason(ctx, p, chat.ReasonInput{ID: "scam", Name: &x}); return err }, chat.CodeReasonExists},
-			{"a default reason again", "", func(p chat.Principal) error { _, err := mod.CreateReason(ctx, p, chat.ReasonInput{ID: "spam", Name: &x}); return err }, chat.CodeReasonExists},
+			{"a reason again", "", func(p chat.Principal) error {
+				_, err := mod.CreateReason(ctx, p, chat.ReasonInput{ID: "scam", Name: &x})
+				return err
+			}, chat.CodeReasonExists},
+			{"a default reason again", "", func(p chat.Principal) error {
+				_, err := mod.CreateReason(ctx, p, chat.ReasonInput{ID: "spam", Name: &x})
+				return err
+			}, chat.CodeReasonExists},
 			{"an unknown reason", "", func(p chat.Principal) error { _, err := mod.Reason(ctx, p, "nope"); return err }, chat.CodeReasonNotFound},
-			{"update an unknown reason", "", func(p chat.Principal) error { _, err := mod.UpdateReason(ctx, p, chat.ReasonInput{ID: "nope", Name: &x}); return err }, chat.CodeReasonNotFound},
-			{"update a default reason", "", func(p chat.Principal) error { _, err := mod.UpdateReason(ctx, p, chat.ReasonInput{ID: "spam", Name: &x}); return err }, chat.CodeReasonDefault},
+			{"update an unknown reason", "", func(p chat.Principal) error {
+				_, err := mod.UpdateReason(ctx, p, chat.ReasonInput{ID: "nope", Name: &x})
+				return err
+			}, chat.CodeReasonNotFound},
+			{"update a default reason", "", func(p chat.Principal) error {
+				_, err := mod.UpdateReason(ctx, p, chat.ReasonInput{ID: "spam", Name: &x})
+				return err
+			}, chat.CodeReasonDefault},
 			{"delete a default reason", "", func(p chat.Principal) error { return mod.DeleteReason(ctx, p, "spam") }, chat.CodeReasonDefault},
 			{"delete an unknown reason", "", func(p chat.Principal) error { return mod.DeleteReason(ctx, p, "nope") }, chat.CodeReasonNotFound},
-			{"flag twice", "bob", func(p chat.Principal) error { return mod.FlagMessage(ctx, p, flagged, chat.FlagInput{ReasonID: "spam"}) }, chat.CodeAlreadyFlagged},
+			{"flag twice", "bob", func(p chat.Principal) error {
+				return mod.FlagMessage(ctx, p, flagged, chat.FlagInput{ReasonID: "spam"})
+			}, chat.CodeAlreadyFlagged},
 			{"flag a message one cannot see", "cat", func(p chat.Principal) error { return mod.FlagMessage(ctx, p, toBob, chat.FlagInput{ReasonID: "spam"}) }, chat.CodeMessageNoAccess},
 			{"flag with an unknown reason", "bob", func(p chat.Principal) error { return mod.FlagMessage(ctx, p, toBob, chat.FlagInput{ReasonID: "nope"}) }, chat.CodeReasonNotFound},
-			{"flag an unknown message", "bob", func(p chat.Principal) error { return mod.FlagMessage(ctx, p, "99999", chat.FlagInput{ReasonID: "spam"}) }, chat.CodeMessageNotFound},
+			{"flag an unknown message", "bob", func(p chat.Principal) error {
+				return mod.FlagMessage(ctx, p, "99999", chat.FlagInput{ReasonID: "spam"})
+			}, chat.CodeMessageNotFound},
 			{"flag as an unknown user", "zed", func(p chat.Principal) error { return mod.FlagMessage(ctx, p, toBob, chat.FlagInput{ReasonID: "spam"}) }, chat.CodeUIDNotFound},
 			{"review a flagged message twice", "", func(p chat.Principal) error { return mod.ReviewFlagged(ctx, p, reviewed, "approved") }, chat.CodeAlreadyReviewed},
 			{"review a message never flagged", "", func(p chat.Principal) error { return mod.ReviewFlagged(ctx, p, toBob, "approved") }, chat.CodeNotFlagged},
