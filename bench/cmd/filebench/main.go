@@ -104,7 +104,13 @@ func run(ctx context.Context, bin, db string, c config) (string, error) {
 		db = "sqlite:" + filepath.Join(tmp, "natter.db")
 	}
 	var log bytes.Buffer
-	p, err := natterproc.Start(ctx, natterproc.Spec{Bin: bin, Dir: tmp, DB: db, Key: key, AppID: appID, Args: c.extra, OwnEnv: true, Log: &log})
+	// The S3 secret is the one setting natter takes only from its environment (never a flag,
+	// which the process list shows): passed on, as the storage flags are.
+	var env []string
+	if v, ok := os.LookupEnv("NATTER_S3_SECRET_KEY"); ok {
+		env = append(env, "NATTER_S3_SECRET_KEY="+v)
+	}
+	p, err := natterproc.Start(ctx, natterproc.Spec{Bin: bin, Dir: tmp, DB: db, Key: key, AppID: appID, Args: c.extra, Env: env, OwnEnv: true, Log: &log})
 	if err != nil {
 		return "", fmt.Errorf("%w\n%s", err, log.String())
 	}
