@@ -54,7 +54,9 @@
 //   - data import: dataimport.go, importmembers.go, importmessages.go
 //   - usage: stats.go, statsrollup.go; rate limits: ratelimit.go
 //   - the change feed: changes.go (Change, Subscribe, s.write and s.transact)
-//   - shared: service.go (Config, New), store.go, errors.go, validate.go, paging.go
+//   - shared: service.go (Config, New), store.go, errors.go, validate.go, paging.go,
+//     principal.go (who calls, and its acting user: actingUser), addressee.go (whom a user
+//     may address: a group it is in, a user neither blocked), families.go (the accessors)
 //
 // # Adding an endpoint
 //

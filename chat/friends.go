@@ -218,3 +218,14 @@ func (s *Service) RemoveFriends(ctx context.Context, p Principal, uid string, fr
 	}
 	return uid, nil
 }
+
+// friendOf returns Action.Friend for other as uid's friend.
+func (s *Service) friendOf(ctx context.Context, appID, uid, other string) func() (bool, error) {
+	return func() (bool, error) {
+		ok, err := s.store.IsFriend(ctx, appID, uid, other)
+		if err != nil {
+			return false, internal("read friends", err)
+		}
+		return ok, nil
+	}
+}

@@ -602,15 +602,6 @@ func errDeleted(h MessageHead) error {
 	return Errorf(CodeMessageActionDenied, "The message with id %d has been deleted; no action is allowed on it.", h.ID)
 }
 
-// actingUser finds the acting user of a request that requires one.
-func (s *Service) actingUser(ctx context.Context, p Principal) (User, error) {
-	uid, err := p.actor()
-	if err != nil {
-		return User{}, err
-	}
-	return s.User(ctx, p, uid)
-}
-
 // MessageTx is what deleting a message needs inside its transaction.
 type MessageTx interface {
 	// MessageForChange holds the message against concurrent changes until the transaction

@@ -557,17 +557,6 @@ func (s *Service) scopeFor(ctx context.Context, appID, guid, uid string) (string
 	return m.Scope, err
 }
 
-// friendOf returns Action.Friend for other as uid's friend.
-func (s *Service) friendOf(ctx context.Context, appID, uid, other string) func() (bool, error) {
-	return func() (bool, error) {
-		ok, err := s.store.IsFriend(ctx, appID, uid, other)
-		if err != nil {
-			return false, internal("read friends", err)
-		}
-		return ok, nil
-	}
-}
-
 // narrow applies a grant's list to a list filter: the filter's items the grant allows, or
 // the grant's when the filter names none. A filter that names only items the grant refuses
 // is refused, naming the permission.

@@ -1,5 +1,7 @@
 package chat
 
+import "context"
+
 // Principal is who is calling: the app the request addresses, the key or auth token it
 // used, and the user it acts as. The HTTP layer's middleware resolves it once per request and
 // hands it to the handler, which passes it to the service; nothing below reads headers.
@@ -71,4 +73,13 @@ func (p Principal) SeesPrivate(uid string) bool {
 		return p.Actor != "" && p.Actor == uid
 	}
 	return !p.ByToken() && p.Scope == ScopeFullAccess
+}
+
+// actingUser finds the acting user of a request that requires one.
+func (s *Service) actingUser(ctx context.Context, p Principal) (User, error) {
+	uid, err := p.actor()
+	if err != nil {
+		return User{}, err
+	}
+	return s.User(ctx, p, uid)
 }
