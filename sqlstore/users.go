@@ -218,7 +218,23 @@ func (db *DB) SoftDeleteUser(ctx context.Context, appID, uid string, at int64) e
 // members count exact.
 func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 	return db.transact(ctx, func(tx *wtx) error {
-		// Every message whose reactions or rows this changes is locked first, as reaction
+		// Every conversation whose markers or row this changes is locked first, in one order:
+		// sends and marks lock their conversation before its markers (unread.go), and marks
+		// before the messages they stamp read, so a purge that changed the others' kept
+		// counts first and the conversations' purged_seq after (its order until issue 39's
+		// TestPurgeUserWhileSending) deadlocked with the sends into its groups. Its groups'
+		// conversations (its messages, its markers) and its one-to-one ones. SQLite's one
+		// writer has nothing to order.
+		if db.dialect.concurrentWrites {
+			if _, err := tx.exec(`SELECT 1 FROM conversations WHERE app_id = $1 AND (conversation_id IN
+					(SELECT conversation_id FROM messages WHERE app_id = $1 AND sender = $2)
+				OR conversation_id IN (SELECT conversation_id FROM conversation_markers WHERE app_id = $1 AND uid = $2)
+				OR (kind = 'user' AND (uid_a = $2 OR uid_b = $2)))
+				ORDER BY conversation_id`+db.dialect.forUpdate, appID, uid); err != nil {
+				return err
+			}
+		}
+		// Every message whose reactions or rows this changes is locked next, as reaction
 		// changes lock theirs.
 		ids, err := collect(tx.rows(`SELECT id FROM messages WHERE app_id = $1 AND (sender = $2
 			OR (receiver_type = 'user' AND receiver = $2)

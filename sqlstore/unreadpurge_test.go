@@ -1,0 +1,192 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore"
+)
+
+// purgeRaceWait bounds the waits of TestPurgeUserWhileSending on a loaded machine.
+const purgeRaceWait = 60 * time.Second
+
+// TestPurgeUserWhileSending (issue 39, the risk noted with the kept counts): a user deleted
+// for good while the others send into the group it was in (mentioning it and each other)
+// and it sends there and to them, on two nodes on PostgreSQL: no write fails but for the
+// user being gone, PostgreSQL detects no deadlock (pg_stat_database, read once every
+// backend of the run has exited and flushed its statistics: the store retries a deadlock's
+// victim, so only the database tells), and every kept count equals a recount. The purge
+// changes others' markers (their mentions in its messages), its groups' conversations
+// (purged_seq), and deletes its markers and one-to-one conversations; sends lock their
+// conversation and then its markers, so the purge must lock those conversations before
+// any marker. On SQLite (one writer) the counts alone are checked.
+func TestPurgeUserWhileSending(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		ctx := context.Background()
+		s := openCostStore(t, backend)
+		app := chat.Principal{App: chat.App{ID: "a"}}
+		members := []string{"u00000", "u00001", "u00002", "u00003"}
+		seedGroupB(t, s.db, "g", len(members))
+
+		// The run's own nodes, named so that their backends can be told apart.
+		url := s.url
+		if backend == "postgres" {
+			sep := "?"
+			if strings.Contains(url, "?") {
+				sep = "&"
+			}
+			url += sep + "application_name=purgerace"
+		}
+		nodes := []*chat.Service{s.svc} // one process owns a SQLite file
+		var stores []*sqlstore.DB
+		if backend == "postgres" {
+			nodes = nil
+			for range 2 {
+				db, err := sqlstore.Open(ctx, url, sqlstore.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, db)
+				nodes = append(nodes, chat.New(db, chat.Config{}))
+			}
+		}
+		closed := false
+		closeNodes := func() {
+			if closed {
+				return
+			}
+			closed = true
+			for i := range stores {
+				nodes[i].Close(context.Background())
+				stores[i].Close()
+			}
+		}
+		defer closeNodes()
+		deadlocks := func() int64 {
+			var n int64
+			if err := s.raw.QueryRow(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		var before int64
+		if backend == "postgres" {
+			before = deadlocks()
+		}
+
+		var failures []string
+		var mu sync.Mutex
+		fail := func(what string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			failures = append(failures, fmt.Sprintf("%s: %v", what, err))
+		}
+		const rounds = 8
+		for round := range rounds {
+			victim := fmt.Sprintf("v%02d", round)
+			if _, err := s.svc.CreateUser(ctx, app, chat.UserCreate{UID: victim, Name: victim}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.svc.Join(ctx, app.ActingAs(victim), "g", ""); err != nil {
+				t.Fatal(err)
+			}
+			var sent atomic.Int64
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			for w, me := range append([]string{victim}, members...) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					svc := nodes[w%len(nodes)]
+					for i := 0; !stop.Load(); i++ {
+						to, kind := "g", chat.ReceiverGroup
+						if i%3 == 2 { // one-to-one: the victim's with a member, a member's with the victim
+							to, kind = members[(w+i)%len(members)], chat.ReceiverUser
+							if me != victim {
+								to = victim
+							}
+						}
+						text := fmt.Sprintf(`{"text":"<@uid:%s> <@uid:%s> hi"}`, victim, members[(w+i+1)%len(members)])
+						_, err := svc.SendMessage(ctx, app.ActingAs(me), chat.MessageSend{Receiver: to, ReceiverType: kind,
+							Category: chat.CategoryMessage, Type: "text", Data: []byte(text)})
+						switch {
+						case err == nil:
+							sent.Add(1)
+						case errors.Is(err, chat.ErrUnavailable) || chat.ErrorCode(err) == "":
+							fail("send", err) // a deadlock that outlived its retries, or worse
+							return
+						case me == victim || to == victim:
+							// The victim, or its conversation, is gone: the purge went first.
+						default:
+							fail("send", err)
+							return
+						}
+						if i%4 == 3 {
+							if err := svc.Mark(ctx, app.ActingAs(me), chat.ConversationGroup, "g", chat.MarkRead, 0); err != nil &&
+								me != victim {
+								fail("mark", err)
+							}
+						}
+					}
+				}()
+			}
+			// The purge comes while every sender is mid-burst.
+			for deadline := time.Now().Add(purgeRaceWait); sent.Load() < 20; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: %d sends within %v", round, sent.Load(), purgeRaceWait)
+				}
+			}
+			if err := nodes[round%len(nodes)].DeleteUser(ctx, app, victim, true); err != nil {
+				fail("purge "+victim, err)
+			}
+			// Sends after the purge go on a little, then stop.
+			for target, deadline := sent.Load()+20, time.Now().Add(purgeRaceWait); sent.Load() < target; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: the sends stopped after the purge", round)
+				}
+			}
+			stop.Store(true)
+			wg.Wait()
+		}
+		for _, f := range failures {
+			t.Error(f)
+		}
+		own, mentions := checkKeptCounts(t, s)
+		t.Logf("%s: after %d purges, own messages after markers %d, mentions %d", backend, rounds, own, mentions)
+		if own == 0 || mentions == 0 {
+			t.Errorf("the run left %d own messages and %d mentions after the markers: it tested nothing", own, mentions)
+		}
+		if backend != "postgres" {
+			return
+		}
+		// A backend flushes its statistics, deadlocks included, when it exits: close the
+		// nodes and wait until their backends are gone.
+		closeNodes()
+		for deadline := time.Now().Add(purgeRaceWait); ; time.Sleep(10 * time.Millisecond) {
+			var n int
+			if err := s.raw.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()
+				AND application_name = 'purgerace'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d backends of the run still there after %v", n, purgeRaceWait)
+			}
+		}
+		if _, err := s.raw.Exec(`SELECT pg_stat_clear_snapshot()`); err != nil {
+			t.Fatal(err)
+		}
+		if n := deadlocks() - before; n != 0 {
+			t.Errorf("PostgreSQL detected %d deadlocks during the run", n)
+		}
+	})
+}
