@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,15 +19,17 @@ import (
 const purgeRaceWait = 60 * time.Second
 
 // TestPurgeUserWhileSending (issue 39, the risk noted with the kept counts): a user deleted
-// for good while the others send into the group it was in (mentioning it and each other)
-// and it sends there and to them, on two nodes on PostgreSQL: no write fails but for the
-// user being gone, PostgreSQL detects no deadlock (pg_stat_database, read once every
-// backend of the run has exited and flushed its statistics: the store retries a deadlock's
-// victim, so only the database tells), and every kept count equals a recount. The purge
-// changes others' markers (their mentions in its messages), its groups' conversations
-// (purged_seq), and deletes its markers and one-to-one conversations; sends lock their
-// conversation and then its markers, so the purge must lock those conversations before
-// any marker. On SQLite (one writer) the counts alone are checked.
+// for good while the others send into the group it was in (mentioning it and each other),
+// it sends there and to them, and the others' messages go for good (every fifth), on two
+// nodes on PostgreSQL. No write fails but for the user being gone; PostgreSQL detects no
+// deadlock (pg_stat_database, read once every backend of the run has exited and flushed
+// its statistics: the store retries a deadlock's victim, so only the database tells); and
+// every kept count, and every count the list serves (the walk of a reader behind a purged
+// message included), equals a recount. The purge changes others' markers (their mentions
+// in its messages), its groups' conversations (purged_seq), its markers and one-to-one
+// conversations; sends lock their conversation and then its markers, a message's purge
+// its conversation and then the message: the user's purge must lock those conversations
+// before any message or marker. On SQLite (one writer) the counts alone are checked.
 func TestPurgeUserWhileSending(t *testing.T) {
 	costBackends(t, func(t *testing.T, backend string) {
 		ctx := context.Background()
@@ -88,6 +91,7 @@ func TestPurgeUserWhileSending(t *testing.T) {
 			defer mu.Unlock()
 			failures = append(failures, fmt.Sprintf("%s: %v", what, err))
 		}
+		var purged atomic.Int64
 		const rounds = 8
 		for round := range rounds {
 			victim := fmt.Sprintf("v%02d", round)
@@ -114,11 +118,21 @@ func TestPurgeUserWhileSending(t *testing.T) {
 							}
 						}
 						text := fmt.Sprintf(`{"text":"<@uid:%s> <@uid:%s> hi"}`, victim, members[(w+i+1)%len(members)])
-						_, err := svc.SendMessage(ctx, app.ActingAs(me), chat.MessageSend{Receiver: to, ReceiverType: kind,
+						m, err := svc.SendMessage(ctx, app.ActingAs(me), chat.MessageSend{Receiver: to, ReceiverType: kind,
 							Category: chat.CategoryMessage, Type: "text", Data: []byte(text)})
 						switch {
 						case err == nil:
-							sent.Add(1)
+							// Every fifth message of the others' goes for good while the
+							// senders go on: readers behind it have their unread count walked
+							// (purged_seq), its sender's and mentioned users' counted down.
+							if n := sent.Add(1); n%5 == 0 && me != victim {
+								_, err := svc.DeleteMessage(ctx, app, strconv.FormatInt(m.ID, 10), true)
+								if err != nil && (to != victim || chat.ErrorCode(err) != "ERR_MESSAGE_ID_NOT_FOUND") { // gone with the victim
+									fail("purge message", err)
+								} else {
+									purged.Add(1)
+								}
+							}
 						case errors.Is(err, chat.ErrUnavailable) || chat.ErrorCode(err) == "":
 							fail("send", err) // a deadlock that outlived its retries, or worse
 							return
@@ -159,7 +173,9 @@ func TestPurgeUserWhileSending(t *testing.T) {
 			t.Error(f)
 		}
 		own, mentions := checkKeptCounts(t, s)
-		t.Logf("%s: after %d purges, own messages after markers %d, mentions %d", backend, rounds, own, mentions)
+		t.Logf("%s: after %d users and %d messages purged, own messages after markers %d, mentions %d",
+			backend, rounds, purged.Load(), own, mentions)
+		checkServedCounts(t, s, members)
 		if own == 0 || mentions == 0 {
 			t.Errorf("the run left %d own messages and %d mentions after the markers: it tested nothing", own, mentions)
 		}
@@ -189,4 +205,53 @@ func TestPurgeUserWhileSending(t *testing.T) {
 			t.Errorf("PostgreSQL detected %d deadlocks during the run", n)
 		}
 	})
+}
+
+// servedRecountQuery recounts, from the messages and read markers alone, each user's unread
+// and mention counts of each conversation it is a party of (app "a").
+const servedRecountQuery = `SELECT u.uid, c.conversation_id,
+	(SELECT COUNT(*) FROM messages m WHERE m.app_id = c.app_id AND m.conversation_id = c.conversation_id
+		AND m.seq > 0 AND m.sender <> u.uid AND m.id > COALESCE(k.read_id, 0)),
+	(SELECT COUNT(*) FROM message_mentions mm JOIN messages mg ON mg.id = mm.message_id
+		WHERE mm.app_id = c.app_id AND mm.uid = u.uid AND mm.conversation_id = c.conversation_id
+		AND mm.message_id > COALESCE(k.read_id, 0) AND mg.seq > 0 AND mg.sender <> u.uid)
+	FROM conversations c JOIN users u ON u.app_id = c.app_id AND (c.kind = 'group' OR u.uid IN (c.uid_a, c.uid_b))
+	LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = u.uid AND k.conversation_id = c.conversation_id
+	WHERE c.app_id = 'a'`
+
+// checkServedCounts fails the test for every conversation of the users whose unread or
+// mention count, as the conversation list serves it (kept counts, and the walk of a reader
+// behind a purged message), is not the recount.
+func checkServedCounts(t *testing.T, s *costStore, users []string) {
+	t.Helper()
+	type counts struct{ unread, mentions int64 }
+	want := map[[2]string]counts{}
+	rows, err := s.raw.Query(servedRecountQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var uid, conv string
+		var n counts
+		if err := rows.Scan(&uid, &conv, &n.unread, &n.mentions); err != nil {
+			t.Fatal(err)
+		}
+		want[[2]string{uid, conv}] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	app := chat.Principal{App: chat.App{ID: "a"}}
+	for _, u := range users {
+		cs, _, err := s.svc.ListConversations(context.Background(), app.ActingAs(u), chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			if got, w := (counts{c.Unread, c.Mentions}), want[[2]string{u, c.ID}]; got != w {
+				t.Errorf("%s in %s: %d unread and %d mentions served, recounted %d and %d", u, c.ID, got.unread, got.mentions, w.unread, w.mentions)
+			}
+		}
+	}
 }
