@@ -291,9 +291,56 @@ func (db *DB) PurgeUser(ctx context.Context, appID, uid string) error {
 				return err
 			}
 		}
+		if err := db.sweepOneToOnes(tx, appID, uid); err != nil {
+			return err
+		}
 		res, err := tx.exec(`DELETE FROM users WHERE app_id = $1 AND uid = $2`, appID, uid)
 		return affected(res, err)
 	})
+}
+
+// purgeOneToOnesSteps delete a purged user's one-to-one messages, then its markers and
+// those of its one-to-one conversations, then those conversations.
+var purgeOneToOnesSteps = []string{
+	`DELETE FROM message_mentions WHERE app_id = $1 AND message_id IN (SELECT id FROM messages
+		WHERE app_id = $1 AND receiver_type = 'user' AND (sender = $2 OR receiver = $2))`,
+	`DELETE FROM messages WHERE app_id = $1 AND receiver_type = 'user' AND (sender = $2 OR receiver = $2)`,
+	`DELETE FROM conversation_markers WHERE app_id = $1 AND (uid = $2 OR conversation_id IN
+		(SELECT conversation_id FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)))`,
+	`DELETE FROM conversations WHERE app_id = $1 AND kind = 'user' AND (uid_a = $2 OR uid_b = $2)`,
+}
+
+// sweepOneToOnes repeats, on PostgreSQL, the deletion of a purged user's one-to-one
+// messages, markers and conversations until a pass finds nothing (at most a few passes). A
+// send that creates a one-to-one conversation with the user while the purge runs has no row
+// for the purge to lock, and may commit between those statements, each with its own
+// snapshot (READ COMMITTED): its message deleted and its markers not, or the other way
+// round, a kept count left off (TestPurgeUserWhileSending). A pass that deletes nothing saw
+// no such send before any of its statements, so one that commits later leaves its message
+// with its markers and conversation, all of them counted alike. SQLite's one writer lets no
+// send in.
+func (db *DB) sweepOneToOnes(tx *wtx, appID, uid string) error {
+	if !db.dialect.concurrentWrites {
+		return nil
+	}
+	for range 8 {
+		var n int64
+		for _, q := range purgeOneToOnesSteps {
+			res, err := tx.exec(q, appID, uid)
+			if err != nil {
+				return err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += k
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+	return nil
 }
 
 // ListUsers lists users by name, then uid.
