@@ -432,7 +432,14 @@ func entity(uid string, c entityColumns) chat.Entity {
 }
 
 // MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).
+// On PostgreSQL its conversation's row is locked first: an edit's mentions and a purge
+// change the conversation's markers under that lock (lockConversationOf), and sends, marks
+// (which stamp messages read) and a user deleted for good take the conversation before any
+// message, so taking the message first waited on them in a cycle (TestPurgeUserWhileSending).
 func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error) {
+	if err := tx.lockConversationOf(appID, id); err != nil {
+		return chat.Message{}, err
+	}
 	if err := tx.db.eng.lockMessages(tx.wtx, []int64{id}); err != nil {
 		return chat.Message{}, err
 	}

@@ -36,11 +36,12 @@ import (
 // On PostgreSQL the writes run at once. Those of a conversation take its row's lock before
 // they touch its markers (sends, marks, joins, resets, imports, mention edits, purges), so
 // they come one after another, and never wait on each other in a cycle. A user deleted for
-// good does not: it changes others' counts by decrements, which commute with increments,
-// and a mark locks the marker row (its upsert) before it recounts, in a statement of its
-// own, whose snapshot (READ COMMITTED) sees every change committed before it had the lock;
-// one that comes after waits for the mark and applies to the marker it left, read_id <
-// message id checked again on it.
+// good locks every conversation it changes (its groups', its one-to-one ones) in
+// conversation_id order before anything else (PurgeUser): when it changed the others'
+// markers first and the conversations after, it deadlocked with the sends into its groups
+// (TestPurgeUserWhileSending). A mark locks the marker row (its upsert) before it recounts,
+// in a statement of its own, whose snapshot (READ COMMITTED) sees every change committed
+// before it had the lock.
 
 // recountUnreadSet sets a marker's kept counts to what follows its read marker, by
 // messages_sender (app_id, sender, conversation_id, id) and message_mentions' key.
