@@ -331,3 +331,40 @@ func TestInteractiveMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestInteractiveSearch: searchKey finds an interactive message by the text its readers see
+// (a form's title, a field's label, its button's text), on every message list, and not by
+// its interactiveData's keys, ids or element kinds.
+func TestInteractiveSearch(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob")
+		form := e.interactiveForm("ann", "bob", "user", `{"type":"none","elementIds":[]}`, false)
+		gform := e.interactiveForm("ann", "g", "group", `{"type":"none","elementIds":[]}`, false)
+		text := e.send("ann", "bob", "user", "please submit the report")
+		ids := func(path string) string {
+			var out []string
+			for _, m := range e.messages(request{method: "GET", path: path, headers: obo("bob")}).Data {
+				out = append(out, m.ID)
+			}
+			return strings.Join(out, ",")
+		}
+		for _, tc := range []struct{ path, want string }{
+			{"/v3/messages?searchKey=SUBMIT", strings.Join([]string{form, gform, text}, ",")}, // the button's text, and a text
+			{"/v3/messages?searchKey=form", form + "," + gform},                               // the title
+			{"/v3/messages?searchKey=Name", form + "," + gform},                               // a label (its elementId is name too)
+			{"/v3/users/ann/messages?searchKey=submit", form + "," + text},
+			{"/v3/groups/g/messages?searchKey=submit", gform},
+			{"/v3/messages?searchKey=textInput", ""},    // an element kind
+			{"/v3/messages?searchKey=elementId", ""},    // a key
+			{"/v3/messages?searchKey=formFields", ""},   // a key
+			{"/v3/messages?searchKey=nothing+here", ""}, // nothing
+		} {
+			if got := ids(tc.path); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
+			}
+		}
+	})
+}

@@ -301,8 +301,8 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	for _, m := range msgs {
 		byMUID[m.MUID] = m
 	}
-	err := tx.multiInsert(len(msgs), 19, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, delivered_at, read_at)`,
+	err := tx.multiInsert(len(msgs), 20, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, search_text, delivered_at, read_at)`,
 		` RETURNING id, muid`, func(i int) []any {
 			m := msgs[i]
 			return append(insertMessageArgs(m, m.Seq), m.DeliveredAt, m.ReadAt)
