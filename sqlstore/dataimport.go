@@ -323,6 +323,17 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 		return err
 	}
 
+	// A message quoting one of this batch (Quoted set, QuotedID not yet known when the rows
+	// were written) gets its quoted_id now that the batch's ids are.
+	for _, m := range msgs {
+		if m.QuotedID == 0 && m.Quoted != nil && m.Quoted.ID != 0 {
+			m.QuotedID = m.Quoted.ID
+			if _, err := tx.exec(`UPDATE messages SET quoted_id = $1 WHERE app_id = $2 AND id = $3`, m.QuotedID, m.AppID, m.ID); err != nil {
+				return err
+			}
+		}
+	}
+
 	type mention struct {
 		m   *chat.Message
 		uid string
