@@ -440,7 +440,10 @@ func entity(uid string, c entityColumns) chat.Entity {
 		CreatedAt: c.createdAt.Int64, LastActiveAt: c.lastActiveAt.Int64, Link: c.link.String, UpdatedAt: c.updatedAt.Int64}
 }
 
-// MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).
+// MessageForChange locks the message and reads it with its reaction summary and, when it
+// quotes one, its quoted message as reads show it (chat.MessageTx): an edit's or deletion's
+// answer and socket frame carry the on message's quotedMessage as later reads do (one more
+// query, for a quoted reply only).
 func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error) {
 	if err := tx.db.eng.lockMessages(tx.wtx, []int64{id}); err != nil {
 		return chat.Message{}, err
@@ -448,6 +451,12 @@ func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error)
 	m, _, err := scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
 	if err == nil {
 		err = completeMessage(tx.wtx, &m)
+	}
+	if err == nil && m.QuotedID != 0 {
+		page := []chat.Message{m}
+		if err = tx.db.pageQuoted(tx.wtx, appID, page); err == nil {
+			m.Quoted = page[0].Quoted
+		}
 	}
 	if err != nil {
 		return m, err
