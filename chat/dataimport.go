@@ -123,6 +123,9 @@ type MessageImport struct {
 	SentAt       int64
 	DeliveredAt  int64
 	ReadAt       int64
+	// QuotedMUID is the item's quotedMessageId: the muid of the message it quotes. Left out
+	// of the digest when empty (omitempty), so that items imported before it keep theirs.
+	QuotedMUID string `json:",omitempty"`
 	// Details are the users the item embeds (senderUserDetails, receiverUserDetails),
 	// created when they do not exist yet (detailUsers).
 	Details []DetailUser
@@ -164,7 +167,7 @@ type ImportTx interface {
 	// transaction.
 	ConversationTails(appID string, ids []string) (map[string]ConversationTail, error)
 	// InsertImportedMessages inserts messages with the seqs given, in order, and sets their
-	// ids, with whom each mentions (Mentions: the uids only); then moves each conversation's row (last message, last seq, updated at, created
+	// ids (and the QuotedID of one whose Quoted is another of msgs, to that one's id), with whom each mentions (Mentions: the uids only); then moves each conversation's row (last message, last seq, updated at, created
 	// with its first message) and the one-to-one receivers' read and delivery markers to
 	// the messages they had read or received.
 	InsertImportedMessages(msgs []*Message) error

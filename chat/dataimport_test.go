@@ -95,3 +95,26 @@ func TestImportDigestIgnoresKeyCase(t *testing.T) {
 		t.Errorf("uids %q %q", a.UID, b.UID)
 	}
 }
+
+// TestQuoteImport: an imported message quotes a message of its own conversation, written
+// earlier in the batch (by pointer, its id known once written) or imported before (by id);
+// not another conversation's, a deleted one or an action.
+func TestQuoteImport(t *testing.T) {
+	batch := map[string]*Message{"b": {ConversationID: "c", Category: CategoryMessage}, "ob": {ConversationID: "other"}}
+	imported := map[string]Message{"i": {ID: 7, ConversationID: "c"}, "gone": {ID: 8, ConversationID: "c", DeletedAt: 1},
+		"act": {ID: 9, ConversationID: "c", Category: CategoryAction}, "oi": {ID: 10, ConversationID: "other"}}
+	for _, tc := range []struct {
+		muid      string
+		ok        bool
+		id        int64
+		byPointer bool
+	}{
+		{"b", true, 0, true}, {"i", true, 7, false},
+		{"ob", false, 0, false}, {"oi", false, 0, false}, {"gone", false, 0, false}, {"act", false, 0, false}, {"nope", false, 0, false},
+	} {
+		m := Message{ConversationID: "c"}
+		if ok := quoteImport(&m, tc.muid, batch, imported); ok != tc.ok || m.QuotedID != tc.id || (m.Quoted != nil) != tc.byPointer || tc.byPointer && m.Quoted != batch[tc.muid] {
+			t.Errorf("%s: ok %v, QuotedID %d, Quoted %p", tc.muid, ok, m.QuotedID, m.Quoted)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -24,7 +26,8 @@ func (s Import) ImportMessages(ctx context.Context, p Principal, items []Message
 		if errs[i] == nil {
 			m := msgs[i]
 			digests[i] = importDigest(MessageImport{MUID: m.MUID, Sender: m.Sender, ReceiverType: m.ReceiverType, Receiver: m.Receiver,
-				Category: m.Category, Type: m.Type, Data: m.Data, Tags: m.Tags, SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt})
+				Category: m.Category, Type: m.Type, Data: m.Data, Tags: m.Tags, SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt,
+				QuotedMUID: items[i].QuotedMUID})
 		}
 	}
 	if err := batchKeys("messages", n, func(i int) string {
@@ -105,6 +108,11 @@ func (s Import) ImportMessages(ctx context.Context, p Principal, items []Message
 		if err != nil {
 			return err
 		}
+		quoted, err := importedQuotes(tx, p.App.ID, items, res)
+		if err != nil {
+			return err
+		}
+		inBatch := map[string]*Message{} // this batch's messages written so far, by muid
 		var add []*Message
 		var addIdx []int
 		for _, i := range order {
@@ -128,6 +136,8 @@ func (s Import) ImportMessages(ctx context.Context, p Principal, items []Message
 				r.Err = errGUIDNotFound(m.Receiver)
 			case m.SentAt < t.LastSentAt:
 				r.Err = errImportOutOfOrder(m.MUID, m.SentAt, t.LastSentAt)
+			case items[i].QuotedMUID != "" && !quoteImport(m, items[i].QuotedMUID, inBatch, quoted):
+				r.Err = errImportQuoteNotFound(items[i].QuotedMUID)
 			default:
 				t.LastSeq++
 				t.LastSentAt = m.SentAt
@@ -140,6 +150,7 @@ func (s Import) ImportMessages(ctx context.Context, p Principal, items []Message
 				}
 				add = append(add, m)
 				addIdx = append(addIdx, i)
+				inBatch[m.MUID] = m
 			}
 		}
 		if len(add) == 0 {
@@ -147,6 +158,9 @@ func (s Import) ImportMessages(ctx context.Context, p Principal, items []Message
 		}
 		if err := tx.InsertImportedMessages(add); err != nil {
 			return err
+		}
+		for _, m := range add {
+			m.Quoted = nil // the answer carries quotedMessageId; reads carry quotedMessage
 		}
 		save := make([]ImportRecord, len(add))
 		for j, m := range add {
@@ -265,6 +279,7 @@ func validateMessageImport(appID string, in MessageImport) (Message, error) {
 	importTime(fe, "sentAt", in.SentAt, true)
 	importTime(fe, "deliveredAt", in.DeliveredAt, false)
 	importTime(fe, "readAt", in.ReadAt, false)
+	fe.text("quotedMessageId", in.QuotedMUID, MaxMUIDLen, false)
 	if err := fe.err(); err != nil {
 		return Message{}, err
 	}
@@ -287,4 +302,63 @@ func validateMessageImport(appID string, in MessageImport) (Message, error) {
 		m.ConversationID = GroupConversationID(receiver)
 	}
 	return m, nil
+}
+
+// Quoted replies in an import (issue 38). An item's quotedMessageId names the muid of the
+// message it quotes, not a natter id: an importer moving history knows its own message ids
+// (the muids), not the ids natter gives them. The quoted message is one of the same
+// conversation, not deleted and not an action (Quotable), imported earlier — by an earlier
+// request, or earlier in this one (sentAt order, which the batch is written in). Anything
+// else refuses the item alone, 404 ERR_MESSAGE_ID_NOT_FOUND naming quotedMessageId, as a send
+// refuses a quote it may not make; the other items are imported.
+
+// importedQuotes reads the messages earlier requests imported under the muids res's valid
+// items quote, by muid: one read for the records, one per distinct message quoted.
+func importedQuotes(tx Tx, appID string, items []MessageImport, res []ImportResult[Message]) (map[string]Message, error) {
+	var keys []string
+	for i := range res {
+		if res[i].Err == nil && items[i].QuotedMUID != "" && !slices.Contains(keys, items[i].QuotedMUID) {
+			keys = append(keys, items[i].QuotedMUID)
+		}
+	}
+	out := map[string]Message{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	recs, err := tx.ImportRecords(appID, ImportMessage, keys)
+	if err != nil {
+		return nil, err
+	}
+	for k, rec := range recs {
+		q, err := tx.MessageForChange(appID, rec.Ref)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			continue // deleted permanently since
+		case err != nil:
+			return nil, err
+		}
+		q.ID = rec.Ref
+		out[k] = q
+	}
+	return out, nil
+}
+
+// quoteImport sets m's quote from muid, a message written earlier in this batch or imported
+// before; false when neither may be quoted in m's conversation.
+func quoteImport(m *Message, muid string, inBatch map[string]*Message, imported map[string]Message) bool {
+	if q, ok := inBatch[muid]; ok && Quotable(*q, m.ConversationID) {
+		m.Quoted = q // its id is known once the batch is written (InsertImportedMessages)
+		return true
+	}
+	if q, ok := imported[muid]; ok && Quotable(q, m.ConversationID) {
+		m.QuotedID = q.ID
+		return true
+	}
+	return false
+}
+
+func errImportQuoteNotFound(muid string) error {
+	e := Errorf(CodeMessageNotFound, "The quoted message %s does not exist in this conversation.", brief(muid))
+	e.Details = map[string][]string{"quotedMessageId": {e.Message}}
+	return e
 }

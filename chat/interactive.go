@@ -106,6 +106,59 @@ func declaredElements(v any, out []string) []string {
 	return out
 }
 
+// hiddenInteractiveKeys are the interactiveData keys whose strings a reader is not shown:
+// ids, element kinds, addresses, the request an action makes, and an option's value (its
+// label is what is shown). Every other string is the message's visible text
+// (InteractiveText): a denylist, so that a customInteractive type's own fields, which natter
+// cannot know, are read as visible rather than missed.
+var hiddenInteractiveKeys = map[string]bool{
+	"elementId": true, "elementIds": true, "elementType": true, "actionType": true, "type": true,
+	"url": true, "imageUrl": true, "avatarUrl": true, "icon": true, "iconUrl": true,
+	"method": true, "headers": true, "payload": true, "dataKey": true, "timezoneCode": true, "value": true,
+}
+
+// InteractiveText is the text a reader of an interactive message sees in its
+// data.interactiveData (titles, labels, placeholders, button texts, options, the
+// goal-completion text), one string per line in a fixed order (keys sorted), for moderation
+// rules and searchKey. It is bounded by the data's own bound (MaxMessageDataBytes): the
+// walk is linear in the data, and its result never longer.
+func InteractiveText(data json.RawMessage) string {
+	var d struct {
+		InteractiveData any `json:"interactiveData"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x = strings.TrimSpace(x); x != "" && b.Len()+len(x) < MaxMessageDataBytes {
+				b.WriteString(x)
+				b.WriteByte('\n')
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				if !hiddenInteractiveKeys[k] {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		}
+	}
+	walk(d.InteractiveData)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // validateInteractive checks an interactive message's content: its type, an object
 // interactiveData, a goal of a known type over declared elements, a boolean
 // allowSenderInteraction.

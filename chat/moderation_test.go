@@ -207,3 +207,43 @@ func BenchmarkModerationEvaluate(b *testing.B) {
 		})
 	}
 }
+
+// TestInteractiveText: an interactive message's visible text is the strings of its
+// interactiveData but ids, kinds, addresses and actions, keys in order.
+func TestInteractiveText(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{"interactiveData":{"title":"Lunch","formFields":[{"elementType":"textInput","elementId":"name","label":"Name","placeholder":{"text":"Your name"}},
+			{"elementType":"dropdown","elementId":"d","label":"Dish","options":[{"label":"Soup","value":"soup-id"}]}],
+			"submitElement":{"elementType":"button","elementId":"go","buttonText":"Send","action":{"actionType":"apiAction","url":"https://x.test","method":"POST","payload":{"a":"b"}}}}}`,
+			"Name\nYour name\nDish\nSoup\nSend\nLunch"},
+		{`{"interactiveData":{"text":"  ","imageUrl":"https://x.test/a.png"}}`, ""},
+		{`{"text":"not interactive data"}`, ""},
+		{`not json`, ""},
+	} {
+		if got := InteractiveText(json.RawMessage(tc.data)); got != tc.want {
+			t.Errorf("InteractiveText(%s) = %q, want %q", tc.data, got, tc.want)
+		}
+	}
+}
+
+// TestEvaluateInteractive: a rule on text reads an interactive message's visible text, not
+// its hidden strings, and not another category's interactiveData.
+func TestEvaluateInteractive(t *testing.T) {
+	text, _ := modmatch.Compile([]modmatch.Rule{{ID: "0.0", Keywords: []string{"darn"}}})
+	r := ModRule{ID: "r", Action: []string{ActionBlockMessage}}
+	e := &modEngine{text: text, conds: map[string]modCond{"0.0": {rule: r}}}
+	for _, tc := range []struct {
+		category, data string
+		blocked        bool
+	}{
+		{CategoryInteractive, `{"interactiveData":{"buttons":[{"elementId":"b","buttonText":"darn it"}]}}`, true},
+		{CategoryInteractive, `{"interactiveData":{"title":"ok","buttons":[{"elementId":"darn","buttonText":"fine"}]}}`, false},
+		{CategoryInteractive, `{"text":"darn","interactiveData":{"title":"ok"}}`, true},
+		{CategoryCustom, `{"customData":{},"interactiveData":{"title":"darn"}}`, false},
+	} {
+		m := &Message{Category: tc.category, Data: json.RawMessage(tc.data)}
+		if v := e.evaluateMessage(m); (v.block != nil) != tc.blocked {
+			t.Errorf("%s %s: blocked = %v", tc.category, tc.data, v.block != nil)
+		}
+	}
+}

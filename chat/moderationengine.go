@@ -224,6 +224,21 @@ func decide(conds map[string]modCond, matches []modmatch.Match) verdict {
 // evaluate runs the app's rules on a message's content: data.text for operand text, the
 // strings of data.customData for operand custom.
 func (e *modEngine) evaluate(data json.RawMessage) verdict {
+	return e.evaluateWith(data, "")
+}
+
+// evaluateMessage is evaluate for a message being sent: an interactive message's visible
+// text (InteractiveText: its titles, labels, button texts) is text too, so that a word a
+// rule refuses in data.text is refused on a form's button as well.
+func (e *modEngine) evaluateMessage(m *Message) verdict {
+	if m.Category == CategoryInteractive && e.enabled() && e.text != nil {
+		return e.evaluateWith(m.Data, InteractiveText(m.Data))
+	}
+	return e.evaluate(m.Data)
+}
+
+// evaluateWith is evaluate with more text for operand text (one per line after data.text).
+func (e *modEngine) evaluateWith(data json.RawMessage, more string) verdict {
 	if !e.enabled() {
 		return verdict{}
 	}
@@ -233,6 +248,9 @@ func (e *modEngine) evaluate(data json.RawMessage) verdict {
 	}
 	_ = json.Unmarshal(data, &d)
 	var matches []modmatch.Match
+	if more != "" {
+		d.Text = strings.TrimPrefix(d.Text+"\n"+more, "\n")
+	}
 	if e.text != nil && d.Text != "" {
 		matches = append(matches, e.text.Match(d.Text)...)
 	}
@@ -277,7 +295,7 @@ func (s *Service) moderate(ctx context.Context, m *Message) (verdict, error) {
 	if err != nil {
 		return verdict{}, err
 	}
-	v := e.evaluate(m.Data)
+	v := e.evaluateMessage(m)
 	if v.drop != nil {
 		return v, errDropped(v.drop, "The message was not sent")
 	}

@@ -301,15 +301,22 @@ func reactionPreference(p NotificationPrefs, m *Message) int {
 }
 
 // messagePreference is the recipient's preference for a message like m: replies have
-// their own.
+// their own, and so have quoted replies (the hosted quotedReplies preference). A thread
+// reply that quotes is a reply first: the thread's subscriptions decide who hears of it,
+// and the quote is only what it shows.
 func messagePreference(p NotificationPrefs, m *Message) int {
+	quoted := m.QuotedID != 0 && m.ParentID == 0
 	switch {
 	case m.ReceiverType == ReceiverGroup && m.ParentID != 0:
 		return p.Group.Replies
+	case m.ReceiverType == ReceiverGroup && quoted:
+		return p.Group.QuotedReplies
 	case m.ReceiverType == ReceiverGroup:
 		return p.Group.Messages
 	case m.ParentID != 0:
 		return p.OneOnOne.Replies
+	case quoted:
+		return p.OneOnOne.QuotedReplies
 	}
 	return p.OneOnOne.Messages
 }

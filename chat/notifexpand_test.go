@@ -47,8 +47,8 @@ func TestReadChannels(t *testing.T) {
 }
 
 func TestNotificationPreferences(t *testing.T) {
-	p := NotificationPrefs{Group: GroupPrefs{Messages: 1, Replies: 2, Reactions: 3, MemberJoined: 2},
-		OneOnOne: OneOnOnePrefs{Messages: 3, Replies: 1, Reactions: 2}}
+	p := NotificationPrefs{Group: GroupPrefs{Messages: 1, Replies: 2, QuotedReplies: 3, Reactions: 3, MemberJoined: 2},
+		OneOnOne: OneOnOnePrefs{Messages: 3, Replies: 1, QuotedReplies: 2, Reactions: 2}}
 	for _, tc := range []struct {
 		name string
 		m    Message
@@ -59,6 +59,11 @@ func TestNotificationPreferences(t *testing.T) {
 		{"group reply", Message{ReceiverType: ReceiverGroup, ParentID: 9}, 2, 3},
 		{"one-to-one message", Message{ReceiverType: ReceiverUser}, 3, 2},
 		{"one-to-one reply", Message{ReceiverType: ReceiverUser, ParentID: 9}, 1, 2},
+		{"group quoted reply", Message{ReceiverType: ReceiverGroup, QuotedID: 7}, 3, 3},
+		{"one-to-one quoted reply", Message{ReceiverType: ReceiverUser, QuotedID: 7}, 2, 2},
+		// A thread reply that quotes is a reply: its thread decides.
+		{"group thread reply quoting", Message{ReceiverType: ReceiverGroup, ParentID: 9, QuotedID: 7}, 2, 3},
+		{"one-to-one thread reply quoting", Message{ReceiverType: ReceiverUser, ParentID: 9, QuotedID: 7}, 1, 2},
 	} {
 		if got := messagePreference(p, &tc.m); got != tc.msg {
 			t.Errorf("%s: message preference %d, want %d", tc.name, got, tc.msg)
@@ -72,5 +77,44 @@ func TestNotificationPreferences(t *testing.T) {
 	}
 	if len(memberPreferences) != len(memberVerbs) {
 		t.Errorf("%d member triggers have a preference, %d a text", len(memberPreferences), len(memberVerbs))
+	}
+}
+
+// TestInteractivePushTemplate: an interactive message is pushed with its type's template,
+// customInteractive (or a type the hosted enum adds later) with the custom one; the
+// privacy set when it applies. A quoted reply keeps its kind's template.
+func TestInteractivePushTemplate(t *testing.T) {
+	st := DefaultNotificationSettings()
+	tp := &st.Templates
+	tp.InteractiveFormTemplateDefault.Body, tp.InteractiveFormTemplatePrivacy.Body = "form", "form!"
+	tp.InteractiveCardTemplateDefault.Body, tp.InteractiveCardTemplatePrivacy.Body = "card", "card!"
+	tp.InteractiveSchedulerTemplateDefault.Body, tp.InteractiveSchedulerTemplatePrivacy.Body = "sched", "sched!"
+	tp.InteractiveCustomTemplateDefault.Body, tp.InteractiveCustomTemplatePrivacy.Body = "custom", "custom!"
+	tp.InteractiveCardTemplateDefault.TitleGroup = "group title"
+	for _, tc := range []struct {
+		typ, group string
+		privacy    bool
+		title      string
+		body       string
+	}{
+		{"form", "", false, tplSender, "form"},
+		{"form", "", true, tplSender, "form!"},
+		{"card", "g", false, "group title", "card"},
+		{"scheduler", "", true, tplSender, "sched!"},
+		{"customInteractive", "", false, tplSender, "custom"},
+		{"someday", "", true, tplSender, "custom!"},
+	} {
+		m := Message{Category: CategoryInteractive, Type: tc.typ, ReceiverType: ReceiverUser}
+		if tc.group != "" {
+			m.ReceiverType = ReceiverGroup
+		}
+		title, body, fb := NotificationContent{Message: &m, Settings: st, Privacy: tc.privacy}.PushTemplate()
+		if title != tc.title || body != tc.body || fb != "" {
+			t.Errorf("%s privacy=%v: %q %q %q, want %q %q", tc.typ, tc.privacy, title, body, fb, tc.title, tc.body)
+		}
+	}
+	q := Message{Category: CategoryMessage, Type: "text", ReceiverType: ReceiverUser, QuotedID: 3}
+	if _, body, _ := (NotificationContent{Message: &q, Settings: st}).PushTemplate(); body != tplText {
+		t.Errorf("a quoted text reply: %q, want the text template", body)
 	}
 }

@@ -218,6 +218,16 @@ type NotificationTemplates struct {
 	UserMentionTemplatePrivacy     UserMentionTemplate  `json:"userMentionTemplatePrivacy"`
 	GroupMentionTemplateDefault    GroupMentionTemplate `json:"groupMentionTemplateDefault"`
 	GroupMentionTemplatePrivacy    GroupMentionTemplate `json:"groupMentionTemplatePrivacy"`
+	// The interactive messages' templates, one pair per type (form, card, scheduler; Custom
+	// for customInteractive), as the hosted settings name them since 70e0661.
+	InteractiveFormTemplateDefault      TextTemplate `json:"interactiveFormTemplateDefault"`
+	InteractiveFormTemplatePrivacy      TextTemplate `json:"interactiveFormTemplatePrivacy"`
+	InteractiveCardTemplateDefault      TextTemplate `json:"interactiveCardTemplateDefault"`
+	InteractiveCardTemplatePrivacy      TextTemplate `json:"interactiveCardTemplatePrivacy"`
+	InteractiveSchedulerTemplateDefault TextTemplate `json:"interactiveSchedulerTemplateDefault"`
+	InteractiveSchedulerTemplatePrivacy TextTemplate `json:"interactiveSchedulerTemplatePrivacy"`
+	InteractiveCustomTemplateDefault    TextTemplate `json:"interactiveCustomTemplateDefault"`
+	InteractiveCustomTemplatePrivacy    TextTemplate `json:"interactiveCustomTemplatePrivacy"`
 }
 
 // TextTemplate is a text message's notification.
@@ -363,6 +373,16 @@ func DefaultNotificationSettings() NotificationSettings {
 				Body: tplSender + " mentioned everyone: " + tplText, BodyFallback: "New mention"},
 			GroupMentionTemplatePrivacy: GroupMentionTemplate{TitleGroup: tplSender + " @ " + tplReceiver,
 				Body: tplSender + " mentioned everyone", BodyFallback: "New mention"},
+			// The hosted file gives the interactive templates' keys but no texts: natter's say
+			// what was sent, as the media ones do (an interactive message has no data.text).
+			InteractiveFormTemplateDefault:      text("📝 Has sent a form"),
+			InteractiveFormTemplatePrivacy:      text("New form"),
+			InteractiveCardTemplateDefault:      text("🃏 Has sent a card"),
+			InteractiveCardTemplatePrivacy:      text("New card"),
+			InteractiveSchedulerTemplateDefault: text("📅 Has sent a scheduler"),
+			InteractiveSchedulerTemplatePrivacy: text("New scheduler"),
+			InteractiveCustomTemplateDefault:    text("Has sent an interactive message"),
+			InteractiveCustomTemplatePrivacy:    text("New message"),
 		},
 	}
 }

@@ -167,7 +167,9 @@ func (c NotificationContent) MemberText(trigger string) (title, body string, ok 
 
 // PushTemplate is the title, body and fallback body of a push about c's message: the
 // mention template when the message mentions the recipient, else the template of the
-// message's kind (text, media, custom), in the privacy set when it applies.
+// message's kind (text, media, interactive by type, custom), in the privacy set when it
+// applies. A quoted reply has no template of its own (the hosted settings have none): it is
+// rendered as the kind of message it is.
 func (c NotificationContent) PushTemplate() (title, body, fallback string) {
 	t, m := c.Settings.Templates, c.Message
 	group := m.ReceiverType == ReceiverGroup
@@ -198,12 +200,33 @@ func (c NotificationContent) PushTemplate() (title, body, fallback string) {
 		}
 		b := map[string]string{"image": x.BodyImage, "audio": x.BodyAudio, "video": x.BodyVideo, "file": x.BodyFile}[m.Type]
 		return pick(x.TitleOneOnOne, x.TitleGroup), b, ""
+	case m.Category == CategoryInteractive:
+		x := t.interactive(m.Type, c.Privacy)
+		return pick(x.TitleOneOnOne, x.TitleGroup), x.Body, ""
 	}
 	x := t.CustomMessageTemplateDefault
 	if c.Privacy {
 		x = t.CustomMessageTemplatePrivacy
 	}
 	return pick(x.TitleOneOnOne, x.TitleGroup), x.Body, x.BodyFallback
+}
+
+// interactive is the template of an interactive message of type typ: its type's, and the
+// custom interactive one for customInteractive (and any type a later hosted enum adds).
+func (t NotificationTemplates) interactive(typ string, privacy bool) TextTemplate {
+	pair := map[string][2]TextTemplate{
+		"form":      {t.InteractiveFormTemplateDefault, t.InteractiveFormTemplatePrivacy},
+		"card":      {t.InteractiveCardTemplateDefault, t.InteractiveCardTemplatePrivacy},
+		"scheduler": {t.InteractiveSchedulerTemplateDefault, t.InteractiveSchedulerTemplatePrivacy},
+	}
+	p, ok := pair[typ]
+	if !ok {
+		p = [2]TextTemplate{t.InteractiveCustomTemplateDefault, t.InteractiveCustomTemplatePrivacy}
+	}
+	if privacy {
+		return p[1]
+	}
+	return p[0]
 }
 
 // SMSTemplate is an SMS's text, EmailSubjectTemplate an email's subject, about c's message

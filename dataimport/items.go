@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/wire"
@@ -157,6 +158,9 @@ type importMessageRequest struct {
 	SentAt       importTime      `json:"sentAt"`
 	DeliveredAt  importTime      `json:"deliveredAt"`
 	ReadAt       importTime      `json:"readAt"`
+	// QuotedMessageID is the muid of the message it quotes (chat.quoteImport), a string or
+	// a number as the hosted ids are sent.
+	QuotedMessageID json.RawMessage `json:"quotedMessageId"`
 	// The users the message names, created when missing (docs/import.md).
 	SenderUserDetails   *importUserRequest `json:"senderUserDetails"`
 	ReceiverUserDetails *importUserRequest `json:"receiverUserDetails"`
@@ -171,6 +175,11 @@ func Messages(items []Item) []chat.MessageImport {
 		in[i] = chat.MessageImport{Key: it.Key, Malformed: bad, MUID: req.MUID, Sender: req.Sender, ReceiverType: req.ReceiverType, Receiver: req.Receiver,
 			Category: req.Category, Type: req.Type, Data: req.Data, Tags: req.Tags, SentAt: int64(req.SentAt),
 			DeliveredAt: int64(req.DeliveredAt), ReadAt: int64(req.ReadAt)}
+		if q, err := quotedMUID(req.QuotedMessageID); err != nil && bad == nil {
+			in[i].Malformed = err
+		} else {
+			in[i].QuotedMUID = q
+		}
 		if req.ReceiverType == chat.ReceiverUser {
 			in[i].Details = detailsOf("senderUserDetails", req.SenderUserDetails, "receiverUserDetails", req.ReceiverUserDetails)
 		} else {
@@ -178,4 +187,22 @@ func Messages(items []Item) []chat.MessageImport {
 		}
 	}
 	return in
+}
+
+// quotedMUID reads an item's quotedMessageId: a string, or a number taken as its digits;
+// absent, null and "" quote nothing. Anything else is 400 naming quotedMessageId.
+func quotedMUID(raw json.RawMessage) (string, error) {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), nil
+	}
+	return "", chat.InvalidField("quotedMessageId", "The quotedMessageId must be the muid of the quoted message, a string.")
 }

@@ -37,9 +37,13 @@ var (
 		}}
 	messageImports = importKind[chat.MessageImport, chat.Message]{dataimport.Messages, chat.Import.ImportMessages,
 		func(m chat.Message) any {
-			return importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
+			j := importedMessageJSON{ID: strconv.FormatInt(m.ID, 10), MUID: m.MUID, ConversationID: m.ConversationID, Sender: m.Sender,
 				ReceiverType: m.ReceiverType, Receiver: m.Receiver, Category: m.Category, Type: m.Type, Data: wire.AppendData(nil, m),
 				SentAt: m.SentAt, DeliveredAt: m.DeliveredAt, ReadAt: m.ReadAt, UpdatedAt: m.UpdatedAt, Tags: m.Tags}
+			if m.QuotedID != 0 {
+				j.QuotedMessageID = strconv.FormatInt(m.QuotedID, 10)
+			}
+			return j
 		}}
 )
 
@@ -177,4 +181,7 @@ type importedMessageJSON struct {
 	ReadAt         int64           `json:"readAt,omitempty"`
 	UpdatedAt      int64           `json:"updatedAt"`
 	Tags           []string        `json:"tags,omitempty"`
+	// QuotedMessageID is the id of the message it quotes (natter's, issue 38); a read
+	// carries the quotedMessage too.
+	QuotedMessageID string `json:"quotedMessageId,omitempty"`
 }

@@ -3,7 +3,9 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -368,4 +370,84 @@ func TestDataImportRateLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDataImportQuotesAndInteractive: an imported message quotes by the quoted message's
+// muid (earlier in the request, or imported before), within its conversation; a quote of
+// another conversation's message, of an action-less unknown muid or of a later message is
+// refused for that item alone. Interactive messages import with their data, are found by
+// their visible text, and a re-import of it all is skipped.
+func TestDataImportQuotesAndInteractive(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.importWorld() // alice and bob; m1–m3 between them, g1 in hikers
+		body := `{"messages": {
+			"q1": {"muid": "q1", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "re: third"}, "sentAt": 1674104360, "quotedMessageId": "m3"},
+			"f1": {"muid": "f1", "sender": "bob", "receiverType": "user", "receiver": "alice", "category": "interactive", "type": "form",
+				"data": {"interactiveData": {"title": "Trip form", "formFields": [{"elementType": "textInput", "elementId": "when", "label": "Which day"}],
+					"submitElement": {"elementType": "button", "elementId": "go", "buttonText": "Book"}},
+					"interactionGoal": {"type": "anyOf", "elementIds": ["go"]}}, "sentAt": 1674104361},
+			"q2": {"muid": "q2", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "booked"}, "sentAt": 1674104362, "quotedMessageId": "f1"},
+			"x1": {"muid": "x1", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "other conversation"}, "sentAt": 1674104363, "quotedMessageId": "g1"},
+			"x2": {"muid": "x2", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "unknown"}, "sentAt": 1674104364, "quotedMessageId": "nope"},
+			"x3": {"muid": "x3", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "later"}, "sentAt": 1674104365, "quotedMessageId": "z9"},
+			"z9": {"muid": "z9", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "after"}, "sentAt": 1674104366},
+			"x4": {"muid": "x4", "sender": "alice", "receiverType": "user", "receiver": "bob", "category": "message", "type": "text",
+				"data": {"text": "bad"}, "sentAt": 1674104367, "quotedMessageId": {"a": 1}},
+			"x5": {"muid": "x5", "sender": "bob", "receiverType": "user", "receiver": "alice", "category": "interactive", "type": "form",
+				"data": {"interactiveData": {"title": "t"}, "interactionGoal": {"type": "anyOf", "elementIds": ["undeclared"]}}, "sentAt": 1674104368}}}`
+		got := e.importPost("messages", body)
+		status := map[string]string{}
+		for k, it := range got {
+			status[k] = "ok"
+			if !it.Success {
+				status[k] = it.Error.Code + " " + strings.Join(slices.Sorted(maps.Keys(it.Error.Details)), ",")
+			}
+		}
+		want := map[string]string{"q1": "ok", "f1": "ok", "q2": "ok", "z9": "ok",
+			"x1": "ERR_MESSAGE_ID_NOT_FOUND quotedMessageId", "x2": "ERR_MESSAGE_ID_NOT_FOUND quotedMessageId",
+			"x3": "ERR_MESSAGE_ID_NOT_FOUND quotedMessageId", "x4": "ERR_BAD_REQUEST quotedMessageId",
+			"x5": "ERR_BAD_REQUEST data.interactionGoal.elementIds"}
+		if !maps.Equal(status, want) {
+			t.Fatalf("import answers %v, want %v", status, want)
+		}
+		id := func(k string) string {
+			var m struct{ ID, QuotedMessageID string }
+			json.Unmarshal(got[k].Data, &m)
+			return m.ID
+		}
+		if !strings.Contains(string(got["q1"].Data), `"quotedMessageId":"`) {
+			t.Errorf("q1's answer has no quotedMessageId: %s", got["q1"].Data)
+		}
+		// Reads carry the quotes, as a sent quoted reply's do.
+		for k, quoted := range map[string]string{"q1": "third", "q2": ""} {
+			m := e.ok(request{method: "GET", path: "/v3/messages/" + id(k), headers: obo("bob")})
+			qm, _ := m["quotedMessage"].(map[string]any)
+			if qm == nil {
+				t.Fatalf("%s read without quotedMessage: %v", k, m)
+			}
+			if d, _ := qm["data"].(map[string]any); quoted != "" && d["text"] != quoted {
+				t.Errorf("%s quotes %v, want %q", k, qm, quoted)
+			}
+			if k == "q2" && qm["id"] != id("f1") {
+				t.Errorf("q2 quotes %v, want f1 %s", qm["id"], id("f1"))
+			}
+		}
+		// The interactive message is one, found by its visible text.
+		l := e.messages(request{method: "GET", path: "/v3/users/bob/messages?searchKey=which+day", headers: obo("alice")})
+		if len(l.Data) != 1 || l.Data[0].ID != id("f1") || l.Data[0].Category != "interactive" {
+			t.Errorf("search for the imported form: %+v", l.Data)
+		}
+		// Again: every item that was imported is skipped, the refused ones refused again.
+		for k, it := range e.importPost("messages", body) {
+			if want[k] == "ok" && (!it.Success || !it.Skipped) || want[k] != "ok" && it.Success {
+				t.Errorf("re-import %s: %+v", k, it)
+			}
+		}
+	})
 }

@@ -722,3 +722,51 @@ func TestModerationServiceRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestModerationInteractive: a rule on text reads an interactive message's visible text
+// (a card's text and button labels, a form's title), not its ids or addresses: a keyword on
+// a button holds the message, a pattern drops it, an id or a URL that matches passes.
+func TestModerationInteractive(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.mustUser("ann", "ann")
+		e.mustUser("bob", "bob")
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"kw","name":"Keywords","conditions":[
+			{"category":"word","operator":"contains","value":["darn"]}],"action":["blockMessage"]}`})
+		e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"sales","name":"Sales","conditions":[
+			{"category":"pattern","value":["(?i)buy\\s+now"]}],"action":["dropMessage"]}`})
+		card := func(text, button, id, url string) response {
+			return e.do(request{method: "POST", path: "/v3/messages", headers: obo("ann"), body: `{"receiver":"bob","receiverType":"user",
+				"category":"interactive","type":"card","data":{"interactiveData":{"text":"` + text + `","imageUrl":"` + url + `",
+				"buttons":[{"elementType":"button","elementId":"` + id + `","buttonText":"` + button + `",
+				"action":{"actionType":"urlNavigation","url":"` + url + `"}}]}}}`})
+		}
+		status := func(r response) string {
+			var m struct {
+				Data struct {
+					Data struct{ Moderation struct{ Status string } }
+				}
+			}
+			json.Unmarshal(r.body, &m)
+			return fmt.Sprintf("%d %s %s", r.status, r.code, m.Data.Data.Moderation.Status)
+		}
+		for _, tc := range []struct {
+			name string
+			r    response
+			want string
+		}{
+			{"clean", card("Lunch?", "Yes", "yes", "https://example.com/a"), "200  "},
+			{"a keyword on a button", card("Lunch?", "Darn yes", "yes", "https://example.com/a"), "200  pending"},
+			{"a keyword in the text", card("oh darn", "Yes", "yes", "https://example.com/a"), "200  pending"},
+			{"a pattern in the text", card("Buy now", "Yes", "yes", "https://example.com/a"), "400 ERR_MESSAGE_DROPPED "},
+			{"a keyword in an id and a URL", card("Lunch?", "Yes", "darn", "https://darn.example.com/darn"), "200  "},
+		} {
+			if got := status(tc.r); got != tc.want {
+				t.Errorf("%s: %s, want %s: %s", tc.name, got, tc.want, tc.r.body)
+			}
+		}
+		// The held ones reach only the moderators' list; bob sees the clean ones.
+		if l := e.messages(request{method: "GET", path: "/v3/messages?limit=100", headers: obo("bob")}); len(l.Data) != 2 {
+			t.Errorf("bob sees %d messages, want the 2 that passed", len(l.Data))
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -532,6 +533,60 @@ func TestNotificationWake(t *testing.T) {
 			sort.Strings(what)
 			if want := []string{"ann: Reacted ok to: wake up", "bob: Cat joined", "bob: wake up"}; !slices.Equal(what, want) {
 				t.Errorf("pushed %q, want %q", what, want)
+			}
+		})
+	}
+}
+
+// TestQuotedAndInteractiveNotifications: a quoted reply is decided by the recipients'
+// quoted-replies preference (not the messages one), and an interactive message is pushed
+// with its type's template, default or privacy as the recipient's choice says.
+func TestQuotedAndInteractiveNotifications(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := notifyEnv(t, b, notify.Endpoints{})
+			fake := newPushFake(t)
+			for _, u := range []string{"ann", "bob", "cat"} {
+				e.mustUser(u, strings.ToUpper(u[:1])+u[1:])
+			}
+			e.mustGroup("g", "ann", "bob", "cat")
+			if _, err := e.c.CreateCustomProvider(e.ctx(), client.ChannelPush, client.CustomProviderRequest{IsEnabled: ptr(true),
+				WebhookURL: ptr(fake.srv.URL), UseBasicAuth: ptr(false)}); err != nil {
+				t.Fatal(err)
+			}
+			// cat hears of messages but not of quoted replies, and chose the privacy templates.
+			if _, err := e.c.UpdateNotificationPreferences(e.ctx(), "cat", client.NotificationPreferencesUpdate{
+				GroupPreferences: &client.GroupPreferencesUpdate{GroupQuotedReplies: ptr(1)}, UsePrivacyTemplate: ptr(true)}); err != nil {
+				t.Fatal(err)
+			}
+			id := e.send("bob", "g", "group", "lunch?")
+			fake.received(t, 2) // ann, cat
+			q := e.quoted("ann", "g", "group", "yes", `"`+id+`"`)
+			got := fake.received(t, 3)
+			if p := got[2]; p.Data.To.UID != "bob" || p.Data.Body != "yes" || p.Data.Event.Message.ID != q["id"] {
+				t.Errorf("quoted reply push: %+v", p.Data)
+			}
+			form := e.interactiveForm("bob", "g", "group", `{"type":"none","elementIds":[]}`, false)
+			got = fake.received(t, 5)[3:]
+			bodies := map[string]string{}
+			for _, p := range got {
+				if p.Data.Event.Message.ID != form {
+					t.Errorf("push of another message: %+v", p.Data)
+				}
+				bodies[p.Data.To.UID] = p.Data.Title + " / " + p.Data.Body
+			}
+			if want := map[string]string{"ann": "Bob @ Group g / 📝 Has sent a form", "cat": "Bob @ Group g / New form"}; !maps.Equal(bodies, want) {
+				t.Errorf("interactive pushes %q, want %q", bodies, want)
+			}
+			gotLog := decisions(e.logs(url.Values{"messageId": {q["id"].(string)}}))
+			wantLog := []string{
+				"bob push custom attempt 0 triggered",
+				"bob push custom attempt 1 sent",
+				"cat push custom attempt 0 no: MESSAGES_PREFERENCE",
+			}
+			if !slices.Equal(gotLog, wantLog) {
+				t.Errorf("quoted reply log:\n%q\nwant\n%q", gotLog, wantLog)
 			}
 		})
 	}

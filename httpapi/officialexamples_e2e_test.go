@@ -73,17 +73,7 @@ const notModerated = "natter writes data.moderation only on a message a moderati
 // belong to is being built elsewhere, by operation and key path: a short list, each naming
 // the issue. Unlike notOfficial, an entry must still be missing: once natter answers the key,
 // the test fails until the entry goes.
-var pendingOfficial = map[string]map[string]string{
-	"notifications-push-update-preferences": func() map[string]string {
-		m := map[string]string{}
-		for _, k := range []string{"Form", "Card", "Scheduler", "Custom"} {
-			for _, v := range []string{"Default", "Privacy"} {
-				m[".data.templates.interactive"+k+"Template"+v] = "Pending, issue 38: the notification templates of interactive messages come with interactive messages (the branch that adds quoted replies and interactive messages)."
-			}
-		}
-		return m
-	}(),
-}
+var pendingOfficial = map[string]map[string]string{}
 
 // importEntityMetadata is why an imported message's users come without metadata.
 const importEntityMetadata = "A message's entities are the same in every answer natter gives (GET /messages/{id}, lists, the socket, an import): users without their metadata, as the hosted message examples have them; only the import example shows it."

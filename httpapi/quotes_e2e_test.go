@@ -331,3 +331,88 @@ func TestInteractiveMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestInteractiveSearch: searchKey finds an interactive message by the text its readers see
+// (a form's title, a field's label, its button's text), on every message list, and not by
+// its interactiveData's keys, ids or element kinds.
+func TestInteractiveSearch(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob")
+		form := e.interactiveForm("ann", "bob", "user", `{"type":"none","elementIds":[]}`, false)
+		gform := e.interactiveForm("ann", "g", "group", `{"type":"none","elementIds":[]}`, false)
+		text := e.send("ann", "bob", "user", "please submit the report")
+		ids := func(path string) string {
+			var out []string
+			for _, m := range e.messages(request{method: "GET", path: path, headers: obo("bob")}).Data {
+				out = append(out, m.ID)
+			}
+			return strings.Join(out, ",")
+		}
+		for _, tc := range []struct{ path, want string }{
+			{"/v3/messages?searchKey=SUBMIT", strings.Join([]string{form, gform, text}, ",")}, // the button's text, and a text
+			{"/v3/messages?searchKey=form", form + "," + gform},                               // the title
+			{"/v3/messages?searchKey=Name", form + "," + gform},                               // a label (its elementId is name too)
+			{"/v3/users/ann/messages?searchKey=submit", form + "," + text},
+			{"/v3/groups/g/messages?searchKey=submit", gform},
+			{"/v3/messages?searchKey=textInput", ""},    // an element kind
+			{"/v3/messages?searchKey=elementId", ""},    // a key
+			{"/v3/messages?searchKey=formFields", ""},   // a key
+			{"/v3/messages?searchKey=nothing+here", ""}, // nothing
+		} {
+			if got := ids(tc.path); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
+			}
+		}
+	})
+}
+
+// TestQuotedEditDeleteAnswers: the answer to an edit or a deletion of a quoted reply, and
+// its socket frame, carry the on message's quotedMessage, as the action read later does.
+func TestQuotedEditDeleteAnswers(t *testing.T) {
+	for _, b := range []string{"sqlite", "postgres"} {
+		t.Run(b, func(t *testing.T) {
+			t.Parallel()
+			e := realtimeEnv(t, b, realtime.HubOptions{})
+			for _, u := range []string{"ann", "bob"} {
+				e.mustUser(u, u)
+			}
+			hi := e.send("ann", "bob", "user", "hi")
+			reply := e.quoted("bob", "ann", "user", "hello back", `"`+hi+`"`)["id"].(string)
+			annSocket := e.connect("ann", "")
+			on := func(action map[string]any) map[string]any {
+				d, _ := action["data"].(map[string]any)
+				en, _ := d["entities"].(map[string]any)
+				o, _ := en["on"].(map[string]any)
+				m, _ := o["entity"].(map[string]any)
+				return m
+			}
+			frameOn := func() map[string]any {
+				var body map[string]any
+				json.Unmarshal(annSocket.next("message")["body"], &body)
+				return on(body)
+			}
+			edited := e.ok(request{method: "PUT", path: "/v3/messages/" + reply, headers: obo("bob"), body: `{"data":{"text":"hello again"}}`})
+			if got := quoteOf(on(edited)); got != hi+"/hi" {
+				t.Errorf("the edit's answer: %s\n%v", got, edited)
+			}
+			if got := quoteOf(frameOn()); got != hi+"/hi" {
+				t.Errorf("the edit's frame: %s", got)
+			}
+			deleted := e.ok(request{method: "DELETE", path: "/v3/messages/" + reply, headers: obo("bob")})
+			if got := quoteOf(on(deleted)); got != hi+"/hi" {
+				t.Errorf("the deletion's answer: %s\n%v", got, deleted)
+			}
+			if got := quoteOf(frameOn()); got != hi+"/hi" {
+				t.Errorf("the deletion's frame: %s", got)
+			}
+			// A message that quotes nothing is answered as before.
+			plain := e.send("bob", "ann", "user", "plain")
+			if got := quoteOf(on(e.ok(request{method: "DELETE", path: "/v3/messages/" + plain, headers: obo("bob")}))); got != "-" {
+				t.Errorf("a plain message's deletion: %s", got)
+			}
+		})
+	}
+}

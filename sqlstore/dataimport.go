@@ -301,8 +301,8 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 	for _, m := range msgs {
 		byMUID[m.MUID] = m
 	}
-	err := tx.multiInsert(len(msgs), 19, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, delivered_at, read_at)`,
+	err := tx.multiInsert(len(msgs), 20, `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, search_text, delivered_at, read_at)`,
 		` RETURNING id, muid`, func(i int) []any {
 			m := msgs[i]
 			return append(insertMessageArgs(m, m.Seq), m.DeliveredAt, m.ReadAt)
@@ -321,6 +321,17 @@ func (tx txStore) InsertImportedMessages(msgs []*chat.Message) error {
 		})
 	if err != nil {
 		return err
+	}
+
+	// A message quoting one of this batch (Quoted set, QuotedID not yet known when the rows
+	// were written) gets its quoted_id now that the batch's ids are.
+	for _, m := range msgs {
+		if m.QuotedID == 0 && m.Quoted != nil && m.Quoted.ID != 0 {
+			m.QuotedID = m.Quoted.ID
+			if _, err := tx.exec(`UPDATE messages SET quoted_id = $1 WHERE app_id = $2 AND id = $3`, m.QuotedID, m.AppID, m.ID); err != nil {
+				return err
+			}
+		}
 	}
 
 	type mention struct {

@@ -87,7 +87,10 @@ func (db *DB) messageWhere(q chat.MessageQuery, arg func(any) string) string {
 		w = append(w, `m.receiver_type = `+arg(q.ReceiverType))
 	}
 	if q.SearchKey != "" {
-		w = append(w, `lower(`+db.dialect.dataText+`) LIKE `+arg(likeContains(strings.ToLower(q.SearchKey)))+` ESCAPE '\'`)
+		// data.text, or an interactive message's visible text (search_text, '' for the
+		// others): what a reader sees, not the interactiveData's keys and ids.
+		like := likeContains(strings.ToLower(q.SearchKey))
+		w = append(w, `(lower(`+db.dialect.dataText+`) LIKE `+arg(like)+` ESCAPE '\' OR lower(m.search_text) LIKE `+arg(like)+` ESCAPE '\')`)
 	}
 	if q.HasLinks {
 		w = append(w, `(`+db.dialect.dataText+` LIKE '%http://%' OR `+db.dialect.dataText+` LIKE '%https://%')`)

@@ -114,16 +114,16 @@ func insertMessageWithID(tx *wtx, m *chat.Message) error {
 }
 
 // insertMessageWithIDQuery and insertSeqWithIDQuery are insertMessageQuery (without its
-// RETURNING) and insertSeqQuery naming the id, $18, after insertMessageArgs' seventeen.
+// RETURNING) and insertSeqQuery naming the id, $19, after insertMessageArgs' eighteen.
 var (
 	insertMessageWithIDQuery = withMessageID(splice(insertMessageQuery, ` RETURNING id`, ``))
 	insertSeqWithIDQuery     = withMessageID(insertSeqQuery)
 )
 
 func withMessageID(q string) string {
-	mustNextParam(q, 18)
+	mustNextParam(q, 19)
 	q = splice(q, `INSERT INTO messages (app_id,`, `INSERT INTO messages (id, app_id,`)
-	return splice(q, `VALUES ($1,`, `VALUES ($18, $1,`)
+	return splice(q, `VALUES ($1,`, `VALUES ($19, $1,`)
 }
 
 func insertMessageArgs(m *chat.Message, seq int64) []any {
@@ -133,7 +133,16 @@ func insertMessageArgs(m *chat.Message, seq int64) []any {
 		tags = string(b)
 	}
 	return []any{m.AppID, m.ConversationID, m.Sender, m.ReceiverType, m.Receiver, m.Category, m.Type, string(m.Data), tags,
-		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID, m.QuotedID}
+		m.MUID, m.TargetID, m.SentAt, m.UpdatedAt, m.TargetUID, seq, m.ParentID, m.QuotedID, searchText(m)}
+}
+
+// searchText is what searchKey reads besides data.text (migration 0062): an interactive
+// message's visible text, ” for the others.
+func searchText(m *chat.Message) string {
+	if m.Category == chat.CategoryInteractive {
+		return chat.InteractiveText(m.Data)
+	}
+	return ""
 }
 
 // movesConversation reports whether m becomes its conversation's last message: a message
@@ -167,8 +176,8 @@ func upsertConversationArgs(m *chat.Message) []any {
 
 const (
 	insertMessageQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, search_text)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`
 	// upsertConversationQuery creates a conversation with its first message, or counts one
 	// more; it takes the row's lock, so a conversation's seqs follow its message ids.
 	upsertConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at)
@@ -179,9 +188,9 @@ const (
 	// next seq when $15 is 1, and countConversationQuery then counts it in the row, creating
 	// the row with the conversation's first message. The last message only moves forward.
 	insertSeqQuery = `INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver,
-		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id)
+		category, type, data, tags, muid, target_id, sent_at, updated_at, target_uid, seq, parent_id, quoted_id, search_text)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16, $17)`
+		CASE WHEN $15 = 1 THEN COALESCE((SELECT last_seq FROM conversations WHERE app_id = $1 AND conversation_id = $2), 0) + 1 ELSE 0 END, $16, $17, $18)`
 	countConversationQuery = `INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, guid, last_seq, created_at, updated_at, last_message_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 		ON CONFLICT (app_id, conversation_id) DO UPDATE SET last_seq = conversations.last_seq + excluded.last_seq,
@@ -431,11 +440,14 @@ func entity(uid string, c entityColumns) chat.Entity {
 		CreatedAt: c.createdAt.Int64, LastActiveAt: c.lastActiveAt.Int64, Link: c.link.String, UpdatedAt: c.updatedAt.Int64}
 }
 
-// MessageForChange locks the message and reads it with its reaction summary (chat.MessageTx).
-// On PostgreSQL its conversation's row is locked first: an edit's mentions and a purge
-// change the conversation's markers under that lock (lockConversationOf), and sends, marks
-// (which stamp messages read) and a user deleted for good take the conversation before any
-// message, so taking the message first waited on them in a cycle (TestPurgeUserWhileSending).
+// MessageForChange locks the message and reads it with its reaction summary and, when it
+// quotes one, its quoted message as reads show it (chat.MessageTx): an edit's or deletion's
+// answer and socket frame carry the on message's quotedMessage as later reads do (one more
+// query, for a quoted reply only). On PostgreSQL its conversation's row is locked first: an
+// edit's mentions and a purge change the conversation's markers under that lock
+// (lockConversationOf), and sends, marks (which stamp messages read) and a user deleted for
+// good take the conversation before any message, so taking the message first waited on them
+// in a cycle (TestPurgeUserWhileSending).
 func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error) {
 	if err := tx.lockConversationOf(appID, id); err != nil {
 		return chat.Message{}, err
@@ -446,6 +458,12 @@ func (tx txStore) MessageForChange(appID string, id int64) (chat.Message, error)
 	m, _, err := scanMessage(tx.fixed(actableMessageQuery, appID, id), appID)
 	if err == nil {
 		err = completeMessage(tx.wtx, &m)
+	}
+	if err == nil && m.QuotedID != 0 {
+		page := []chat.Message{m}
+		if err = tx.db.pageQuoted(tx.wtx, appID, page); err == nil {
+			m.Quoted = page[0].Quoted
+		}
 	}
 	if err != nil {
 		return m, err

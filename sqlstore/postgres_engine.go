@@ -137,8 +137,9 @@ func (e *postgresEngine) createMessage(ctx context.Context, m *chat.Message, eve
 	notifyOnly := len(events) == 1 && events[0].Kind == chat.EventNotification
 	// A message carrying files attaches them in the transaction too (attachFiles); a quoted
 	// reply is one too: the pipelined statement has no place for its quoted_id, and quoting
-	// is rare enough not to earn a statement of its own.
-	if m.ParentID != 0 || m.QuotedID != 0 || !movesConversation(m) || len(events) > 0 && !notifyOnly || len(m.Files) > 0 {
+	// is rare enough not to earn a statement of its own; so is an interactive message, for
+	// its search_text (migration 0062).
+	if m.ParentID != 0 || m.QuotedID != 0 || m.Category == chat.CategoryInteractive || !movesConversation(m) || len(events) > 0 && !notifyOnly || len(m.Files) > 0 {
 		// mapErr, as DB.transact does: a database gone mid-send is ErrUnavailable (503), not a 500.
 		return mapErr(e.transact(ctx, func(tx *wtx) error { return insertMessageWithEvents(tx, m, events) }))
 	}

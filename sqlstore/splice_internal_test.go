@@ -33,7 +33,7 @@ func TestSpliceRefusesNoOp(t *testing.T) {
 	for name, c := range map[string]struct{ q, has string }{
 		"send logs changes":         {pgSendLogQuery, "logged AS (INSERT INTO change_log"},
 		"send notifies and logs":    {pgSendNotifyLogQuery, "notify AS (INSERT INTO notification_events"},
-		"insert names its id":       {insertSeqWithIDQuery, "VALUES ($18, $1,"},
+		"insert names its id":       {insertSeqWithIDQuery, "VALUES ($19, $1,"},
 		"outbox only if subscribed": {pgOutboxIfSubscribed, "WHERE EXISTS (SELECT 1 FROM webhooks"},
 		"by id, SQLite":             {sqliteDialect.messagesFromByID, "FROM messages m NOT INDEXED\n"},
 	} {
