@@ -2,7 +2,6 @@ package chat_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -31,13 +30,7 @@ func TestGroupRules(t *testing.T) {
 		if _, _, err := r.Svc.CreateGroup(ctx, r.Principal(t, ""), chat.GroupCreate{GUID: "pw", Name: "P", Type: "password", Password: "secret"}); err != nil {
 			t.Fatal(err)
 		}
-		changes := chattest.Record(r.Svc)
-		for _, tc := range []struct {
-			name string
-			as   string // the acting user; "" for the app
-			call func(p chat.Principal) error
-			want chat.Code
-		}{
+		refused(t, r, []refusal{
 			{"create: taken guid, in another case", "", func(p chat.Principal) error {
 				_, _, err := r.Svc.CreateGroup(ctx, p, chat.GroupCreate{GUID: "G", Name: "X", Type: "public"})
 				return err
@@ -111,18 +104,6 @@ func TestGroupRules(t *testing.T) {
 				_, err := r.Svc.ChangeScope(ctx, p, "g", "olga", "participant")
 				return err
 			}, chat.CodeGroupNoScopeClearance},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				changes.Reset()
-				err := tc.call(r.Principal(t, tc.as))
-				var ce *chat.Error
-				if !errors.As(err, &ce) || ce.Code != tc.want {
-					t.Fatalf("error %v, want %s", err, tc.want)
-				}
-				if cs := changes.Changes(); len(cs) != 0 {
-					t.Fatalf("a refused call announced %d changes: %+v", len(cs), cs)
-				}
-			})
-		}
+		})
 	})
 }

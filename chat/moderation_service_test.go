@@ -3,7 +3,6 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"testing"
 
@@ -57,14 +56,8 @@ func TestModerationRules(t *testing.T) {
 		_, err = mod.ReviewBlocked(ctx, app, rejected, "rejected")
 		must(err)
 
-		changes := chattest.Record(r.Svc)
 		x := "x"
-		for _, tc := range []struct {
-			name string
-			as   string
-			call func(p chat.Principal) error
-			want chat.Code
-		}{
+		refused(t, r, []refusal{
 			{"a reason again", "", func(p chat.Principal) error {
 				_, err := mod.CreateReason(ctx, p, chat.ReasonInput{ID: "scam", Name: &x})
 				return err
@@ -110,19 +103,7 @@ func TestModerationRules(t *testing.T) {
 				return err
 			}, chat.CodeBadRequest},
 			{"revisions of an unknown rule", "", func(p chat.Principal) error { _, err := mod.RuleRevisions(ctx, p, "nope"); return err }, chat.CodeRuleNotFound},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				changes.Reset()
-				err := tc.call(r.Principal(t, tc.as))
-				var ce *chat.Error
-				if !errors.As(err, &ce) || ce.Code != tc.want {
-					t.Fatalf("error %v, want %s", err, tc.want)
-				}
-				if cs := changes.Changes(); len(cs) != 0 {
-					t.Fatalf("a refused call announced %d changes: %+v", len(cs), cs)
-				}
-			})
-		}
+		})
 		// The held message is still held: no refusal reviewed it.
 		if bs, err := mod.BlockedMessages(ctx, app, 0, 10); err != nil || len(bs) == 0 {
 			t.Fatalf("blocked list: %v %v", bs, err)
