@@ -295,7 +295,7 @@ func (s *Service) sendAs(ctx context.Context, p Principal, sender User, in Messa
 	if parent != nil {
 		m.ThreadJoin, m.ThreadJoinIfNew = replySubscribers(parent, &m)
 	}
-	mod, err := s.moderate(ctx, &m) // moderationengine.go: a dropMessage rule refuses it
+	mod, err := s.moderate(ctx, &m, ruleSubject{Sender: &sender, Receiver: to.User, Group: to.Group}) // moderationengine.go: a dropMessage rule refuses it
 	if err != nil {
 		return Message{}, err
 	} else if mod.block != nil {
@@ -756,7 +756,7 @@ func (s *Service) EditMessage(ctx context.Context, p Principal, id string, in Me
 	if changes == nil && in.Tags == nil {
 		return Message{}, InvalidField("data", "Send data.text, data.metadata or tags to change.")
 	}
-	if err := s.moderateEdit(ctx, p.App.ID, changes); err != nil { // moderationengine.go
+	if err := s.moderateEdit(ctx, p.App.ID, mid, changes); err != nil { // moderationengine.go
 		return Message{}, err
 	}
 	actor, err := s.actorEntity(ctx, p)

@@ -125,6 +125,7 @@ type ModRule struct {
 	Enabled     bool
 	Conditions  []Condition
 	Action      []string
+	Filters     []RuleFilter // nil: the rule applies to every message (moderationfilters.go)
 	Revision    int64
 	Active      bool // the rule's current revision
 	CreatedAt   int64

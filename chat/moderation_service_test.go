@@ -98,8 +98,9 @@ func TestModerationRules(t *testing.T) {
 				_, err := mod.CreateRule(ctx, p, chat.RuleInput{ID: "kw", Name: "x", Conditions: []chat.Condition{{Category: "word", Value: []string{"a"}}}, Action: []string{"blockMessage"}})
 				return err
 			}, chat.CodeRuleExists},
-			{"a rule with filters", "", func(p chat.Principal) error {
-				_, err := mod.CreateRule(ctx, p, chat.RuleInput{ID: "f", Name: "x", Conditions: []chat.Condition{{Category: "word", Value: []string{"a"}}}, Action: []string{"blockMessage"}, Filters: 1})
+			{"a rule with a bad filter", "", func(p chat.Principal) error {
+				_, err := mod.CreateRule(ctx, p, chat.RuleInput{ID: "f", Name: "x", Conditions: []chat.Condition{{Category: "word", Value: []string{"a"}}}, Action: []string{"blockMessage"},
+					Filters: []json.RawMessage{json.RawMessage(`{"type":"sender","entity":"user","operand":"age","operator":"equals","value":"1"}`)}})
 				return err
 			}, chat.CodeBadRequest},
 			{"revisions of an unknown rule", "", func(p chat.Principal) error { _, err := mod.RuleRevisions(ctx, p, "nope"); return err }, chat.CodeRuleNotFound},

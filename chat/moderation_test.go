@@ -66,7 +66,11 @@ func TestValidateRule(t *testing.T) {
 		{"bad condition", RuleInput{ID: "r", Name: "n", Conditions: []Condition{{Category: "x"}}, Action: []string{"blockMessage"}}, "conditions[0]"},
 		{"no action", RuleInput{ID: "r", Name: "n", Conditions: cond}, "action"},
 		{"bad action", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"ban"}}, "action"},
-		{"filters", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"blockMessage"}, Filters: 1}, "filters"},
+		{"filters", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"blockMessage"},
+			Filters: []json.RawMessage{json.RawMessage(`{"type":"sender","entity":"user","operand":"role","operator":"equals","value":"guest"}`)}}, ""},
+		{"bad filter", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"blockMessage"},
+			Filters: []json.RawMessage{json.RawMessage(`{"type":"sender","entity":"user","operand":"role","operator":"equals","value":"a"}`), json.RawMessage(`{}`)}}, "filters[1]"},
+		{"too many filters", RuleInput{ID: "r", Name: "n", Conditions: cond, Action: []string{"blockMessage"}, Filters: make([]json.RawMessage, MaxRuleFilters+1)}, "filters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +142,7 @@ func TestDecide(t *testing.T) {
 			for _, id := range tt.matches {
 				ms = append(ms, modmatch.Match{RuleID: id})
 			}
-			v := decide(conds, ms)
+			v := decide(conds, ms, nil)
 			gotDrop, gotBlk := "", ""
 			if v.drop != nil {
 				gotDrop = v.drop.rule.ID
@@ -167,12 +171,12 @@ func TestEvaluateOperands(t *testing.T) {
 		{`{"customData":{"a":["x","heck"],"darn":"key not value"}}`, true},
 		{`{"customData":{"darn":1}}`, false},
 	} {
-		if v := e.evaluate(json.RawMessage(tc.data)); (v.block != nil) != tc.blocked {
+		if v := e.evaluate(json.RawMessage(tc.data), nil); (v.block != nil) != tc.blocked {
 			t.Errorf("evaluate(%s) blocked = %v", tc.data, v.block != nil)
 		}
 	}
 	var none *modEngine
-	if v := none.evaluate(json.RawMessage(`{"text":"darn"}`)); v.checked || v.block != nil {
+	if v := none.evaluate(json.RawMessage(`{"text":"darn"}`), nil); v.checked || v.block != nil {
 		t.Error("no engine decided something")
 	}
 }
@@ -200,7 +204,7 @@ func BenchmarkModerationEvaluate(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if v := tc.e.evaluate(data); v.block != nil {
+				if v := tc.e.evaluate(data, nil); v.block != nil {
 					b.Fatal("blocked")
 				}
 			}
@@ -242,7 +246,7 @@ func TestEvaluateInteractive(t *testing.T) {
 		{CategoryCustom, `{"customData":{},"interactiveData":{"title":"darn"}}`, false},
 	} {
 		m := &Message{Category: tc.category, Data: json.RawMessage(tc.data)}
-		if v := e.evaluateMessage(m); (v.block != nil) != tc.blocked {
+		if v := e.evaluateMessage(m, nil); (v.block != nil) != tc.blocked {
 			t.Errorf("%s %s: blocked = %v", tc.category, tc.data, v.block != nil)
 		}
 	}

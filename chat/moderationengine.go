@@ -204,13 +204,26 @@ type verdict struct {
 }
 
 // decide turns matches into a verdict: a dropMessage rule wins over a blockMessage one;
-// among rules of one action the first matched counts.
-func decide(conds map[string]modCond, matches []modmatch.Match) verdict {
+// among rules of one action the first matched counts. A matched rule whose filters do not
+// match the message's sender or receiver is skipped; subject is called only then, and once,
+// so that a send without filtered rules matched never builds it, and an edit reads its
+// message only when a filtered rule matched its text.
+func decide(conds map[string]modCond, matches []modmatch.Match, subject func() *ruleSubject) verdict {
 	v := verdict{checked: true}
+	var subj *ruleSubject
+	resolved := false
 	for _, mt := range matches {
 		c, ok := conds[mt.RuleID]
 		if !ok {
 			continue
+		}
+		if len(c.rule.Filters) > 0 {
+			if !resolved && subject != nil {
+				subj, resolved = subject(), true
+			}
+			if !filtersMatch(c.rule.Filters, subj) {
+				continue
+			}
 		}
 		if slices.Contains(c.rule.Action, ActionDropMessage) && v.drop == nil {
 			v.drop = &c
@@ -222,23 +235,24 @@ func decide(conds map[string]modCond, matches []modmatch.Match) verdict {
 }
 
 // evaluate runs the app's rules on a message's content: data.text for operand text, the
-// strings of data.customData for operand custom.
-func (e *modEngine) evaluate(data json.RawMessage) verdict {
-	return e.evaluateWith(data, "")
+// strings of data.customData for operand custom. subject is the message's sender and
+// receiver, for rules with filters (decide); nil applies every rule as if it had none.
+func (e *modEngine) evaluate(data json.RawMessage, subject func() *ruleSubject) verdict {
+	return e.evaluateWith(data, "", subject)
 }
 
 // evaluateMessage is evaluate for a message being sent: an interactive message's visible
 // text (InteractiveText: its titles, labels, button texts) is text too, so that a word a
 // rule refuses in data.text is refused on a form's button as well.
-func (e *modEngine) evaluateMessage(m *Message) verdict {
+func (e *modEngine) evaluateMessage(m *Message, subject func() *ruleSubject) verdict {
 	if m.Category == CategoryInteractive && e.enabled() && e.text != nil {
-		return e.evaluateWith(m.Data, InteractiveText(m.Data))
+		return e.evaluateWith(m.Data, InteractiveText(m.Data), subject)
 	}
-	return e.evaluate(m.Data)
+	return e.evaluate(m.Data, subject)
 }
 
 // evaluateWith is evaluate with more text for operand text (one per line after data.text).
-func (e *modEngine) evaluateWith(data json.RawMessage, more string) verdict {
+func (e *modEngine) evaluateWith(data json.RawMessage, more string, subject func() *ruleSubject) verdict {
 	if !e.enabled() {
 		return verdict{}
 	}
@@ -257,7 +271,7 @@ func (e *modEngine) evaluateWith(data json.RawMessage, more string) verdict {
 	if e.custom != nil && len(d.CustomData) > 0 {
 		matches = append(matches, e.custom.Match(jsonStrings(d.CustomData))...)
 	}
-	return decide(e.conds, matches)
+	return decide(e.conds, matches, subject)
 }
 
 // jsonStrings is every string in a JSON value, keys aside, one per line.
@@ -289,13 +303,13 @@ func jsonStrings(raw json.RawMessage) string {
 
 // moderate evaluates a send before it is stored: a dropMessage rule refuses it
 // (ERR_MESSAGE_DROPPED); a blockMessage rule's verdict makes the caller hold it
-// (holdMessage).
-func (s *Service) moderate(ctx context.Context, m *Message) (verdict, error) {
+// (holdMessage). subj is the message's sender and receiver, which the send has read already.
+func (s *Service) moderate(ctx context.Context, m *Message, subj ruleSubject) (verdict, error) {
 	e, err := s.moderation(ctx, m.AppID)
 	if err != nil {
 		return verdict{}, err
 	}
-	v := e.evaluateMessage(m)
+	v := e.evaluateMessage(m, func() *ruleSubject { return &subj })
 	if v.drop != nil {
 		return v, errDropped(v.drop, "The message was not sent")
 	}
@@ -307,8 +321,10 @@ func errDropped(c *modCond, what string) error {
 }
 
 // moderateEdit evaluates an edit's new text: one that breaks any rule, blockMessage or
-// dropMessage, is refused, and the message stays as it was (an edit is not held).
-func (s *Service) moderateEdit(ctx context.Context, appID string, changes map[string]json.RawMessage) error {
+// dropMessage, is refused, and the message stays as it was (an edit is not held). Rules with
+// filters are checked against the message's sender and receiver, read (from the entity
+// cache) only when such a rule matched the new text.
+func (s *Service) moderateEdit(ctx context.Context, appID string, id int64, changes map[string]json.RawMessage) error {
 	raw, ok := changes["text"]
 	if !ok {
 		return nil
@@ -317,7 +333,7 @@ func (s *Service) moderateEdit(ctx context.Context, appID string, changes map[st
 	if err != nil || !e.enabled() {
 		return err
 	}
-	v := e.evaluate(json.RawMessage(`{"text":` + string(raw) + `}`))
+	v := e.evaluate(json.RawMessage(`{"text":`+string(raw)+`}`), func() *ruleSubject { return s.editSubject(ctx, appID, id) })
 	if c := v.drop; c != nil || v.block != nil {
 		if c == nil {
 			c = v.block
@@ -325,6 +341,35 @@ func (s *Service) moderateEdit(ctx context.Context, appID string, changes map[st
 		return errDropped(c, "The message was not edited")
 	}
 	return nil
+}
+
+// editSubject is the sender and receiver of the message being edited, for rules' filters;
+// nil when they cannot be read, which applies the rule (filtersMatch): the edit itself then
+// fails on the message it cannot find, or is refused as if the rule had no filters.
+func (s *Service) editSubject(ctx context.Context, appID string, id int64) *ruleSubject {
+	m, err := s.store.Message(ctx, appID, id, "")
+	if err != nil {
+		return nil
+	}
+	sender, err := s.cachedUser(ctx, appID, m.Sender)
+	if err != nil {
+		return nil
+	}
+	subj := &ruleSubject{Sender: &sender}
+	if m.ReceiverType == ReceiverGroup {
+		g, err := s.cachedGroup(ctx, appID, m.Receiver)
+		if err != nil {
+			return nil
+		}
+		subj.Group = &g
+	} else {
+		u, err := s.cachedUser(ctx, appID, m.Receiver)
+		if err != nil {
+			return nil
+		}
+		subj.Receiver = &u
+	}
+	return subj
 }
 
 // approvedEvent is the moderation_engine_approved event of a send the app's enabled rules

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,11 +23,10 @@ type RuleInput struct {
 	Enabled     *bool
 	Conditions  []Condition
 	Action      []string
-	// Filters is how many filters the request gave: the newest hosted file's rules may be
-	// limited to some senders or receivers (its UserFilter and GroupFilter), which natter's
-	// engine does not apply yet. A rule with any is refused rather than stored and applied to
-	// every message, moderating users the app meant to leave alone.
-	Filters int
+	// Filters limit the rule to some senders or receivers (the hosted file's UserFilter and
+	// GroupFilter), as sent: validateFilters decodes them strictly, so that a field natter
+	// does not know is refused rather than ignored (moderationfilters.go).
+	Filters []json.RawMessage
 }
 
 // validateRule checks a rule as sent and returns it normalised; which keyword lists it
@@ -36,9 +36,7 @@ func validateRule(in RuleInput) (ModRule, error) {
 	r := ModRule{ID: fe.id("id", in.ID, true), Name: in.Name, Description: in.Description, Enabled: in.Enabled == nil || *in.Enabled}
 	fe.text("name", in.Name, MaxModNameLen, true)
 	fe.text("description", in.Description, MaxModDescLen, false)
-	if in.Filters > 0 {
-		fe.add("filters", "natter does not limit a rule to some users or groups yet: send the rule without filters, and it applies to every message.")
-	}
+	r.Filters = validateFilters(in.Filters, fe)
 	switch {
 	case len(in.Conditions) == 0:
 		fe.add("conditions", "A rule needs at least one condition.")

@@ -118,6 +118,7 @@ type Rule struct {
 	Enabled     bool            `json:"enabled"`
 	Conditions  []RuleCondition `json:"conditions"`
 	Action      []string        `json:"action"`
+	Filters     []RuleFilter    `json:"filters,omitempty"`
 	Active      bool            `json:"active"`
 	CreatedAt   int64           `json:"createdAt"`
 	UpdatedAt   int64           `json:"updatedAt"`
@@ -132,6 +133,18 @@ type RuleRequest struct {
 	Enabled     *bool           `json:"enabled,omitempty"`
 	Conditions  []RuleCondition `json:"conditions"`
 	Action      []string        `json:"action"`
+	// Filters limit the rule to some senders or receivers; none applies it to every message.
+	Filters []RuleFilter `json:"filters,omitempty"`
+}
+
+// RuleFilter limits a rule to messages whose sender, receiver user or receiver group
+// matches (the hosted UserFilter and GroupFilter; docs/moderation.md "Filters").
+type RuleFilter struct {
+	Type     string `json:"type"`     // sender or receiver
+	Entity   string `json:"entity"`   // user or group
+	Operand  string `json:"operand"`  // uid, name, role, tags, createdAt; guid, name, type, tags, createdAt
+	Operator string `json:"operator"` // equals, notEquals, in, notIn, startsWith, endsWith, lessThan, greaterThan
+	Value    string `json:"value"`    // in and notIn: comma-separated
 }
 
 // KeywordList is a named list of keywords rules refer to.

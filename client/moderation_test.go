@@ -23,8 +23,10 @@ var moderationRoutes = func() map[string]bool {
 func TestModerationEndpoints(t *testing.T) {
 	ctx := context.Background()
 	page := client.ModerationPage{Limit: 10, Before: 99}
-	rule := client.RuleRequest{ID: "r1", Name: "R", Conditions: []client.RuleCondition{{Category: "word", Value: []string{"x"}}}, Action: []string{"blockMessage"}}
-	const ruleBody = `{"id":"r1","name":"R","conditions":[{"isKeywordsReferencePresent":false,"isMediaPresent":false,"category":"word","value":["x"]}],"action":["blockMessage"]}`
+	rule := client.RuleRequest{ID: "r1", Name: "R", Conditions: []client.RuleCondition{{Category: "word", Value: []string{"x"}}}, Action: []string{"blockMessage"},
+		Filters: []client.RuleFilter{{Type: "sender", Entity: "user", Operand: "role", Operator: "equals", Value: "guest"}}}
+	const ruleBody = `{"id":"r1","name":"R","conditions":[{"isKeywordsReferencePresent":false,"isMediaPresent":false,"category":"word","value":["x"]}],"action":["blockMessage"],` +
+		`"filters":[{"type":"sender","entity":"user","operand":"role","operator":"equals","value":"guest"}]}`
 	list := client.KeywordListRequest{ID: "k1", Name: "K", SearchTerms: []string{"a"}}
 	tests := []endpointCase{
 		{"CreateReason", "", func(c *client.Client) error {

@@ -309,15 +309,17 @@ type ruleJSON struct {
 	Enabled     bool             `json:"enabled"`
 	Conditions  []chat.Condition `json:"conditions"`
 	Action      []string         `json:"action"`
-	Active      bool             `json:"active"`
-	CreatedAt   int64            `json:"createdAt"`
-	UpdatedAt   int64            `json:"updatedAt"`
-	RevisionID  string           `json:"revisionId"`
+	// Filters are returned as sent; left out when the rule has none, as before filters.
+	Filters    []chat.RuleFilter `json:"filters,omitempty"`
+	Active     bool              `json:"active"`
+	CreatedAt  int64             `json:"createdAt"`
+	UpdatedAt  int64             `json:"updatedAt"`
+	RevisionID string            `json:"revisionId"`
 }
 
 func ruleOut(r chat.ModRule) ruleJSON {
 	return ruleJSON{ID: r.ID, Name: r.Name, Description: r.Description, Enabled: r.Enabled, Conditions: r.Conditions, Action: r.Action,
-		Active: r.Active, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, RevisionID: chat.RevisionID(r.AppID, r.ID, r.Revision)}
+		Filters: r.Filters, Active: r.Active, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, RevisionID: chat.RevisionID(r.AppID, r.ID, r.Revision)}
 }
 
 type ruleRequest struct {
@@ -327,14 +329,14 @@ type ruleRequest struct {
 	Enabled     *bool            `json:"enabled"`
 	Conditions  []chat.Condition `json:"conditions"`
 	Action      []string         `json:"action"`
-	// Filters are the newest hosted file's user and group filters, counted: chat refuses a
-	// rule with any (chat.RuleInput.Filters). Their items are not read, so any JSON will do.
+	// Filters are the hosted file's user and group filters, left raw so that chat decodes
+	// each strictly and names the one it refuses (filters[i]).
 	Filters []json.RawMessage `json:"filters"`
 }
 
 func (q ruleRequest) input() chat.RuleInput {
 	return chat.RuleInput{ID: q.ID, Name: q.Name, Description: q.Description, Enabled: q.Enabled, Conditions: q.Conditions, Action: q.Action,
-		Filters: len(q.Filters)}
+		Filters: q.Filters}
 }
 
 func (s *Server) createRule(w http.ResponseWriter, r *http.Request, p chat.Principal) error {

@@ -292,6 +292,7 @@ func TestModeration(t *testing.T) {
 		// TestModerationRules, against the store without HTTP.
 		long := strings.Repeat("x", 513)
 		auth := map[string]string{"apikey": e.authKey}
+		tooManyFilters := strings.TrimSuffix(strings.Repeat(`{"type":"sender","entity":"user","operand":"uid","operator":"equals","value":"a"},`, 11), ",")
 		e.refused(t, []refusal{
 			{"reason without id", request{method: "POST", path: "/v3/moderation/reasons", body: `{"name":"x"}`}, 400, "ERR_BAD_REQUEST", "id"},
 			{"reason without name", request{method: "POST", path: "/v3/moderation/reasons", body: `{"id":"x"}`}, 400, "ERR_BAD_REQUEST", "name"},
@@ -340,9 +341,21 @@ func TestModeration(t *testing.T) {
 			{"update unknown rule", request{method: "PUT", path: "/v3/moderation/rules/nope", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 404, "ERR_RULE_NOT_FOUND", ""},
 			{"update rule other id", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"id":"other","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"]}`}, 400, "ERR_BAD_REQUEST", "id"},
 			{"delete unknown rule", request{method: "DELETE", path: "/v3/moderation/rules/nope"}, 404, "ERR_RULE_NOT_FOUND", ""},
-			{"rule with filters", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],` +
-				`"filters":[{"field":"role","operator":"equals","value":"default","type":"sender"}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
-			{"update rule with filters", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[{}]}`}, 400, "ERR_BAD_REQUEST", "filters"},
+			{"rule filter unknown field", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"field":"role","operator":"equals","value":"default","type":"sender"}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter empty", request{method: "PUT", path: "/v3/moderation/rules/kw", body: `{"name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[{}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter unknown operator", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"type":"sender","entity":"user","operand":"uid","operator":"equals","value":"a"},{"type":"sender","entity":"user","operand":"uid","operator":"like","value":"a"}]}`}, 400, "ERR_BAD_REQUEST", "filters[1]"},
+			{"rule filter unknown operand", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"type":"receiver","entity":"group","operand":"uid","operator":"equals","value":"a"}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter group sender", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"type":"sender","entity":"group","operand":"guid","operator":"equals","value":"g"}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter value not a string", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"type":"sender","entity":"user","operand":"createdAt","operator":"lessThan","value":1700000000}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter bad time", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` +
+				`{"type":"sender","entity":"user","operand":"createdAt","operator":"lessThan","value":"soon"}]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule filter not an object", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":["role"]}`}, 400, "ERR_BAD_REQUEST", "filters[0]"},
+			{"rule too many filters", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":[` + tooManyFilters + `]}`}, 400, "ERR_BAD_REQUEST", "filters"},
 			{"rule filters not a list", request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"x","conditions":[{"category":"word","value":["a"]}],"action":["blockMessage"],"filters":"role"}`}, 400, "ERR_BAD_REQUEST", "filters"},
 
 			{"keywords without terms", request{method: "POST", path: "/v3/moderation/keywords", body: `{"id":"k","name":"k","searchTerms":[]}`}, 400, "ERR_BAD_REQUEST", "searchTerms"},
@@ -378,6 +391,96 @@ func TestModeration(t *testing.T) {
 		}
 		if e.count(`SELECT COUNT(*) FROM moderation_keyword_lists WHERE id = 'big'`) != 0 {
 			t.Fatal("an oversized list was stored")
+		}
+	})
+}
+
+// canonJSON is JSON with its objects' keys sorted, as a decoded map marshals.
+func canonJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestModerationFilters: a rule with filters holds a message only from or to whom its
+// filters name, on send and on edit; its filters are stored with each revision and read back
+// as sent.
+func TestModerationFilters(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		for _, u := range []string{"ann", "bob", "cat"} {
+			e.mustUser(u, u)
+		}
+		e.mustGroup("g", "ann", "bob", "cat")
+		e.mustGroup("h", "ann", "bob", "cat")
+		annToBob := e.send("ann", "bob", "user", "hello")
+		annToG := e.send("ann", "g", "group", "hello")
+
+		senderAnn := `{"type":"sender","entity":"user","operand":"uid","operator":"equals","value":"ann"}`
+		rule := e.ok(request{method: "POST", path: "/v3/moderation/rules", body: `{"id":"f","name":"Ann's words",
+			"conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"],"filters":[` + senderAnn + `]}`})
+		want := canonJSON(t, `[`+senderAnn+`]`)
+		if got, _ := json.Marshal(rule["filters"]); string(got) != want {
+			t.Fatalf("created rule's filters: %s, want %s", got, want)
+		}
+		if s := e.sendText("ann", "bob", "user", "oh darn"); s.status != 200 || s.mod != "pending" {
+			t.Fatalf("the filtered sender's message was not held: %+v", s)
+		}
+		if s := e.sendText("cat", "bob", "user", "oh darn"); s.status != 200 || s.mod != "" {
+			t.Fatalf("another sender's message was held: %+v", s)
+		}
+
+		// A new revision limits the rule to group g's messages (and senders named in or
+		// starting with a): ann's and cat's messages to bob pass, ann's to g is held, to h not.
+		inG := `{"type":"receiver","entity":"group","operand":"guid","operator":"in","value":"x, G"}`
+		startsA := `{"type":"sender","entity":"user","operand":"name","operator":"startsWith","value":"a"}`
+		rule = e.ok(request{method: "PUT", path: "/v3/moderation/rules/f", body: `{"name":"Ann's words in g",
+			"conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"],"filters":[` + inG + `,` + startsA + `]}`})
+		if got, _ := json.Marshal(rule["filters"]); string(got) != canonJSON(t, `[`+inG+`,`+startsA+`]`) {
+			t.Fatalf("updated rule's filters: %s", got)
+		}
+		if s := e.sendText("ann", "bob", "user", "oh darn"); s.status != 200 || s.mod != "" {
+			t.Fatalf("a message outside the group was held: %+v", s)
+		}
+		if s := e.sendText("ann", "g", "group", "oh darn"); s.status != 200 || s.mod != "pending" {
+			t.Fatalf("ann's message to g was not held: %+v", s)
+		}
+		if s := e.sendText("cat", "g", "group", "oh darn"); s.status != 200 || s.mod != "" {
+			t.Fatalf("cat's message to g was held: %+v", s)
+		}
+		if s := e.sendText("ann", "h", "group", "oh darn"); s.status != 200 || s.mod != "" {
+			t.Fatalf("ann's message to h was held: %+v", s)
+		}
+
+		// Edits: the rule refuses ann's edit in g, not her edit of a message to bob.
+		if r := e.do(request{method: "PUT", path: "/v3/messages/" + annToG, headers: obo("ann"), body: `{"data":{"text":"darn"}}`}); r.status != 400 || r.code != "ERR_MESSAGE_DROPPED" {
+			t.Fatalf("an edit the filtered rule covers: %d %s", r.status, r.body)
+		}
+		if r := e.do(request{method: "PUT", path: "/v3/messages/" + annToBob, headers: obo("ann"), body: `{"data":{"text":"darn"}}`}); r.status != 200 {
+			t.Fatalf("an edit the filtered rule leaves out: %d %s", r.status, r.body)
+		}
+
+		// Reads return the filters as sent: the rule, the list, each revision its own.
+		if got, _ := json.Marshal(e.ok(request{method: "GET", path: "/v3/moderation/rules/f"})["filters"]); string(got) != canonJSON(t, `[`+inG+`,`+startsA+`]`) {
+			t.Fatalf("read rule's filters: %s", got)
+		}
+		revs, _ := e.list(request{method: "GET", path: "/v3/moderation/rules/f/revisions"})
+		if len(revs) != 2 {
+			t.Fatalf("revisions: %v", revs)
+		}
+		if got, _ := json.Marshal(revs[1]["filters"]); string(got) != want {
+			t.Fatalf("first revision's filters: %s, want %s", got, want)
+		}
+		// A rule saved without filters answers none, as before filters.
+		plain := e.ok(request{method: "PUT", path: "/v3/moderation/rules/f", body: `{"name":"all","conditions":[{"category":"word","value":["darn"]}],"action":["blockMessage"]}`})
+		if _, ok := plain["filters"]; ok {
+			t.Fatalf("a rule without filters: %v", plain)
+		}
+		if s := e.sendText("cat", "bob", "user", "oh darn"); s.status != 200 || s.mod != "pending" {
+			t.Fatalf("the unfiltered revision did not hold cat's message: %+v", s)
 		}
 	})
 }

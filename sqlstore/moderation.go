@@ -82,17 +82,22 @@ func (tx txStore) ReasonExists(appID, id string) (bool, error) {
 	return n > 0, err
 }
 
-const ruleColumns = `id, name, description, enabled, conditions, action, revision, created_at, updated_at`
+const ruleColumns = `id, name, description, enabled, conditions, action, revision, created_at, updated_at, filters`
 
 func scanRule(appID string, active bool) func(scanner) (chat.ModRule, error) {
 	return func(s scanner) (chat.ModRule, error) {
 		r := chat.ModRule{AppID: appID, Active: active}
 		var enabled int64
-		var conds, action string
-		if err := s.Scan(&r.ID, &r.Name, &r.Description, &enabled, &conds, &action, &r.Revision, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		var conds, action, filters string
+		if err := s.Scan(&r.ID, &r.Name, &r.Description, &enabled, &conds, &action, &r.Revision, &r.CreatedAt, &r.UpdatedAt, &filters); err != nil {
 			return r, mapErr(err)
 		}
 		r.Enabled = enabled == 1
+		if filters != "" && filters != "[]" && filters != "null" {
+			if err := json.Unmarshal([]byte(filters), &r.Filters); err != nil {
+				return r, err
+			}
+		}
 		if err := json.Unmarshal([]byte(conds), &r.Conditions); err != nil {
 			return r, err
 		}
@@ -120,7 +125,7 @@ func (db *DB) RuleRevisions(ctx context.Context, appID, id string) ([]chat.ModRu
 	if err != nil {
 		return nil, err
 	}
-	rs, err := collect(db.read(ctx).rows(`SELECT rule_id, name, description, enabled, conditions, action, revision, created_at, updated_at
+	rs, err := collect(db.read(ctx).rows(`SELECT rule_id, name, description, enabled, conditions, action, revision, created_at, updated_at, filters
 		FROM moderation_rule_revisions WHERE app_id = $1 AND rule_id = $2 ORDER BY revision DESC`, appID, id), scanRule(appID, false))
 	for i := range rs {
 		rs[i].Active = rs[i].Revision == cur.Revision
@@ -138,22 +143,27 @@ func (tx txStore) LockRule(appID, id string) (chat.ModRule, error) {
 
 // SaveRule writes the rule's current revision, records the revision and the lists it names.
 func (tx txStore) SaveRule(r chat.ModRule) error {
-	args := []any{r.AppID, r.ID, r.Name, r.Description, b2i(r.Enabled), mustJSONText(r.Conditions), mustJSONText(r.Action), r.Revision, r.CreatedAt, r.UpdatedAt}
+	filters := []chat.RuleFilter{}
+	if r.Filters != nil {
+		filters = r.Filters
+	}
+	args := []any{r.AppID, r.ID, r.Name, r.Description, b2i(r.Enabled), mustJSONText(r.Conditions), mustJSONText(r.Action), r.Revision, r.CreatedAt, r.UpdatedAt,
+		mustJSONText(filters)}
 	if r.Revision == 1 {
-		if _, err := tx.exec(`INSERT INTO moderation_rules (app_id, `+ruleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, args...); err != nil {
+		if _, err := tx.exec(`INSERT INTO moderation_rules (app_id, `+ruleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, args...); err != nil {
 			return mapErr(err)
 		}
 	} else {
 		if _, err := tx.exec(`UPDATE moderation_rules SET name = $3, description = $4, enabled = $5, conditions = $6, action = $7,
-			revision = $8, created_at = $9, updated_at = $10 WHERE app_id = $1 AND id = $2`, args...); err != nil {
+			revision = $8, created_at = $9, updated_at = $10, filters = $11 WHERE app_id = $1 AND id = $2`, args...); err != nil {
 			return mapErr(err)
 		}
 		if _, err := tx.exec(`DELETE FROM moderation_rule_lists WHERE app_id = $1 AND rule_id = $2`, r.AppID, r.ID); err != nil {
 			return mapErr(err)
 		}
 	}
-	if _, err := tx.exec(`INSERT INTO moderation_rule_revisions (app_id, rule_id, name, description, enabled, conditions, action, revision, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, args...); err != nil {
+	if _, err := tx.exec(`INSERT INTO moderation_rule_revisions (app_id, rule_id, name, description, enabled, conditions, action, revision, created_at, updated_at, filters)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, args...); err != nil {
 		return mapErr(err)
 	}
 	for _, l := range r.Lists() {
