@@ -139,6 +139,11 @@ func newEnvHub(t *testing.T, backend string, cfg chat.Config, opt httpapi.Option
 	if backend == "postgres" {
 		driver, dsn = "pgx", dbURL
 	}
+	if backend == "sqlite" {
+		// The server's writer holds the file's lock now and then: the tests' own writes wait
+		// for it, as the server's connections do, rather than fail with SQLITE_BUSY.
+		dsn += "?_pragma=busy_timeout(10000)"
+	}
 	raw, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)

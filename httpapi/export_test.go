@@ -11,3 +11,14 @@ var NotYetPatterns = func() []string {
 	}
 	return out
 }()
+
+// TakeUploadSlot takes one of s's upload slots, as a request receiving files does, so that a
+// test fills them without racing a real upload's timing; release gives it back.
+func (s *Server) TakeUploadSlot() (release func(), ok bool) {
+	select {
+	case s.uploads <- struct{}{}:
+		return func() { <-s.uploads }, true
+	default:
+		return nil, false
+	}
+}

@@ -416,42 +416,41 @@ func TestFileStoreUnavailable(t *testing.T) {
 }
 
 // TestUploadSlots: past --max-uploads requests receiving files at once, the next is 503
-// with Retry-After; when one ends, uploads are taken again.
+// with Retry-After, through a form and as a multipart send, and stores nothing; when one
+// ends, uploads are taken again. The slot is held through the server's own hook rather than
+// by a half-sent upload, whose handler a loaded machine may start after the tries meant to
+// collide with it.
 func TestUploadSlots(t *testing.T) {
 	backends(t, func(t *testing.T, base *env) {
 		e := newFileEnv(t, base.backend, chat.Config{MaxFileSize: 1 << 20}, nil, httpapi.Options{MaxUploads: 1})
-		forms := e.presign("ann", map[string]client.UploadFileInfo{"a": {Name: "a.bin", Size: 10}, "b": {Name: "b.bin", Size: 10}})
-		// The first upload sends half its file and waits.
-		pr, pw := io.Pipe()
-		// Registered after the server's: runs before its Close, which would otherwise wait
-		// for ever on the half-sent upload of a test that failed.
-		t.Cleanup(func() { pw.CloseWithError(errors.New("the test ended")) })
-		done := make(chan error, 1)
-		go func() {
-			_, err := e.plain.UploadFile(e.ctx(), forms["a"], "a.bin", pr)
-			done <- err
-		}()
-		pw.Write([]byte("12345"))
-		var r response
-		// Until the first holds its slot: on a loaded machine its handler may start late.
-		for deadline := time.Now().Add(loadedWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			body, ct := form(t, []string{"policy", forms["b"].Request.Body["policy"], "signature", forms["b"].Request.Body["signature"]}, "file", "b.bin", "0123456789")
-			r = e.do(request{method: "POST", path: "/files/demo", headers: map[string]string{"apikey": "", "Content-Type": ct}, body: body})
-			if r.status == 503 {
-				break
-			}
-			forms = e.presign("ann", map[string]client.UploadFileInfo{"b": {Name: "b.bin", Size: 10}, "a": {Name: "a.bin", Size: 10}})
+		srv, ok := e.srv.Config.Handler.(*httpapi.Server)
+		if !ok {
+			t.Fatalf("the test server's handler is a %T", e.srv.Config.Handler)
 		}
+		release, ok := srv.TakeUploadSlot()
+		if !ok {
+			t.Fatal("the one upload slot is taken before any upload")
+		}
+		forms := e.presign("ann", map[string]client.UploadFileInfo{"b": {Name: "b.bin", Size: 10}})
+		body, ct := form(t, []string{"policy", forms["b"].Request.Body["policy"], "signature", forms["b"].Request.Body["signature"]}, "file", "b.bin", "0123456789")
+		r := e.do(request{method: "POST", path: "/files/demo", headers: map[string]string{"apikey": "", "Content-Type": ct}, body: body})
 		if r.status != 503 || r.header.Get("Retry-After") == "" || r.code != "ERR_SERVICE_UNAVAILABLE" {
-			t.Fatalf("a second upload at once: %d %s", r.status, r.body)
+			t.Fatalf("an upload with every slot taken: %d %s", r.status, r.body)
 		}
-		pw.Write([]byte("67890"))
-		pw.Close()
-		if err := <-done; err != nil {
-			t.Fatalf("the first upload: %v", err)
+		body, ct = form(t, []string{"receiver", "bob", "receiverType", "user", "type", "file", "category", "message"}, "files[]", "c.bin", "0123456789")
+		r = e.do(request{method: "POST", path: "/v3/messages", headers: map[string]string{"onBehalfOf": "ann", "Content-Type": ct}, body: body})
+		if r.status != 503 || r.header.Get("Retry-After") == "" || r.code != "ERR_SERVICE_UNAVAILABLE" {
+			t.Fatalf("a multipart send with every slot taken: %d %s", r.status, r.body)
 		}
+		if n := len(e.stored()); n != 0 {
+			t.Fatalf("%d files stored by refused uploads", n)
+		}
+		release()
 		if _, err := e.plain.UploadFile(e.ctx(), forms["b"], "b.bin", strings.NewReader("0123456789")); err != nil {
-			t.Errorf("after the first ended: %v", err)
+			t.Errorf("after the slot was given back: %v", err)
+		}
+		if n := len(e.stored()); n != 1 {
+			t.Errorf("%d files stored, want the one upload's", n)
 		}
 	})
 }
