@@ -182,15 +182,7 @@ func (s *costStore) genericWork(t testing.TB, st sqlstore.Statement) int64 {
 	if err := conn.QueryRowContext(ctx, explain).Scan(&plan); err != nil {
 		t.Fatalf("explain generic: %v\n%s", err, st.Query)
 	}
-	var nodes []struct{ Plan planNode }
-	if err := json.Unmarshal([]byte(plan), &nodes); err != nil {
-		t.Fatal(err)
-	}
-	var n float64
-	for _, p := range nodes {
-		n += p.Plan.scanned()
-	}
-	return int64(n)
+	return planScanned(t, plan)
 }
 
 // sqlLiteral is a statement's argument as a PostgreSQL literal, for EXECUTE.
@@ -241,15 +233,7 @@ func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
 		if err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+st.Query, st.Args...).Scan(&plan); err != nil {
 			t.Fatalf("explain: %v\n%s", err, st.Query)
 		}
-		var nodes []struct{ Plan planNode }
-		if err := json.Unmarshal([]byte(plan), &nodes); err != nil {
-			t.Fatal(err)
-		}
-		var n float64
-		for _, p := range nodes {
-			n += p.Plan.scanned()
-		}
-		return int64(n)
+		return planScanned(t, plan)
 	}
 	type statuser interface {
 		Status(op sqlite.DBStatusOp, reset bool) (int, int, error)
@@ -494,4 +478,18 @@ func TestConversationTotalKept(t *testing.T) {
 			t.Errorf("u0 after u3 was deleted: total %d, want 2", got)
 		}
 	})
+}
+
+// planScanned is the rows an EXPLAIN (FORMAT JSON) plan's nodes scanned, summed.
+func planScanned(t testing.TB, plan string) int64 {
+	t.Helper()
+	var nodes []struct{ Plan planNode }
+	if err := json.Unmarshal([]byte(plan), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, p := range nodes {
+		n += p.Plan.scanned()
+	}
+	return int64(n)
 }
