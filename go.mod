@@ -15,6 +15,7 @@ require (
 	github.com/prometheus/client_model v0.6.2
 	go.yaml.in/yaml/v4 v4.0.0-rc.6
 	golang.org/x/text v0.42.0
+	modernc.org/libc v1.79.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -59,7 +60,6 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/ini.v1 v1.67.3 // indirect
-	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

@@ -78,7 +78,7 @@ type engine interface {
 	// prepared statement for a rebound query, or nil.
 	readRow(ctx context.Context, query string, args ...any) scanner
 	// readRows is readRow for a constant query of many rows.
-	readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	readRows(ctx context.Context, query string, args ...any) (rowSource, error)
 	writeStmt(query string) *sql.Stmt
 	// close stops the engine and closes the pools.
 	close() error

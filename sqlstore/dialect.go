@@ -75,6 +75,8 @@ type dialect struct {
 	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
 	// viewer's reactions and saves.
 	pageQueries [4]string
+	// recentPageQuery is the conversation page's statement (recentPageQueryKeyed).
+	recentPageQuery string
 	// quotedQuery reads the messages a page quotes with their parties, interactionsQuery a
 	// viewer's interactions with a page's interactive messages (interactions.go).
 	quotedQuery, interactionsQuery string
@@ -102,7 +104,7 @@ func init() {
 }
 
 var (
-	sqliteDialect = dialect{name: "sqlite", rowsPerInsert: 1, lastInsertID: true, params: bareParams,
+	sqliteDialect = dialect{name: "sqlite", recentPageQuery: recentPageQueryKeyed("rowid"), rowsPerInsert: 1, lastInsertID: true, params: bareParams,
 		inIDs: jsonEachIDs, idsArg: jsonIDs, uidsArg: jsonUIDs,
 		summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
 		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
@@ -114,7 +116,7 @@ var (
 				WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages')`,
 			`UPDATE sqlite_sequence SET seq = max(seq, COALESCE((SELECT max(id) FROM messages), 0)) + 1 WHERE name = 'messages' RETURNING seq`},
 		rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", concurrentWrites: true, roundTrips: true, rowsPerInsert: 100, params: placeholders,
+	postgresDialect = dialect{name: "postgres", recentPageQuery: recentPageQueryKeyed("conversation_id"), concurrentWrites: true, roundTrips: true, rowsPerInsert: 100, params: placeholders,
 		inIDs:  func(p string) string { return ` = ANY(` + p + `)` },
 		idsArg: func(ids []int64) any { return ids }, uidsArg: func(uids []string) any { return uids },
 		summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/natter-chat/natter/chat"
+	"github.com/natter-chat/natter/sqlstore/internal/sqliteread"
 )
 
 // errForeignKey is a row that a foreign key refuses: the statement that can meet one says
@@ -48,6 +49,14 @@ func mapErr(err error) error {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return fmt.Errorf("%w: %v", chat.ErrAlreadyExists, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
+		}
+		return err
+	}
+	var de *sqliteread.Error
+	if errors.As(err, &de) {
+		switch de.Primary() {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
 			return fmt.Errorf("%w: %v", chat.ErrUnavailable, err)
 		}

@@ -273,8 +273,12 @@ func (e *postgresEngine) readRow(ctx context.Context, query string, args ...any)
 	return e.db.r.QueryRowContext(ctx, query, args...)
 }
 
-func (e *postgresEngine) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return e.db.r.QueryContext(ctx, query, args...)
+func (e *postgresEngine) readRows(ctx context.Context, query string, args ...any) (rowSource, error) {
+	rows, err := e.db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
 }
 
 func (e *postgresEngine) writeStmt(string) *sql.Stmt { return nil }

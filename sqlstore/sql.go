@@ -32,7 +32,7 @@ func (t *wtx) store() *DB   { return t.db }
 // results are a query's rows, or the error that kept it from running; collect and each
 // read them.
 type results struct {
-	rows *sql.Rows
+	rows rowSource
 	err  error
 	c    *Counter // counts the rows read, or nil
 }
@@ -69,7 +69,10 @@ func (r reader) rows(query string, args ...any) results {
 		c.ran(query, args, true)
 	}
 	rows, err := r.db.r.QueryContext(r.ctx, query, args...)
-	return results{rows, err, r.db.counter}
+	if err != nil {
+		return results{nil, err, r.db.counter}
+	}
+	return results{rows, nil, r.db.counter}
 }
 
 func (r reader) fixedRows(query string, args ...any) results {
@@ -131,7 +134,10 @@ func (t *wtx) rows(query string, args ...any) results {
 	} else {
 		rows, err = t.tx.QueryContext(t.ctx, query, args...)
 	}
-	return results{rows, err, t.db.counter}
+	if err != nil {
+		return results{nil, err, t.db.counter}
+	}
+	return results{rows, nil, t.db.counter}
 }
 
 // execRaw and rowsRaw run a query already in the dialect's placeholder syntax, bypassing
@@ -149,7 +155,10 @@ func (t *wtx) rowsRaw(query string, args ...any) results {
 		c.ran(query, args, false)
 	}
 	rows, err := t.tx.QueryContext(t.ctx, query, args...)
-	return results{rows, err, t.db.counter}
+	if err != nil {
+		return results{nil, err, t.db.counter}
+	}
+	return results{rows, nil, t.db.counter}
 }
 
 // stmt is the engine's prepared statement for an already rebound query, bound to the
@@ -201,6 +210,15 @@ func inSavepoint(tx *wtx, fn func(tx *wtx) error) error {
 }
 
 type scanner interface{ Scan(...any) error }
+
+// rowSource is a query's rows: *sql.Rows, or on SQLite the direct reader's
+// (sqliteread.Rows).
+type rowSource interface {
+	scanner
+	Next() bool
+	Err() error
+	Close() error
+}
 
 // errRow is a row whose query failed before it ran.
 type errRow struct{ err error }

@@ -9,19 +9,23 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/sqlstore/internal/commit"
+	"github.com/natter-chat/natter/sqlstore/internal/sqliteread"
 )
 
 // sqliteEngine is SQLite's way: one writer connection whose transactions are group commits
 // (commit.Batcher), the messages it changes reactions on kept in memory (sqlite_hot.go), its
-// WAL checkpointed on a connection of its own (sqlite_checkpoint.go), and the hot path's
-// statements prepared once per pool (sqlite_stmt.go).
+// WAL checkpointed on a connection of its own (sqlite_checkpoint.go), the writer's hot
+// statements prepared once (sqlite_stmt.go), and the constant reads (reader.fixed and
+// fixedRows: every page's) run on connections of SQLite's own API (sqliteread), which keep
+// their statements prepared and read a row for half what database/sql spends.
 type sqliteEngine struct {
-	db                    *DB
-	lock                  *sqliteLock // nil when opened Shared
-	batch                 *commit.Batcher
-	hot                   *hotMessages
-	checkpoint            *checkpointer
-	readStmts, writeStmts *stmtCache
+	db         *DB
+	lock       *sqliteLock // nil when opened Shared
+	batch      *commit.Batcher
+	hot        *hotMessages
+	checkpoint *checkpointer
+	writeStmts *stmtCache
+	direct     *sqliteread.Pool
 }
 
 func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock) (*DB, error) {
@@ -59,10 +63,12 @@ func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock)
 	}
 	cp.SetMaxOpenConns(1)
 	db := &DB{w: w, r: r, dialect: sqliteDialect}
-	e := &sqliteEngine{db: db, lock: lock, readStmts: newStmtCache(r), writeStmts: newStmtCache(w), hot: newHotMessages(maxHotMessages)}
+	e := &sqliteEngine{db: db, lock: lock, writeStmts: newStmtCache(w), hot: newHotMessages(maxHotMessages)}
 	db.eng = e
 	fail := func(err error) (*DB, error) {
-		e.readStmts.close()
+		if e.direct != nil {
+			e.direct.Close()
+		}
 		e.writeStmts.close()
 		cp.Close()
 		db.w.Close()
@@ -71,6 +77,10 @@ func openSQLite(ctx context.Context, path string, opt Options, lock *sqliteLock)
 	}
 	if err := db.migrate(ctx); err != nil {
 		return fail(err)
+	}
+	// Opened after the migrations, which create the file and switch it to WAL.
+	if e.direct, err = sqliteread.Open(path, readers, "busy_timeout(10000)", "cache_size(-16384)"); err != nil {
+		return fail(fmt.Errorf("open sqlite: %w", err))
 	}
 	// Prepared before any transaction can hold the writer's only connection.
 	for _, q := range hotWrites {
@@ -126,25 +136,15 @@ func (e *sqliteEngine) lockMessages(*wtx, []int64) error { return nil }
 func (e *sqliteEngine) lockConversation(*wtx, *chat.Message) error { return nil }
 
 func (e *sqliteEngine) readRow(ctx context.Context, query string, args ...any) scanner {
-	s, err := e.readStmts.get(ctx, query)
-	if err != nil {
-		return errRow{err}
-	}
-	if s == nil {
-		return e.db.r.QueryRowContext(ctx, query, args...)
-	}
-	return s.QueryRowContext(ctx, args...)
+	return e.direct.QueryRow(ctx, query, args...)
 }
 
-func (e *sqliteEngine) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := e.readStmts.get(ctx, query)
+func (e *sqliteEngine) readRows(ctx context.Context, query string, args ...any) (rowSource, error) {
+	rows, err := e.direct.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	if s == nil {
-		return e.db.r.QueryContext(ctx, query, args...)
-	}
-	return s.QueryContext(ctx, args...)
+	return rows, nil
 }
 
 func (e *sqliteEngine) writeStmt(query string) *sql.Stmt { return e.writeStmts.lookup(query) }
@@ -153,7 +153,9 @@ func (e *sqliteEngine) close() error {
 	if e.batch != nil {
 		e.batch.Close()
 	}
-	e.readStmts.close()
+	if e.direct != nil {
+		e.direct.Close()
+	}
 	e.writeStmts.close()
 	var err error
 	if e.checkpoint != nil {
