@@ -1,19 +1,31 @@
-// Command sqlitebake compares SQLite engines for Go on natter's hot reads (issue 39's
-// engine bake-off): the history page (the newest 50 messages of one conversation, the 24
-// columns natter's page reads) and a message by id, on a copy of a natterbench-seeded
-// natter database, one goroutine, CPU time from getrusage per operation. Every engine runs
-// the same statement, prepared once, and scans every column into Go values as natter
-// does; the engines alternate round by round so the shared machine's drift falls on all.
+// Command sqlitebake compares SQLite engines for Go on natter's hot paths (issue 39's engine
+// bake-off), on copies of a natterbench-seeded natter database, one goroutine, CPU time from
+// getrusage per operation, the engines alternated round by round so the shared machine's
+// drift falls on all. Every engine runs the same statements (natsql/), prepared once, and
+// scans every column into Go values as natter does.
+//
+//   - -mode read: the history page (the newest 50 messages of one conversation, 24 columns),
+//     a message by id and the conversation page (natter's recentPageQuery, 50 of the hub's
+//     1,001 conversations), each engine on a WAL copy of its own with natter's readers' page
+//     cache; first it checks that all engines read the same rows.
+//   - -mode write: natter's send (insert with the next seq, count it in the conversation's row
+//     and the sender's marker) and reaction (add the row, keep the count row), a transaction
+//     each, on a fresh WAL copy per engine with natter's writer pragmas (write.go); after, it
+//     checks that all copies hold the same rows.
+//   - -mode cold and -mode mem run the one-engine programs under first/ in fresh processes:
+//     start to first history page (wall and CPU), binary size, and memory after 1,000 pages.
 //
 // It is a module of its own so that natter's go.mod gains none of the engines it tries.
 // mattn/go-sqlite3 needs cgo and a C compiler, so it is built only with -tags mattn (and
-// then replaces ncruces's database/sql driver, which registers the same name). ncruces
-// refused the WAL file natter leaves ("locking protocol"), so the copy is switched to a
-// rollback journal first; the reads are the same B-trees either way.
+// then replaces ncruces's database/sql driver, which registers the same name). The copy
+// given to -db should be in rollback-journal mode (the copies are switched to WAL).
 //
-//	sqlite3 copy.db 'PRAGMA journal_mode=DELETE'
-//	go run . -db copy.db -app demo -conversation <hub>_user_<partner>
+//	sqlite3 natter.db '.backup copy.db' && sqlite3 copy.db 'PRAGMA journal_mode=DELETE'
+//	go run . -db copy.db -app demo -conversation <hub>_user_<partner> [-mode write -dir /tmp/x]
 //	CGO_ENABLED=1 go run -tags mattn . -db copy.db -app demo -conversation <hub>_user_<partner>
+//	for e in none modernc ncruces zombiezen ncrucessql; do go build -o bin/$e ./first/$e; done
+//	CGO_ENABLED=1 go build -tags mattn -o bin/mattn ./first/mattn
+//	go run . -db copy.db -conversation <hub>_user_<partner> -mode cold -bin bin -rounds 20
 package main
 
 import (
@@ -22,21 +34,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/natter-chat/natter/bench/sqlitebake/natsql"
 	nc "github.com/ncruces/go-sqlite3"
 	_ "modernc.org/sqlite"
 	zz "zombiezen.com/go/sqlite"
 )
 
-const cols = `m.id, m.conversation_id, m.sender, m.receiver_type, m.receiver, m.category, m.type,
-	m.data, m.tags, m.muid, m.target_id, m.target_uid, m.parent_id, m.reply_count, m.edited_at, m.edited_by, m.delivered_at, m.read_at, m.sent_at, m.updated_at, m.deleted_at, m.deleted_by, m.pinned_at, m.pinned_by`
-
-const historyQ = `SELECT ` + cols + ` FROM messages m WHERE m.app_id = ?1 AND m.conversation_id = ?2 ORDER BY m.id DESC LIMIT 50`
-const getQ = `SELECT ` + cols + ` FROM messages m WHERE m.app_id = ?1 AND m.id = ?2`
+const (
+	historyQ = natsql.History
+	getQ     = natsql.Get
+)
 
 // msg is what natter scans a row into.
 type msg struct {
@@ -48,17 +59,35 @@ type msg struct {
 	readAt, sentAt, updatedAt, deletedAt, pinnedAt        int64
 }
 
-// engine runs one history page and one get, returning how many rows it read.
+// engine runs one history page and one get, returning how many rows it read; while keep is
+// set, it also appends the rows there (for the engines' comparison, untimed).
 type engine struct {
 	name    string
 	history func() int
 	get     func(id int64) int
+	keep    *[]msg
+	conv    convPage
 }
 
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// rows answers what a history page and a get read, as text, for comparing engines.
+func (e engine) rows(id int64) string {
+	*e.keep = make([]msg, 0, 51)
+	e.history()
+	e.get(id)
+	s := fmt.Sprint(*e.keep)
+	*e.keep = nil
+	return s
+}
+
+var cpu = natsql.CPU
+
+// viewer is the hub of the long conversation <hub>_user_<partner>.
+func viewer(conv string) string {
+	hub, _, ok := strings.Cut(conv, "_user_")
+	if !ok {
+		must(fmt.Errorf("%q is not a one-to-one conversation id", conv))
+	}
+	return hub
 }
 
 func must(err error) {
@@ -72,11 +101,15 @@ func sqlEngine(name, driver, dsn, app, conv string) engine {
 	db, err := sql.Open(driver, dsn)
 	must(err)
 	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	_, err = db.Exec(readerCache)
+	must(err)
 	h, err := db.Prepare(historyQ)
 	must(err)
 	g, err := db.Prepare(getQ)
 	must(err)
 	ctx := context.Background()
+	keep := new([]msg)
 	scan := func(rows *sql.Rows) int {
 		n := 0
 		for rows.Next() {
@@ -84,13 +117,16 @@ func sqlEngine(name, driver, dsn, app, conv string) engine {
 			must(rows.Scan(&m.id, &m.conv, &m.sender, &m.rtype, &m.receiver, &m.category, &m.typ, &m.data, &m.tags, &m.muid,
 				&m.targetID, &m.targetUID, &m.parentID, &m.replyCount, &m.editedAt, &m.editedBy, &m.deliveredAt, &m.readAt,
 				&m.sentAt, &m.updatedAt, &m.deletedAt, &m.deletedBy, &m.pinnedAt, &m.pinnedBy))
+			if *keep != nil {
+				*keep = append(*keep, m)
+			}
 			n++
 		}
 		must(rows.Err())
 		rows.Close()
 		return n
 	}
-	return engine{name: name,
+	return engine{name: name, keep: keep, conv: sqlConv(db, app, viewer(conv)),
 		history: func() int {
 			rows, err := h.QueryContext(ctx, app, conv)
 			must(err)
@@ -106,10 +142,12 @@ func sqlEngine(name, driver, dsn, app, conv string) engine {
 func ncruces(path, app, conv string) engine {
 	c, err := nc.Open(path)
 	must(err)
+	must(c.Exec(readerCache))
 	h, _, err := c.Prepare(historyQ)
 	must(err)
 	g, _, err := c.Prepare(getQ)
 	must(err)
+	keep := new([]msg)
 	run := func(s *nc.Stmt) int {
 		n := 0
 		for s.Step() {
@@ -123,13 +161,16 @@ func ncruces(path, app, conv string) engine {
 			m.editedAt, m.editedBy, m.deliveredAt, m.readAt = s.ColumnInt64(14), s.ColumnText(15), s.ColumnInt64(16), s.ColumnInt64(17)
 			m.sentAt, m.updatedAt, m.deletedAt, m.deletedBy = s.ColumnInt64(18), s.ColumnInt64(19), s.ColumnInt64(20), s.ColumnText(21)
 			m.pinnedAt, m.pinnedBy = s.ColumnInt64(22), s.ColumnText(23)
+			if *keep != nil {
+				*keep = append(*keep, m)
+			}
 			n++
 		}
 		must(s.Err())
 		must(s.Reset())
 		return n
 	}
-	return engine{name: "ncruces direct",
+	return engine{name: "ncruces direct", keep: keep, conv: ncConv(c, app, viewer(conv)),
 		history: func() int {
 			must(h.BindText(1, app))
 			must(h.BindText(2, conv))
@@ -145,10 +186,16 @@ func ncruces(path, app, conv string) engine {
 func zombiezen(path, app, conv string) engine {
 	c, err := zz.OpenConn(path, zz.OpenReadWrite)
 	must(err)
+	s, _, err := c.PrepareTransient(readerCache)
+	must(err)
+	_, err = s.Step()
+	must(err)
+	must(s.Finalize())
 	h, err := c.Prepare(historyQ)
 	must(err)
 	g, err := c.Prepare(getQ)
 	must(err)
+	keep := new([]msg)
 	run := func(s *zz.Stmt) int {
 		n := 0
 		for {
@@ -167,12 +214,15 @@ func zombiezen(path, app, conv string) engine {
 			m.editedAt, m.editedBy, m.deliveredAt, m.readAt = s.ColumnInt64(14), s.ColumnText(15), s.ColumnInt64(16), s.ColumnInt64(17)
 			m.sentAt, m.updatedAt, m.deletedAt, m.deletedBy = s.ColumnInt64(18), s.ColumnInt64(19), s.ColumnInt64(20), s.ColumnText(21)
 			m.pinnedAt, m.pinnedBy = s.ColumnInt64(22), s.ColumnText(23)
+			if *keep != nil {
+				*keep = append(*keep, m)
+			}
 			n++
 		}
 		must(s.Reset())
 		return n
 	}
-	return engine{name: "zombiezen direct",
+	return engine{name: "zombiezen direct", keep: keep, conv: zzConv(c, app, viewer(conv)),
 		history: func() int {
 			h.BindText(1, app)
 			h.BindText(2, conv)
@@ -186,11 +236,15 @@ func zombiezen(path, app, conv string) engine {
 }
 
 func main() {
-	path := flag.String("db", "", "a natter SQLite database (a copy: it is opened read-only, but WAL files may be touched)")
+	path := flag.String("db", "", "a natter SQLite database (a copy, in rollback-journal mode: the reads open it as it is; the writes each write a copy of it)")
 	app := flag.String("app", "demo", "app id")
-	conv := flag.String("conversation", "", "conversation id of the long conversation")
+	conv := flag.String("conversation", "", "conversation id of the long conversation (<hub>_user_<partner>)")
 	n := flag.Int("n", 2000, "operations per engine per round")
 	rounds := flag.Int("rounds", 5, "rounds; engines alternate within each")
+	mode := flag.String("mode", "read", "read (history page and get), write (send and reaction transactions), cold (start to first page, the first/ programs) or mem (the first/ programs' memory)")
+	dir := flag.String("dir", os.TempDir(), "where the writes' copies go")
+	shared := flag.Bool("shared", false, "read: all engines on the -db file itself, not each on a WAL copy of its own")
+	bin := flag.String("bin", "", "cold and mem: the directory of the first/ programs, built one per engine")
 	flag.Parse()
 	ids := []int64{}
 	{
@@ -208,43 +262,154 @@ func main() {
 	if len(ids) < 50 {
 		must(fmt.Errorf("conversation %q has %d messages", *conv, len(ids)))
 	}
-	engines := []engine{
-		sqlEngine("modernc database/sql (natter today)", "sqlite", "file:"+*path+"", *app, *conv),
-		ncruces(*path, *app, *conv),
-		zombiezen(*path, *app, *conv),
+	switch *mode {
+	case "read":
+		reads(*path, *dir, *shared, *app, *conv, ids, *n, *rounds)
+	case "write":
+		writes(*path, *dir, *app, *conv, ids, *n, *rounds)
+	case "cold", "mem":
+		first(*mode, *bin, *path, *app, *conv, *rounds)
+	default:
+		must(fmt.Errorf("no mode %q", *mode))
 	}
-	engines = append(engines, extraEngines(*path, *app, *conv)...)
+}
+
+// readerCache is natter's readers' page cache (sqlstore/sqlite_engine.go).
+const readerCache = "PRAGMA cache_size = -16384"
+
+// reads times the engines on the reads, each on its own copy of the database in WAL mode, as
+// natter runs: with -shared, all on the file given, which must then be in rollback-journal
+// mode (ncruces refused the WAL-index another engine had made).
+func reads(path, dir string, shared bool, app, conv string, ids []int64, n, rounds int) {
+	file := func(name string) string {
+		if shared {
+			return path
+		}
+		return walCopy(path, dir, name)
+	}
+	engines := []engine{
+		sqlEngine("modernc database/sql (natter today)", "sqlite", "file:"+file("r-modernc")+"", app, conv),
+		ncruces(file("r-ncruces"), app, conv),
+		zombiezen(file("r-zombiezen"), app, conv),
+	}
+	engines = append(engines, extraEngines(file("r-extra"), app, conv)...)
+	// The engines read the same rows: the page and a few messages, compared as text.
+	for _, id := range []int64{ids[0], ids[len(ids)/2], ids[len(ids)-1]} {
+		want := engines[0].rows(id)
+		for _, e := range engines[1:] {
+			if got := e.rows(id); got != want {
+				must(fmt.Errorf("%s reads other rows than %s:\n%s\n%s", e.name, engines[0].name, got, want))
+			}
+		}
+	}
+	want := engines[0].conv.rows()
+	for _, e := range engines[1:] {
+		if got := e.conv.rows(); got != want {
+			must(fmt.Errorf("%s reads another conversation page than %s:\n%s\n%s", e.name, engines[0].name, got, want))
+		}
+	}
+	fmt.Printf("the %d engines read the same rows (a history page, 3 messages, a conversation page)\n", len(engines))
 	hist := map[string][]float64{}
 	get := map[string][]float64{}
-	for r := 0; r < *rounds; r++ {
+	convs := map[string][]float64{}
+	for r := 0; r < rounds; r++ {
 		for _, e := range engines {
 			if e.history() != 50 {
 				must(fmt.Errorf("%s: history page is not 50 rows", e.name))
 			}
 			t := cpu()
-			for i := 0; i < *n; i++ {
+			for i := 0; i < n; i++ {
 				e.history()
 			}
-			hist[e.name] = append(hist[e.name], float64(cpu()-t)/float64(*n)/1e3)
+			hist[e.name] = append(hist[e.name], float64(cpu()-t)/float64(n)/1e3)
 			t = cpu()
-			for i := 0; i < *n*5; i++ {
+			for i := 0; i < n*5; i++ {
 				if e.get(ids[(i*7919)%len(ids)]) != 1 {
 					must(fmt.Errorf("%s: get found nothing", e.name))
 				}
 			}
-			get[e.name] = append(get[e.name], float64(cpu()-t)/float64(*n*5)/1e3)
+			get[e.name] = append(get[e.name], float64(cpu()-t)/float64(n*5)/1e3)
+			if e.conv.run() != 50 {
+				must(fmt.Errorf("%s: conversation page is not 50 rows", e.name))
+			}
+			t = cpu()
+			for i := 0; i < n/4; i++ {
+				e.conv.run()
+			}
+			convs[e.name] = append(convs[e.name], float64(cpu()-t)/float64(n/4)/1e3)
 		}
 	}
-	med := func(v []float64) (float64, float64, float64) {
-		s := append([]float64(nil), v...)
-		sort.Float64s(s)
-		return s[0], s[len(s)/2], s[len(s)-1]
-	}
-	fmt.Printf("| engine | history page of 50: CPU µs (min / median / max of %d rounds) | get by id: CPU µs |\n|---|---:|---:|\n", *rounds)
+	fmt.Printf("| engine | history page of 50: CPU µs (min / median / max of %d rounds) | get by id: CPU µs | conversation page of 50: CPU µs |\n|---|---:|---:|---:|\n", rounds)
 	for _, e := range engines {
-		a, b, c := med(hist[e.name])
-		x, y, z := med(get[e.name])
-		fmt.Printf("| %s | %.0f / %.0f / %.0f | %.1f / %.1f / %.1f |\n", e.name, a, b, c, x, y, z)
+		fmt.Printf("| %s | %s | %s | %s |\n", e.name, spread(hist[e.name], "%.0f"), spread(get[e.name], "%.1f"), spread(convs[e.name], "%.0f"))
 	}
-	fmt.Println(strings.Repeat("-", 3))
+}
+
+// spread is min / median / max.
+func spread(v []float64, f string) string {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return fmt.Sprintf(f+" / "+f+" / "+f, s[0], s[len(s)/2], s[len(s)-1])
+}
+
+func writes(path, dir, app, conv string, ids []int64, n, rounds int) {
+	hub := viewer(conv)
+	partner := strings.TrimPrefix(conv, hub+"_user_")
+	writers := []writer{
+		sqlWriter("modernc database/sql (natter today)", "sqlite", fresh(path, dir, "modernc")),
+		ncrucesWriter(fresh(path, dir, "ncruces")),
+		zombiezenWriter(fresh(path, dir, "zombiezen")),
+	}
+	writers = append(writers, extraWriters(fresh(path, dir, "extra"))...)
+	files := []string{"modernc", "ncruces", "zombiezen", "extra"}
+	sends := map[string][]float64{}
+	reacts := map[string][]float64{}
+	firsts := make([]map[int64]int64, len(writers))
+	for i := range firsts {
+		firsts[i] = map[int64]int64{}
+	}
+	at := int64(1_800_000_000_000)
+	for r := 0; r < rounds; r++ {
+		for k, w := range writers {
+			w.flushWAL()
+			t := cpu()
+			for i := 0; i < n; i++ {
+				send(w, natsql.Send{App: app, Conv: conv, Sender: hub, Receiver: partner,
+					Data: fmt.Sprintf(`{"text":"bake-off %d.%d"}`, r, i), At: at + int64(r*n+i)})
+			}
+			sends[w.name] = append(sends[w.name], float64(cpu()-t)/float64(n)/1e3)
+			w.flushWAL()
+			t = cpu()
+			for i := 0; i < n; i++ {
+				react(w, firsts[k], app, ids[(i*7919)%len(ids)], fmt.Sprintf("r%d-%d", r, i), at+int64(r*n+i))
+			}
+			reacts[w.name] = append(reacts[w.name], float64(cpu()-t)/float64(n)/1e3)
+		}
+	}
+	// The engines wrote the same rows.
+	want := written(filepath.Join(dir, files[0]+".db"), app, conv)
+	for k, w := range writers[1:] {
+		if got := written(filepath.Join(dir, files[k+1]+".db"), app, conv); got != want {
+			must(fmt.Errorf("%s wrote other rows than %s:\n%s\n%s", w.name, writers[0].name, got, want))
+		}
+	}
+	fmt.Printf("the %d engines wrote the same rows: %s\n", len(writers), want)
+	fmt.Printf("| engine | send transaction: CPU µs (min / median / max of %d rounds) | reaction transaction: CPU µs |\n|---|---:|---:|\n", rounds)
+	for _, w := range writers {
+		fmt.Printf("| %s | %s | %s |\n", w.name, spread(sends[w.name], "%.0f"), spread(reacts[w.name], "%.0f"))
+	}
+}
+
+// written sums up what the writes left in a copy, read through modernc.
+func written(path, app, conv string) string {
+	db, err := sql.Open("sqlite", "file:"+path)
+	must(err)
+	defer db.Close()
+	var s string
+	must(db.QueryRow(`SELECT (SELECT COUNT(*) || ' messages, max id ' || MAX(id) || ', seq sum ' || SUM(seq) || ', data hash ' || SUM(length(data) * id) FROM messages WHERE app_id = ?1)
+		|| '; conversation ' || (SELECT last_message_id || '/' || last_seq || '/' || updated_at FROM conversations WHERE app_id = ?1 AND conversation_id = ?2)
+		|| '; markers ' || (SELECT group_concat(uid || ':' || unread_own) FROM conversation_markers WHERE app_id = ?1 AND conversation_id = ?2)
+		|| '; reactions ' || (SELECT COUNT(*) || '/' || SUM(id * message_id) FROM reactions)
+		|| '; counts ' || (SELECT COUNT(*) || '/' || SUM(count * first_id) FROM reaction_counts)`, app, conv).Scan(&s))
+	return s
 }
