@@ -6,15 +6,12 @@ import (
 	"sync"
 )
 
-// stmtCache keeps prepared statements for the fixed hot-path queries of one SQLite pool.
+// stmtCache keeps prepared statements for the writer's hot-path queries (hotWrites).
 // database/sql would otherwise prepare, run and finalise each statement on every call, and
-// preparing is most of a small SQLite query's cost. PostgreSQL needs no such cache: pgx
-// already caches prepared statements per connection.
-//
-// Constant query strings go through it (reader.fixed, the writer's hotWrites), and the
-// history page's query, whose text is one of the few shapes its filters make (a shape per
-// filter combination and list length). maxStmts bounds it all the same: past it, a new
-// text runs unprepared, as it did before, rather than growing the cache without end.
+// preparing is most of a small SQLite query's cost. The constant reads keep theirs on their
+// own connections (sqliteread); PostgreSQL needs no such cache: pgx already caches prepared
+// statements per connection. maxStmts bounds it all the same: past it, a new text runs
+// unprepared rather than growing the cache without end.
 type stmtCache struct {
 	pool *sql.DB
 	mu   sync.Mutex
