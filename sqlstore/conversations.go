@@ -160,7 +160,9 @@ func (db *DB) ListConversations(ctx context.Context, appID string, q chat.Conver
 // recentConversations is a user's unfiltered list, the common one, without sorting all of
 // the user's conversations: the page comes from the top of its one-to-one conversations by
 // activity (two index ranges) and of its groups', each taken as deep as the page reaches plus
-// the user's resets, which may hide that many. The total is the user's count of one-to-one
+// the user's resets, which may hide that many, and no deeper than the side has rows
+// (user_conversation_counts' as_a and as_b, migration 0064): a walk past a side's last live
+// entry would read every dead entry PostgreSQL's index keeps there until vacuum. The total is the user's count of one-to-one
 // conversations, kept by triggers (migration 0025), plus its groups' conversations, less
 // the conversations it reset and that have not moved since. So a page reads the same rows
 // however many one-to-one conversations the user has; what still grows is a probe per group
@@ -175,13 +177,14 @@ func (db *DB) recentConversations(ctx context.Context, appID string, q chat.Conv
 	if q.IncludeBlocked {
 		include = 1
 	}
-	var total, hidden, blocked int
-	err := run.fixed(recentCountQuery, appID, q.Viewer, include).Scan(&total, &hidden, &blocked)
+	var total, hidden, blocked, asA, asB int
+	err := run.fixed(recentCountQuery, appID, q.Viewer, include).Scan(&total, &hidden, &blocked, &asA, &asB)
 	if err != nil {
 		return nil, 0, mapErr(err)
 	}
 	depth := q.Page.Offset() + q.Page.PerPage + hidden + blocked
-	rows, err := collect(run.fixedRows(db.dialect.recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset(), include), scanConversation)
+	rows, err := collect(run.fixedRows(db.dialect.recentPageQuery, appID, q.Viewer, depth, q.Page.PerPage, q.Page.Offset(), include,
+		min(depth, asA), min(depth, asB)), scanConversation)
 	return rows, total - hidden - blocked, err
 }
 
@@ -206,15 +209,17 @@ const (
 			AND c.conversation_id IN (b.uid || '_user_' || b.blocked_uid, b.blocked_uid || '_user_' || b.uid)
 			AND c.kind = 'user' AND ((c.uid_a = b.uid AND c.uid_b = b.blocked_uid) OR (c.uid_a = b.blocked_uid AND c.uid_b = b.uid))
 			LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
-			WHERE b.app_id = $1 AND b.uid = $2 AND c.last_message_id > COALESCE(k.reset_id, 0)) END`
+			WHERE b.app_id = $1 AND b.uid = $2 AND c.last_message_id > COALESCE(k.reset_id, 0)) END,
+		COALESCE((SELECT as_a FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0),
+		COALESCE((SELECT as_b FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0)`
 	// CROSS JOIN keeps SQLite to the order written, the page's few ids first; it would
 	// otherwise walk every conversation of the app by activity to spare the final sort.
 	// PostgreSQL plans a CROSS JOIN with its WHERE as any join.
 	recentPageQuery = `SELECT ` + conversationColumns + ` FROM (
 		SELECT id FROM (SELECT KEY AS id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
-			ORDER BY last_message_id DESC LIMIT $3) a
+			ORDER BY last_message_id DESC LIMIT $7) a
 		UNION SELECT id FROM (SELECT KEY AS id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2
-			ORDER BY last_message_id DESC LIMIT $3) b
+			ORDER BY last_message_id DESC LIMIT $8) b
 		UNION SELECT id FROM (SELECT c2.KEY AS id FROM group_members gm
 			JOIN conversations c2 ON c2.app_id = gm.app_id AND c2.conversation_id = 'group_' || gm.guid
 			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c2.last_message_id DESC LIMIT $3) g) mine

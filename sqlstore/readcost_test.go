@@ -116,6 +116,10 @@ type cost struct {
 	Statements int64 // statements run
 	Rows       int64 // rows read back by the store
 	Work       int64 // what the database read: rows scanned (PostgreSQL) or pages touched (SQLite)
+	// Pages is the pages the reads touched: shared buffers hit or read (PostgreSQL), which
+	// count the dead index entries a scan steps over and Work does not; pages touched
+	// (SQLite, as Work).
+	Pages int64
 	// GenericWork is Work with each read planned as a generic plan (PostgreSQL; 0 on
 	// SQLite). pgx prepares every statement natter runs, and PostgreSQL may plan a
 	// prepared statement once for any arguments after its fifth execution, without
@@ -137,11 +141,12 @@ func (s *costStore) measure(t testing.TB, op func() error) cost {
 	}
 	c := cost{Statements: s.count.Statements(), Rows: s.count.Rows()}
 	for _, st := range s.count.Reads() {
-		w := s.work(t, st)
+		w, pages := s.work(t, st)
 		if testing.Verbose() {
-			t.Logf("%6d %.90s", w, strings.Join(strings.Fields(st.Query), " "))
+			t.Logf("%6d %6d %.90s", w, pages, strings.Join(strings.Fields(st.Query), " "))
 		}
 		c.Work += w
+		c.Pages += pages
 		if s.backend == "postgres" {
 			g := s.genericWork(t, st)
 			if testing.Verbose() {
@@ -214,8 +219,9 @@ func sqlLiteral(t testing.TB, a any) string {
 	return ""
 }
 
-// work replays one read and returns what the database read to answer it.
-func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
+// work replays one read and returns what the database read to answer it, and the pages
+// that took (cost.Pages).
+func (s *costStore) work(t testing.TB, st sqlstore.Statement) (int64, int64) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := s.raw.Conn(ctx)
@@ -230,10 +236,10 @@ func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
 			t.Fatal(err)
 		}
 		var plan string
-		if err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+st.Query, st.Args...).Scan(&plan); err != nil {
+		if err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+st.Query, st.Args...).Scan(&plan); err != nil {
 			t.Fatalf("explain: %v\n%s", err, st.Query)
 		}
-		return planScanned(t, plan)
+		return planScanned(t, plan), planBuffers(t, plan)
 	}
 	type statuser interface {
 		Status(op sqlite.DBStatusOp, reset bool) (int, int, error)
@@ -278,7 +284,8 @@ func (s *costStore) work(t testing.TB, st sqlstore.Statement) int64 {
 		t.Fatal(err)
 	}
 	rows.Close()
-	return pages(false)
+	n := pages(false)
+	return n, n
 }
 
 // planNode is a node of PostgreSQL's JSON plan.
@@ -453,11 +460,25 @@ func TestConversationTotalKept(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The total, checked against the page, and each user's sides (as_a, as_b: migration
+		// 0064, which bound how deep the page reads each side) against a recount.
 		total := func(uid string) int {
 			t.Helper()
-			_, n, err := s.svc.ListConversations(ctx, app.ActingAs(uid), chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 10}})
+			cs, n, err := s.svc.ListConversations(ctx, app.ActingAs(uid), chat.ConversationQuery{Page: chat.Page{Number: 1, PerPage: 10}})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(cs) != n {
+				t.Errorf("%s: %d conversations listed, total %d", uid, len(cs), n)
+			}
+			var wrong int
+			if err := s.raw.QueryRow(`SELECT COUNT(*) FROM user_conversation_counts k WHERE k.app_id = 'a' AND (
+				k.as_a <> (SELECT COUNT(*) FROM conversations c WHERE c.app_id = k.app_id AND c.kind = 'user' AND c.uid_a = k.uid)
+				OR k.as_b <> (SELECT COUNT(*) FROM conversations c WHERE c.app_id = k.app_id AND c.kind = 'user' AND c.uid_b = k.uid))`).Scan(&wrong); err != nil {
+				t.Fatal(err)
+			}
+			if wrong > 0 {
+				t.Errorf("%d users' as_a or as_b differ from a recount", wrong)
 			}
 			return n
 		}
@@ -478,6 +499,26 @@ func TestConversationTotalKept(t *testing.T) {
 			t.Errorf("u0 after u3 was deleted: total %d, want 2", got)
 		}
 	})
+}
+
+// planBuffers is the shared buffers an EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) plan hit or
+// read: its top node's, which count its children's.
+func planBuffers(t testing.TB, plan string) int64 {
+	t.Helper()
+	var nodes []struct {
+		Plan struct {
+			Hit  int64 `json:"Shared Hit Blocks"`
+			Read int64 `json:"Shared Read Blocks"`
+		}
+	}
+	if err := json.Unmarshal([]byte(plan), &nodes); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, p := range nodes {
+		n += p.Plan.Hit + p.Plan.Read
+	}
+	return n
 }
 
 // planScanned is the rows an EXPLAIN (FORMAT JSON) plan's nodes scanned, summed.
