@@ -212,33 +212,51 @@ const (
 			WHERE b.app_id = $1 AND b.uid = $2 AND c.last_message_id > COALESCE(k.reset_id, 0)) END,
 		COALESCE((SELECT as_a FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0),
 		COALESCE((SELECT as_b FROM user_conversation_counts WHERE app_id = $1 AND uid = $2), 0)`
-	// CROSS JOIN keeps SQLite to the order written, the page's few ids first; it would
-	// otherwise walk every conversation of the app by activity to spare the final sort.
-	// PostgreSQL plans a CROSS JOIN with its WHERE as any join.
-	recentPageQuery = `SELECT ` + conversationColumns + ` FROM (
-		SELECT id FROM (SELECT KEY AS id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_a = $2
-			ORDER BY last_message_id DESC LIMIT $7) a
-		UNION SELECT id FROM (SELECT KEY AS id FROM conversations WHERE app_id = $1 AND kind = 'user' AND uid_b = $2
-			ORDER BY last_message_id DESC LIMIT $8) b
-		UNION SELECT id FROM (SELECT c2.KEY AS id FROM group_members gm
-			JOIN conversations c2 ON c2.app_id = gm.app_id AND c2.conversation_id = 'group_' || gm.guid
-			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c2.last_message_id DESC LIMIT $3) g) mine
-		CROSS JOIN conversations c
-		LEFT JOIN conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id
-		WHERE c.KEY = mine.id AND c.app_id = $1 AND c.last_message_id > COALESCE(k.reset_id, 0)
+	// recentCandidates are the page's candidates, the top of each of the viewer's three
+	// sources by activity: its one-to-one conversations as uid_a and as uid_b (each asked for
+	// no more rows than it has, $7 and $8) and its groups'. CANDIDATE is what each takes
+	// from a conversation's row (recentPageQueries).
+	recentCandidates = `SELECT * FROM (SELECT CANDIDATE FROM conversations c WHERE c.app_id = $1 AND c.kind = 'user' AND c.uid_a = $2
+			ORDER BY c.last_message_id DESC LIMIT $7) a
+		UNION SELECT * FROM (SELECT CANDIDATE FROM conversations c WHERE c.app_id = $1 AND c.kind = 'user' AND c.uid_b = $2
+			ORDER BY c.last_message_id DESC LIMIT $8) b
+		UNION SELECT * FROM (SELECT CANDIDATE FROM group_members gm
+			JOIN conversations c ON c.app_id = gm.app_id AND c.conversation_id = 'group_' || gm.guid
+			WHERE gm.app_id = $1 AND gm.uid = $2 ORDER BY c.last_message_id DESC LIMIT $3) g`
+	recentPageRest = ` MARKER
+		WHERE JOINED c.last_message_id > COALESCE(k.reset_id, 0)
 		AND ($6 = 1 OR ` + notBlocked + `)
 		ORDER BY c.last_message_id DESC LIMIT $4 OFFSET $5`
+	recentMarker = `conversation_markers k ON k.app_id = c.app_id AND k.uid = $2 AND k.conversation_id = c.conversation_id`
+	// recentRowColumns are the conversation columns the page's statement reads.
+	recentRowColumns = `c.app_id, c.conversation_id, c.kind, c.uid_a, c.uid_b, c.guid, c.last_message_id, c.last_seq, c.created_at, c.updated_at, c.purged_seq`
 )
 
-// recentPageQueryKeyed is recentPageQuery with its candidates named by key: the
-// conversation's id on PostgreSQL; on SQLite its rowid, which the activity indexes carry,
-// so that neither the candidates nor the join back to their rows read the table's key
-// index (a quarter of the statement's time, in process on the hub of 1,001 conversations).
-func recentPageQueryKeyed(key string) string {
-	if n := strings.Count(recentPageQuery, "KEY"); n != 4 {
-		panic(fmt.Sprintf("sqlstore: recentPageQuery names its key %d times, want 4", n))
+// recentPageQueries are the conversation page's statement on SQLite and on PostgreSQL.
+//
+// SQLite's candidates are rowids, which the activity indexes carry, joined back to their
+// rows (CROSS JOIN keeps SQLite to the order written, the page's few candidates first; it
+// would otherwise walk every conversation of the app by activity to spare the final sort):
+// the page reads no key index, a quarter of the statement's time in process on issue 39's
+// hub of 1,001 conversations.
+//
+// PostgreSQL's index scans fetch each candidate's row anyway, so its candidates are their
+// rows, and the page reads no key index either. Its marker is a LATERAL lookup, one probe
+// of the key per candidate (LIMIT 1 keeps the planner from flattening it): as a join the
+// planner hashed every marker of the viewer instead, a read that grows with its
+// conversations.
+func recentPageQueries() (sqliteQuery, postgresQuery string) {
+	candidates := func(with string) string {
+		if n := strings.Count(recentCandidates, "CANDIDATE"); n != 3 {
+			panic(fmt.Sprintf("sqlstore: recentCandidates has %d CANDIDATE, want 3", n))
+		}
+		return strings.ReplaceAll(recentCandidates, "CANDIDATE", with)
 	}
-	return strings.ReplaceAll(recentPageQuery, "KEY", key)
+	sqliteQuery = `SELECT ` + conversationColumns + ` FROM (` + candidates(`c.rowid AS id`) + `) mine CROSS JOIN conversations c` +
+		splice(splice(recentPageRest, "MARKER", "LEFT JOIN "+recentMarker), "JOINED", "c.rowid = mine.id AND c.app_id = $1 AND")
+	postgresQuery = `SELECT ` + conversationColumns + ` FROM (` + candidates(recentRowColumns) + `) c` +
+		splice(splice(recentPageRest, "MARKER", "LEFT JOIN LATERAL (SELECT k.* FROM "+strings.Replace(recentMarker, " ON ", " WHERE ", 1)+" LIMIT 1) k ON true"), "JOINED ", "")
+	return sqliteQuery, postgresQuery
 }
 
 const conversationRowQuery = `SELECT ` + conversationColumns + ` FROM conversations c

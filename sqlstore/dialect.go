@@ -75,7 +75,7 @@ type dialect struct {
 	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
 	// viewer's reactions and saves.
 	pageQueries [4]string
-	// recentPageQuery is the conversation page's statement (recentPageQueryKeyed).
+	// recentPageQuery is the conversation page's statement (recentPageQueries).
 	recentPageQuery string
 	// quotedQuery reads the messages a page quotes with their parties, interactionsQuery a
 	// viewer's interactions with a page's interactive messages (interactions.go).
@@ -84,6 +84,7 @@ type dialect struct {
 }
 
 func init() {
+	sqliteDialect.recentPageQuery, postgresDialect.recentPageQuery = recentPageQueries()
 	for _, d := range []*dialect{&sqliteDialect, &postgresDialect} {
 		d.forUpdate = d.lock(` FOR UPDATE`)
 		d.messagesFromByID = splice(messageFrom, "FROM messages m\n", "FROM messages m"+d.byID+"\n")
@@ -104,7 +105,7 @@ func init() {
 }
 
 var (
-	sqliteDialect = dialect{name: "sqlite", recentPageQuery: recentPageQueryKeyed("rowid"), rowsPerInsert: 1, lastInsertID: true, params: bareParams,
+	sqliteDialect = dialect{name: "sqlite", rowsPerInsert: 1, lastInsertID: true, params: bareParams,
 		inIDs: jsonEachIDs, idsArg: jsonIDs, uidsArg: jsonUIDs,
 		summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
 		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
@@ -116,7 +117,7 @@ var (
 				WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'messages')`,
 			`UPDATE sqlite_sequence SET seq = max(seq, COALESCE((SELECT max(id) FROM messages), 0)) + 1 WHERE name = 'messages' RETURNING seq`},
 		rebind: cachedRebind(dollarToQuestion)}
-	postgresDialect = dialect{name: "postgres", recentPageQuery: recentPageQueryKeyed("conversation_id"), concurrentWrites: true, roundTrips: true, rowsPerInsert: 100, params: placeholders,
+	postgresDialect = dialect{name: "postgres", concurrentWrites: true, roundTrips: true, rowsPerInsert: 100, params: placeholders,
 		inIDs:  func(p string) string { return ` = ANY(` + p + `)` },
 		idsArg: func(ids []int64) any { return ids }, uidsArg: func(uids []string) any { return uids },
 		summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),
