@@ -187,38 +187,27 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, 
 		}
 	}
 	// Each list is bound as one argument (dialect.inIDs), so that the statements' text stays
-	// the same from page to page and prepared.
+	// the same from page to page and prepared. The four reads need only the page: one round
+	// trip on PostgreSQL (pipeline).
 	users := map[string]chat.Entity{}
-	err := each(run.fixedRows(db.dialect.pageQueries[0], appID, db.dialect.uidsArg(uids)),
-		func(s scanner) error {
-			u, err := scanUser(s, appID)
-			users[u.UID] = u.Entity()
-			return err
-		})
-	if err != nil {
-		return err
-	}
-	who := func(uid string) chat.Entity {
-		if e, ok := users[uid]; ok {
-			return e
-		}
-		return entity(uid, entityColumns{})
-	}
 	counts := map[int64][]chat.ReactionSummary{}
+	saved, followed := map[int64]int64{}, map[int64]bool{}
+	reads := []pipedRead{{query: db.dialect.pageQueries[0], args: []any{appID, db.dialect.uidsArg(uids)}, row: func(s scanner) error {
+		u, err := scanUser(s, appID)
+		users[u.UID] = u.Entity()
+		return err
+	}}}
 	if len(ids) > 0 {
 		idsArg := db.dialect.idsArg(ids)
-		err := each(run.fixedRows(db.dialect.pageQueries[1], idsArg), func(s scanner) error {
+		reads = append(reads, pipedRead{query: db.dialect.pageQueries[1], args: []any{idsArg}, row: func(s scanner) error {
 			var id int64
 			var r chat.ReactionSummary
 			err := s.Scan(&id, &r.Reaction, &r.Count)
 			counts[id] = append(counts[id], r)
 			return err
-		})
-		if err != nil {
-			return err
-		}
-		if viewer != "" && len(counts) > 0 {
-			err := each(run.fixedRows(db.dialect.pageQueries[2], viewer, idsArg), func(s scanner) error {
+		}})
+		if viewer != "" {
+			reads = append(reads, pipedRead{query: db.dialect.pageQueries[2], args: []any{viewer, idsArg}, row: func(s scanner) error {
 				var id int64
 				var reaction string
 				if err := s.Scan(&id, &reaction); err != nil {
@@ -230,27 +219,28 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, 
 					}
 				}
 				return nil
-			})
-			if err != nil {
-				return err
-			}
+			}, when: func() bool { return len(counts) > 0 }},
+				// The viewer's saves and follows, along their tables' keys.
+				pipedRead{query: db.dialect.pageQueries[3], args: []any{appID, viewer, idsArg}, row: func(s scanner) error {
+					var id, at, follows int64
+					err := s.Scan(&id, &at, &follows)
+					if follows == 1 {
+						followed[id] = true
+					} else {
+						saved[id] = at
+					}
+					return err
+				}})
 		}
 	}
-	saved, followed := map[int64]int64{}, map[int64]bool{}
-	if viewer != "" && len(ids) > 0 { // the viewer's saves and follows, along their tables' keys
-		err := each(run.fixedRows(db.dialect.pageQueries[3], appID, viewer, db.dialect.idsArg(ids)), func(s scanner) error {
-			var id, at, follows int64
-			err := s.Scan(&id, &at, &follows)
-			if follows == 1 {
-				followed[id] = true
-			} else {
-				saved[id] = at
-			}
-			return err
-		})
-		if err != nil {
-			return err
+	if err := db.pipeline(run, reads); err != nil {
+		return err
+	}
+	who := func(uid string) chat.Entity {
+		if e, ok := users[uid]; ok {
+			return e
 		}
+		return entity(uid, entityColumns{})
 	}
 	if err := loadMentions(run, appID, viewer, ms); err != nil {
 		return err
