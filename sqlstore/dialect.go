@@ -72,9 +72,9 @@ type dialect struct {
 	messagesByIDQuery string
 	// messagesFromByID is messageFrom with byID.
 	messagesFromByID string
-	// pageQueries are completePage's (history.go): a page's users, reaction counts, the
-	// viewer's reactions and saves.
-	pageQueries [4]string
+	// pageQueries are completePage's (history.go): a page's users, its reaction counts with
+	// the viewer's part in each, and the viewer's saves and follows.
+	pageQueries [3]string
 	// recentPageQuery is the conversation page's statement (recentPageQueries).
 	recentPageQuery string
 	// quotedQuery reads the messages a page quotes with their parties, interactionsQuery a
@@ -93,10 +93,13 @@ func init() {
 			` WHERE m.app_id = $1 AND m.id` + d.inIDs(`$2`)
 		d.interactionsQuery = `SELECT message_id, element_id, interacted_at FROM message_interactions
 			WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`) + ` ORDER BY message_id, interacted_at, element_id`
-		d.pageQueries = [4]string{
+		d.pageQueries = [3]string{
 			`SELECT ` + userColumns + ` FROM users WHERE app_id = $1 AND uid` + d.inIDs(`$2`),
-			`SELECT message_id, reaction, count FROM reaction_counts WHERE message_id` + d.inIDs(`$1`) + ` ORDER BY message_id, first_id`,
-			`SELECT message_id, reaction FROM reactions WHERE uid = $1 AND message_id` + d.inIDs(`$2`),
+			// Each count with whether the viewer ($2, '' for none) is among it: a probe of
+			// the reactions' unique key per count row, none for a page without reactions.
+			`SELECT rc.message_id, rc.reaction, rc.count, EXISTS (SELECT 1 FROM reactions r
+				WHERE r.message_id = rc.message_id AND r.uid = $2 AND r.reaction = rc.reaction)
+				FROM reaction_counts rc WHERE rc.message_id` + d.inIDs(`$1`) + ` ORDER BY rc.message_id, rc.first_id`,
 			// The viewer's saves, and the threads it follows (a message's threadSubscribed).
 			`SELECT message_id, saved_at, 0 FROM saved_messages WHERE app_id = $1 AND uid = $2 AND message_id` + d.inIDs(`$3`) +
 				` UNION ALL SELECT parent_id, 0, 1 FROM thread_subscriptions WHERE app_id = $1 AND uid = $2 AND subscribed = 1 AND parent_id` + d.inIDs(`$3`),

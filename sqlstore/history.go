@@ -187,7 +187,7 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, 
 		}
 	}
 	// Each list is bound as one argument (dialect.inIDs), so that the statements' text stays
-	// the same from page to page and prepared. The four reads need only the page: one round
+	// the same from page to page and prepared. The three reads need only the page: one round
 	// trip on PostgreSQL (pipeline).
 	users := map[string]chat.Entity{}
 	counts := map[int64][]chat.ReactionSummary{}
@@ -199,29 +199,17 @@ func (db *DB) completePage(run runner, appID, viewer string, ms []chat.Message, 
 	}}}
 	if len(ids) > 0 {
 		idsArg := db.dialect.idsArg(ids)
-		reads = append(reads, pipedRead{query: db.dialect.pageQueries[1], args: []any{idsArg}, row: func(s scanner) error {
+		reads = append(reads, pipedRead{query: db.dialect.pageQueries[1], args: []any{idsArg, viewer}, row: func(s scanner) error {
 			var id int64
 			var r chat.ReactionSummary
-			err := s.Scan(&id, &r.Reaction, &r.Count)
+			err := s.Scan(&id, &r.Reaction, &r.Count, &r.ReactedByMe)
 			counts[id] = append(counts[id], r)
 			return err
 		}})
 		if viewer != "" {
-			reads = append(reads, pipedRead{query: db.dialect.pageQueries[2], args: []any{viewer, idsArg}, row: func(s scanner) error {
-				var id int64
-				var reaction string
-				if err := s.Scan(&id, &reaction); err != nil {
-					return err
-				}
-				for i := range counts[id] {
-					if counts[id][i].Reaction == reaction {
-						counts[id][i].ReactedByMe = true
-					}
-				}
-				return nil
-			}, when: func() bool { return len(counts) > 0 }},
+			reads = append(reads,
 				// The viewer's saves and follows, along their tables' keys.
-				pipedRead{query: db.dialect.pageQueries[3], args: []any{appID, viewer, idsArg}, row: func(s scanner) error {
+				pipedRead{query: db.dialect.pageQueries[2], args: []any{appID, viewer, idsArg}, row: func(s scanner) error {
 					var id, at, follows int64
 					err := s.Scan(&id, &at, &follows)
 					if follows == 1 {

@@ -8,28 +8,22 @@ import (
 )
 
 // pipedRead is one read of a pipeline: a constant query (in the $n style), its arguments,
-// and what to do with each of its rows. when, if set, says just before the read runs
-// whether it is needed, after the reads queued before it have had their rows; a pipeline
-// that sends its reads at once runs it regardless and hands its rows on all the same.
+// and what to do with each of its rows.
 type pipedRead struct {
 	query string
 	args  []any
 	row   func(scanner) error
-	when  func() bool
 }
 
 // pipeline runs reads that do not depend on one another's arguments, each read's rows
 // handed to it in the order queued. On PostgreSQL a page's follow-up reads (its users,
-// reaction counts, the viewer's reactions and saves) went one round trip each, and a round
+// reaction counts and the viewer's saves) went one round trip each, and a round
 // trip cost natter about as much CPU as PostgreSQL spent answering: there they go in one
 // (a pgx batch on one connection). SQLite has no round trips; there they run in turn.
 func (db *DB) pipeline(run runner, reads []pipedRead) error {
 	r, ok := run.(reader)
 	if !ok || !db.dialect.roundTrips || len(reads) < 2 {
 		for _, rd := range reads {
-			if rd.when != nil && !rd.when() {
-				continue
-			}
 			if err := each(run.fixedRows(rd.query, rd.args...), rd.row); err != nil {
 				return err
 			}
