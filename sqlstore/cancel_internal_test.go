@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/natter-chat/natter/chat"
 	"github.com/natter-chat/natter/internal/pgtest"
+	"github.com/natter-chat/natter/internal/racedetect"
 )
 
 // TestCancelledWriteRunsToItsEnd: a request that gives up while its write transaction runs
@@ -18,10 +20,16 @@ import (
 // through wtx, its statement ran with the request's context, and SQLite's interrupt rolled
 // back the whole group commit mid-flight.
 func TestCancelledWriteRunsToItsEnd(t *testing.T) {
+	// Counts to a million before inserting: long enough to be cancelled mid-way (about a
+	// second; under -race, which runs SQLite some thirty times slower, a tenth of it takes
+	// longer still).
+	count := 1_000_000
+	if racedetect.Enabled {
+		count /= 10
+	}
 	slow := map[string]string{
-		// Counts to a million before inserting: long enough to be cancelled mid-way.
-		"sqlite": `INSERT INTO users (app_id, uid, name, created_at) SELECT 'a', 'slow', 'n', x FROM
-			(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT max(x) AS x FROM c)`,
+		"sqlite": fmt.Sprintf(`INSERT INTO users (app_id, uid, name, created_at) SELECT 'a', 'slow', 'n', x FROM
+			(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d) SELECT max(x) AS x FROM c)`, count),
 		"postgres": `INSERT INTO users (app_id, uid, name, created_at) SELECT 'a', 'slow', 'n', 0 FROM pg_sleep(0.3)`,
 	}
 	for _, backend := range []string{"sqlite", "postgres"} {
