@@ -71,3 +71,26 @@ func seedB(b *testing.B, n int) (*sqlstore.DB, []int64) {
 	}
 	return db, ids
 }
+
+// BenchmarkMessageRead is a get of one message with two reactions on SQLite, as the app reads
+// it (no viewer: the statement without the viewer's three probes) and as one of its users
+// does.
+func BenchmarkMessageRead(b *testing.B) {
+	ctx := context.Background()
+	db, ids := seedB(b, 1000)
+	id := ids[len(ids)/2]
+	for _, r := range []string{"+1", "ok"} {
+		if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: id, UID: "u1", Reaction: r, Add: true, At: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, viewer := range []string{"", "u0"} {
+		b.Run(map[string]string{"": "app", "u0": "user"}[viewer], func(b *testing.B) {
+			for b.Loop() {
+				if m, err := db.Message(ctx, "a", id, viewer); err != nil || len(m.Reactions) != 2 {
+					b.Fatal(m.Reactions, err)
+				}
+			}
+		})
+	}
+}

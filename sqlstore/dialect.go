@@ -49,9 +49,10 @@ type dialect struct {
 	inIDs   func(p string) string
 	idsArg  func(ids []int64) any
 	uidsArg func(uids []string) any
-	// summaryQuery reads a message's reaction summary in one row, and messageViewQuery
-	// a message with its summary (messages.go).
-	summaryQuery, messageViewQuery string
+	// summaryQuery reads a message's reaction summary in one row, messageViewQuery a
+	// message with its summary as a user sees it, and appMessageViewQuery as the app does
+	// (messages.go).
+	summaryQuery, messageViewQuery, appMessageViewQuery string
 	// summaryColumns are the summary's two columns for message $1 and viewer $2, and
 	// dataText a message's data.text (history.go).
 	summaryColumns, dataText string
@@ -111,7 +112,7 @@ var (
 	sqliteDialect = dialect{name: "sqlite", rowsPerInsert: 1, lastInsertID: true, params: bareParams,
 		inIDs: jsonEachIDs, idsArg: jsonIDs, uidsArg: jsonUIDs,
 		summaryQuery: summaryQuerySQLite, messageViewQuery: messageViewQuery(summaryColumnsSQLite),
-		summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
+		appMessageViewQuery: appMessageViewQuery(summaryCountsSQLite), summaryColumns: summaryColumnsSQLite, dataText: `json_extract(m.data, '$.text')`, byID: ` NOT INDEXED`,
 		mentionsByMessage: ` INDEXED BY message_mentions_message`,
 		reserveMessageID: []string{
 			// AUTOINCREMENT keeps the highest id ever given in sqlite_sequence, which SQLite
@@ -124,7 +125,7 @@ var (
 		inIDs:  func(p string) string { return ` = ANY(` + p + `)` },
 		idsArg: func(ids []int64) any { return ids }, uidsArg: func(uids []string) any { return uids },
 		summaryQuery: summaryQueryPostgres, messageViewQuery: messageViewQuery(summaryColumnsPostgres),
-		summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`,
+		appMessageViewQuery: appMessageViewQuery(summaryCountsPostgres), summaryColumns: summaryColumnsPostgres, dataText: `(m.data::jsonb ->> 'text')`,
 		reserveMessageID: []string{`SELECT nextval(pg_get_serial_sequence('messages', 'id'))`},
 		rebind:           func(q string) string { return q }}
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -156,6 +157,46 @@ func TestConcurrentChurn(t *testing.T) {
 						t.Fatalf("message %d: summary %+v, rows %v", id, got.Reactions, byReaction)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestAppReadsNobodysReactions: the app reads a message (no viewer) with the same counts, in
+// the same order, as a user does, and none of them marked as its own, which a user's read
+// marks (the app's read leaves the viewer's columns out of its statement).
+func TestAppReadsNobodysReactions(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			ctx := context.Background()
+			db := open(t, backend)
+			m := seedMessage(t, db, 2)
+			for i, c := range []struct{ uid, reaction string }{{"u1", "b"}, {"u0", "a"}, {"u1", "a"}} {
+				if _, err := db.ChangeReaction(ctx, chat.ReactionChange{AppID: "a", MessageID: m.ID, UID: c.uid, Reaction: c.reaction, Add: true, At: int64(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			type seen struct {
+				Reaction string
+				Count    int64
+				Mine     bool
+			}
+			read := func(viewer string) []seen {
+				got, err := db.Message(ctx, "a", m.ID, viewer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []seen
+				for _, r := range got.Reactions {
+					out = append(out, seen{r.Reaction, r.Count, r.ReactedByMe})
+				}
+				return out
+			}
+			if got, want := read("u0"), []seen{{"b", 1, false}, {"a", 2, true}}; !reflect.DeepEqual(got, want) {
+				t.Errorf("u0 reads %+v, want %+v", got, want)
+			}
+			if got, want := read(""), []seen{{"b", 1, false}, {"a", 2, false}}; !reflect.DeepEqual(got, want) {
+				t.Errorf("the app reads %+v, want %+v", got, want)
 			}
 		})
 	}
