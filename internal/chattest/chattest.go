@@ -8,6 +8,7 @@ package chattest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -30,6 +31,50 @@ var migrated = pgtest.NewTemplate(func(ctx context.Context, url string) error {
 	return db.Close()
 })
 
+// sqliteTemplate is a SQLite file migrated once per test binary, which each rig's database
+// is a copy of. Migrating a fresh file was over a third of httpapi's CPU under -race (SQLite
+// parses every migration's DDL, and the detector instruments its parser): 300 of 819
+// CPU-seconds on 2026-11-28. A copy is a few hundred kilobytes.
+var sqliteTemplate struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// sqliteURL copies the template into t's temporary directory and returns the copy's URL.
+func sqliteURL(t testing.TB) string {
+	t.Helper()
+	sqliteTemplate.once.Do(func() {
+		dir, err := os.MkdirTemp("", "natter-chattest-")
+		if err != nil {
+			sqliteTemplate.err = err
+			return
+		}
+		pgtest.AfterAll(func() { os.RemoveAll(dir) })
+		path := filepath.Join(dir, "template.db")
+		db, err := sqlstore.Open(context.Background(), "sqlite:"+path, sqlstore.Options{})
+		if err == nil {
+			err = db.Close() // the last connection's close checkpoints the WAL into the file
+		}
+		sqliteTemplate.path, sqliteTemplate.err = path, err
+	})
+	if sqliteTemplate.err != nil {
+		t.Fatalf("chattest: migrate the SQLite template: %v", sqliteTemplate.err)
+	}
+	if _, err := os.Stat(sqliteTemplate.path + "-wal"); err == nil {
+		t.Fatal("chattest: the SQLite template kept a WAL file; a copy of the file alone would miss what it holds")
+	}
+	dst := filepath.Join(t.TempDir(), "natter.db")
+	body, err := os.ReadFile(sqliteTemplate.path)
+	if err == nil {
+		err = os.WriteFile(dst, body, 0o644)
+	}
+	if err != nil {
+		t.Fatalf("chattest: copy the SQLite template: %v", err)
+	}
+	return "sqlite:" + dst
+}
+
 // Rig is a Service on a store of its own, with the app "demo" in region us.
 type Rig struct {
 	Backend string // "sqlite" or "postgres"
@@ -47,7 +92,7 @@ func DatabaseURL(t testing.TB, backend string) string {
 	t.Helper()
 	switch backend {
 	case "sqlite":
-		return "sqlite:" + filepath.Join(t.TempDir(), "natter.db")
+		return sqliteURL(t)
 	case "postgres":
 		return migrated.URL(t)
 	}

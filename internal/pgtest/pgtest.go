@@ -64,12 +64,31 @@ var unavailable struct {
 	reason string
 }
 
-// Main runs the tests, then stops the shared server and deletes its files, and exits with the
-// tests' status, or 1 if tests were skipped for want of PostgreSQL and
-// NATTER_TEST_SKIP_POSTGRES is not set. Call it from TestMain.
+// afterAll are the functions AfterAll registered.
+var afterAll struct {
+	mu sync.Mutex
+	fs []func()
+}
+
+// AfterAll registers f to run when the package's tests have all run, in Main (a test's own
+// Cleanup runs too early for what later tests share, such as chattest's SQLite template).
+func AfterAll(f func()) {
+	afterAll.mu.Lock()
+	afterAll.fs = append(afterAll.fs, f)
+	afterAll.mu.Unlock()
+}
+
+// Main runs the tests, then what AfterAll registered, then stops the shared server and deletes
+// its files, and exits with the tests' status, or 1 if tests were skipped for want of
+// PostgreSQL and NATTER_TEST_SKIP_POSTGRES is not set. Call it from TestMain.
 func Main(m *testing.M) {
 	mainCalled.Store(true)
 	code := m.Run()
+	afterAll.mu.Lock()
+	for _, f := range afterAll.fs {
+		f()
+	}
+	afterAll.mu.Unlock()
 	if shared.srv == nil && shared.admin != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		for _, name := range templates.names {
