@@ -439,6 +439,44 @@ func TestHistoryPageCost(t *testing.T) {
 	})
 }
 
+// TestMessageGetCost: a message read by the app (no viewer) and by one of its users costs the
+// same in a conversation of 100 messages and of 20,000.
+func TestMessageGetCost(t *testing.T) {
+	costBackends(t, func(t *testing.T, backend string) {
+		get := func(n int, viewer string) cost {
+			s := openCostStore(t, backend)
+			s.exec(t,
+				`INSERT INTO users (app_id, uid, name, role, status, created_at) VALUES ('a', 'u0', 'U0', 'default', 'offline', 1), ('a', 'u1', 'U1', 'default', 'offline', 1)`,
+				`INSERT INTO messages (app_id, conversation_id, sender, receiver_type, receiver, category, type, data, sent_at, updated_at, seq)
+					SELECT 'a', 'u0_user_u1', 'u0', 'user', 'u1', 'message', 'text', '{"text":"message"}', i, i, i FROM (`+s.series(n)+`) AS n`,
+				`INSERT INTO conversations (app_id, conversation_id, kind, uid_a, uid_b, last_message_id, last_seq, created_at, updated_at)
+					SELECT 'a', 'u0_user_u1', 'user', 'u0', 'u1', MAX(id), COUNT(*), 1, 1 FROM messages`,
+			)
+			s.analyze(t)
+			var id int64
+			if err := s.raw.QueryRow(`SELECT MAX(id) / 2 FROM messages`).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			p := chat.Principal{App: chat.App{ID: "a"}}
+			if viewer != "" {
+				p = p.ActingAs(viewer)
+			}
+			return s.measure(t, func() error {
+				m, err := s.svc.Message(context.Background(), p, fmt.Sprint(id))
+				if err == nil && m.ID != id {
+					err = fmt.Errorf("message %d, want %d", m.ID, id)
+				}
+				return err
+			})
+		}
+		for _, viewer := range []string{"", "u1"} {
+			small, large := get(100, viewer), get(20_000, viewer)
+			sameCost(t, backend, "get as "+viewer, small, large, 10)
+			sameGenericCost(t, backend, "get as "+viewer, small, large, 10)
+		}
+	})
+}
+
 // TestConversationTotalKept: the list's total comes from user_conversation_counts, which
 // triggers keep (migration 0025): a new conversation counts once for each party (a
 // conversation with oneself once), a second message in it does not count again, and a user
